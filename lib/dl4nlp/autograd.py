@@ -1,0 +1,191 @@
+"""A scalar reverse-mode autodiff engine, small enough to read in one sitting.
+
+``Value`` wraps one float, remembers which operation produced it from which
+inputs, and ``backward()`` walks that graph in reverse topological order,
+multiplying each node's upstream gradient by its local gradient. The names
+follow PyTorch (``.data``, ``.grad``, ``.backward()``) so that the same
+expression can be checked against ``torch.autograd``. Taught in notebook 01.
+
+>>> x, y, z = Value(-2.0), Value(5.0), Value(-4.0)
+>>> f = (x + y) * z
+>>> f.backward()
+>>> f.data, x.grad, y.grad, z.grad
+(-12.0, -4.0, -4.0, 3.0)
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Iterable, Tuple, Union
+
+Number = Union[int, float]
+
+
+class Value:
+    """One scalar in a computational graph, with its gradient.
+
+    ``op`` names the operation that made it ('' for a leaf) and ``inputs`` holds
+    the Values it was computed from; ``label`` is an optional name for drawing.
+    """
+
+    def __init__(self, data: Number, inputs: Tuple["Value", ...] = (), op: str = "", label: str = ""):
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise TypeError(f"Value expects an int or float; got {type(data).__name__} {data!r}")
+        self.data = float(data)
+        self.grad = 0.0
+        self.inputs = tuple(inputs)
+        self.op = op
+        self.label = label
+        self._backward: Callable[[], None] = lambda: None
+
+    def __repr__(self) -> str:
+        name = f"{self.label}=" if self.label else ""
+        return f"Value({name}{self.data:.4g}, grad={self.grad:.4g})"
+
+    @staticmethod
+    def _lift(other: Union["Value", Number]) -> "Value":
+        return other if isinstance(other, Value) else Value(other)
+
+    # --- primitive operations: each sets how its inputs' gradients accumulate ---
+    def __add__(self, other: Union["Value", Number]) -> "Value":
+        other = self._lift(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward() -> None:  # d(a+b)/da = d(a+b)/db = 1
+            self.grad += out.grad
+            other.grad += out.grad
+
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other: Union["Value", Number]) -> "Value":
+        other = self._lift(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward() -> None:  # d(ab)/da = b, d(ab)/db = a
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def __pow__(self, exponent: Number) -> "Value":
+        if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
+            raise TypeError(f"Value ** expects a constant int or float exponent; got {exponent!r}")
+        out = Value(self.data**exponent, (self,), f"**{exponent:g}")
+
+        def _backward() -> None:  # d(a^n)/da = n a^(n-1)
+            self.grad += exponent * self.data ** (exponent - 1) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def exp(self) -> "Value":
+        out = Value(math.exp(self.data), (self,), "exp")
+
+        def _backward() -> None:  # d(e^a)/da = e^a
+            self.grad += out.data * out.grad
+
+        out._backward = _backward
+        return out
+
+    def log(self) -> "Value":
+        if self.data <= 0:
+            raise ValueError(f"log expects a positive value; got {self.data}")
+        out = Value(math.log(self.data), (self,), "log")
+
+        def _backward() -> None:  # d(log a)/da = 1/a
+            self.grad += out.grad / self.data
+
+        out._backward = _backward
+        return out
+
+    def tanh(self) -> "Value":
+        out = Value(math.tanh(self.data), (self,), "tanh")
+
+        def _backward() -> None:  # d tanh(a)/da = 1 - tanh(a)^2
+            self.grad += (1.0 - out.data**2) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def sigmoid(self) -> "Value":
+        out = Value(_stable_sigmoid(self.data), (self,), "sigmoid")
+
+        def _backward() -> None:  # d sigma(a)/da = sigma(a) (1 - sigma(a)), from the cached output
+            self.grad += out.data * (1.0 - out.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def relu(self) -> "Value":
+        out = Value(max(0.0, self.data), (self,), "relu")
+
+        def _backward() -> None:  # 1 where the input was positive, else 0 (PyTorch's choice at 0)
+            self.grad += (1.0 if self.data > 0 else 0.0) * out.grad
+
+        out._backward = _backward
+        return out
+
+    # --- composites, built from the primitives above ---
+    def __neg__(self) -> "Value":
+        return self * -1
+
+    def __sub__(self, other: Union["Value", Number]) -> "Value":
+        return self + (-self._lift(other))
+
+    def __truediv__(self, other: Union["Value", Number]) -> "Value":
+        return self * self._lift(other) ** -1
+
+    def __radd__(self, other: Number) -> "Value":
+        return self + other
+
+    def __rmul__(self, other: Number) -> "Value":
+        return self * other
+
+    def __rsub__(self, other: Number) -> "Value":
+        return self._lift(other) - self
+
+    def __rtruediv__(self, other: Number) -> "Value":
+        return self._lift(other) / self
+
+    # --- the backward pass ---
+    def backward(self) -> None:
+        """Fill ``.grad`` of every Value this one depends on with d(self)/d(that Value).
+
+        Gradients accumulate (as in PyTorch): call ``zero_grad`` between passes.
+        """
+        order = topological_order(self)
+        self.grad = 1.0
+        for node in reversed(order):
+            node._backward()
+
+
+def _stable_sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def topological_order(root: Value) -> list[Value]:
+    """Every Value that ``root`` depends on, each listed after all of its inputs."""
+    order: list[Value] = []
+    seen: set[int] = set()
+    stack: list[tuple[Value, bool]] = [(root, False)]
+    while stack:  # iterative depth-first search, so deep graphs do not hit the recursion limit
+        node, inputs_done = stack.pop()
+        if inputs_done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((parent, False) for parent in node.inputs if id(parent) not in seen)
+    return order
+
+
+def zero_grad(values: Iterable[Value]) -> None:
+    """Reset ``.grad`` to 0 for each of ``values``."""
+    for value in values:
+        value.grad = 0.0

@@ -1,0 +1,84 @@
+"""The files shipped in ``data/``: where they are, checking them, loading them.
+
+Nothing is ever downloaded: the corpora live in the repository's ``data/``
+folder (provenance and licences in ``data/README.md``). ``DL4NLP_DATA`` points
+elsewhere when the package is installed without the repository around it
+(the Colab set-up cell sets it).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA_ENV_VAR = "DL4NLP_DATA"
+
+# name -> (bytes, md5) as shipped; see data/README.md for where each comes from.
+CORPORA: dict[str, tuple[int, str]] = {
+    "tinyshakespeare.txt": (1_115_394, "6fb458f1232090904fb40fe944165e91"),
+    "sherlock_holmes.txt": (575_794, "f79d54f2f318f8d5c764872e68d32bdb"),
+    "tinystories.txt": (944_426, "eb3481fe74b74fd8aa2c36e32921d187"),
+}
+
+
+def data_dir() -> Path:
+    """The folder holding the shipped data: ``$DL4NLP_DATA``, else the repository's ``data/``."""
+    configured = os.environ.get(DATA_ENV_VAR)
+    if configured:
+        path = Path(configured).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(f"{DATA_ENV_VAR} must name an existing folder; got {configured!r}")
+        return path
+    path = Path(__file__).resolve().parents[2] / "data"  # lib/dl4nlp/data.py -> repository root
+    if not path.is_dir():
+        raise FileNotFoundError(
+            f"expected the course data folder at {path}, which does not exist; clone the repository "
+            f"and install it with 'pip install -e .', or set {DATA_ENV_VAR} to the folder holding the data"
+        )
+    return path
+
+
+def data_path(name: str) -> Path:
+    """Path of a shipped file, e.g. ``data_path('tinystories.txt')``; errors name what exists."""
+    path = data_dir() / name
+    if not path.is_file():
+        shipped = sorted(p.name for p in data_dir().iterdir() if p.is_file())
+        raise FileNotFoundError(f"no data file {name!r} in {data_dir()}; files there: {shipped}")
+    return path
+
+
+def load_text(name: str) -> str:
+    """The text of a shipped corpus (one of ``CORPORA``), read as UTF-8."""
+    if name not in CORPORA:
+        raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {name!r}")
+    return data_path(name).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """The result of checking one shipped file against its recorded size and md5."""
+
+    name: str
+    expected_bytes: int
+    found_bytes: int | None
+    ok: bool
+
+
+def md5sum(path: Path) -> str:
+    """Hex md5 of a file's bytes."""
+    digest = hashlib.md5()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_corpora() -> list[FileCheck]:
+    """Check every corpus in ``CORPORA`` is present with the right size and checksum."""
+    results = []
+    for name, (size, md5) in CORPORA.items():
+        path = data_dir() / name
+        found = path.stat().st_size if path.is_file() else None
+        results.append(FileCheck(name, size, found, found == size and md5sum(path) == md5))
+    return results

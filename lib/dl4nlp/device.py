@@ -1,0 +1,105 @@
+"""Where tensors live: device choice, seeding, mixed precision, environment summary.
+
+This is the only module that knows about CUDA or Apple MPS; every notebook asks
+it for a device and never hard-codes one. Taught in notebook 00.
+
+>>> get_device("cpu")
+device(type='cpu')
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import random
+from typing import ContextManager, Optional, Union
+
+import numpy as np
+import torch
+
+DEVICE_CHOICES = ("cpu", "cuda", "mps")
+DEVICE_ENV_VAR = "DL4NLP_DEVICE"
+
+
+def _mps_available() -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend is not None and backend.is_available())
+
+
+def _is_available(kind: str) -> bool:
+    if kind == "cuda":
+        return torch.cuda.is_available()
+    if kind == "mps":
+        return _mps_available()
+    return kind == "cpu"
+
+
+def available_devices() -> list[str]:
+    """The device kinds usable on this machine, best first (always ends with 'cpu')."""
+    return [kind for kind in ("cuda", "mps", "cpu") if _is_available(kind)]
+
+
+def get_device(preference: Optional[str] = None) -> torch.device:
+    """Pick the device to compute on: CUDA, then Apple MPS, then the CPU.
+
+    ``preference`` (or, when it is None, the environment variable
+    ``DL4NLP_DEVICE``) forces one of ``'cpu'``, ``'cuda'`` or ``'mps'``. An
+    unknown value raises ``ValueError``; a known one this machine lacks raises
+    ``RuntimeError``; both messages name the value given and the choices.
+    """
+    source = "argument preference"
+    if preference is None:
+        preference = os.environ.get(DEVICE_ENV_VAR) or None
+        source = f"environment variable {DEVICE_ENV_VAR}"
+    if preference is None:
+        return torch.device(available_devices()[0])
+    if not isinstance(preference, str):
+        raise TypeError(f"{source} must be a string, one of {DEVICE_CHOICES}; got {preference!r}")
+    kind = preference.strip().lower()
+    if kind not in DEVICE_CHOICES:
+        raise ValueError(f"{source} must be one of {DEVICE_CHOICES}; got {preference!r}")
+    if not _is_available(kind):
+        raise RuntimeError(
+            f"{source} asks for {preference!r}, but this machine has no usable {kind} device; "
+            f"available here: {tuple(available_devices())}"
+        )
+    return torch.device(kind)
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's ``random``, NumPy and torch (every CUDA device too, where present)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in [0, 2**32); got {seed!r}")
+    random.seed(int(seed))
+    np.random.seed(int(seed))
+    torch.manual_seed(int(seed))  # also seeds every CUDA device when CUDA is present
+
+
+def autocast(device: Union[torch.device, str]) -> ContextManager:
+    """Mixed precision where it pays: bfloat16 autocast on a CUDA GPU that supports it.
+
+    On the CPU, MPS or an older GPU it is a no-op, so numbers shown in a notebook
+    do not depend on the machine. Use as ``with autocast(device): loss = model(x)``.
+    """
+    device = torch.device(device)
+    if device.type == "cuda" and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def describe_environment(device: Optional[Union[torch.device, str]] = None) -> str:
+    """One line: library, torch and Python versions, and the device (GPU name and memory)."""
+    from dl4nlp import __version__
+
+    device = get_device() if device is None else torch.device(device)
+    if device.type == "cuda":
+        props = torch.cuda.get_device_properties(device)
+        where = f"cuda ({props.name}, {props.total_memory / 2**30:.1f} GiB)"
+    elif device.type == "mps":
+        where = "mps (Apple GPU)"
+    else:
+        where = f"cpu ({torch.get_num_threads()} threads)"
+    return (
+        f"dl4nlp {__version__} | torch {torch.__version__} | "
+        f"Python {platform.python_version()} | device: {where}"
+    )

@@ -1,0 +1,83 @@
+"""How gradient size changes with depth: deep MLPs and per-layer gradient norms.
+
+A stack of ``depth`` fully connected layers of equal width, with a chosen
+activation, weight scale and optional residual connections. Backpropagating a
+loss through it shows the gradient shrinking (or growing) by roughly the same
+factor per layer. Taught in notebook 01; the recurrent version is notebook 02.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "relu": torch.relu,
+}
+
+
+class DeepMLP(nn.Module):
+    """``depth`` square linear layers, each followed by ``activation``.
+
+    Weights are drawn from N(0, weight_scale² / width) (so ``weight_scale=1`` is
+    LeCun initialisation and ``sqrt(2)`` is He initialisation), biases are 0.
+    With ``residual=True`` each layer adds its output to its input:
+    h ← h + act(W h + b).
+    """
+
+    def __init__(self, depth: int, width: int = 64, activation: str = "sigmoid",
+                 weight_scale: float = 1.0, residual: bool = False,
+                 generator: torch.Generator | None = None):
+        super().__init__()
+        if not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"depth must be a positive integer; got {depth!r}")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {tuple(ACTIVATIONS)}; got {activation!r}")
+        if not weight_scale > 0:
+            raise ValueError(f"weight_scale must be positive; got {weight_scale!r}")
+        self.activation = activation
+        self.residual = residual
+        self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
+        with torch.no_grad():
+            for layer in self.layers:
+                layer.weight.normal_(0.0, weight_scale / width**0.5, generator=generator)
+                layer.bias.zero_()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # (B, width) -> (B, width)
+        return self.hidden_states(x)[-1]
+
+    def hidden_states(self, x: torch.Tensor) -> list[torch.Tensor]:
+        """The output h_l of every layer, first layer first; each (B, width)."""
+        act = ACTIVATIONS[self.activation]
+        states, h = [], x
+        for layer in self.layers:
+            z = act(layer(h))
+            h = h + z if self.residual else z
+            states.append(h)
+        return states
+
+
+def layer_gradient_norms(depth: int, activation: str = "sigmoid", weight_scale: float = 1.0,
+                         residual: bool = False, width: int = 64, batch: int = 128,
+                         seed: int = 0) -> np.ndarray:
+    """Norm of dLoss/dh_l for the output h_l of every layer l, first layer first.
+
+    This is the gradient signal arriving at each layer from above (the factor
+    every weight gradient of that layer is multiplied by). The loss is the mean
+    squared output of a freshly initialised float64 ``DeepMLP`` on
+    standard-normal inputs; everything is seeded, so results reproduce exactly. Shape (depth,).
+    """
+    generator = torch.Generator().manual_seed(seed)
+    model = DeepMLP(depth, width, activation, weight_scale, residual, generator=generator)
+    model = model.double()  # float64, so that a gradient of 1e-40 is not flushed to 0
+    x = torch.randn(batch, width, generator=generator, dtype=torch.float64)  # (B, width)
+    hidden = model.hidden_states(x)  # h_1 ... h_depth, each (B, width)
+    for state in hidden:
+        state.retain_grad()
+    loss = hidden[-1].pow(2).mean()
+    loss.backward()
+    return np.array([state.grad.norm().item() for state in hidden])

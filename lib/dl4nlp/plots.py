@@ -1,0 +1,151 @@
+"""Figures shared by the notebooks: one house style, a presentation style, and plots.
+
+``use_style('presentation')`` switches every later figure to large fonts and
+thick lines for projecting in class (or set ``DL4NLP_STYLE=presentation``
+before starting Jupyter). Every plotting function takes an optional ``ax`` and
+returns the figure, so a widget can redraw it and a test can inspect it.
+"""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from dl4nlp.autograd import Value, topological_order
+
+STYLE_ENV_VAR = "DL4NLP_STYLE"
+STYLES: dict[str, dict] = {
+    "notebook": {
+        "figure.figsize": (7.0, 4.0),
+        "figure.dpi": 100,
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "lines.linewidth": 1.8,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    },
+    "presentation": {
+        "figure.figsize": (10.0, 5.6),
+        "figure.dpi": 100,
+        "font.size": 16,
+        "axes.titlesize": 18,
+        "axes.labelsize": 16,
+        "xtick.labelsize": 14,
+        "ytick.labelsize": 14,
+        "legend.fontsize": 14,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "lines.linewidth": 3.0,
+        "lines.markersize": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    },
+}
+
+
+def use_style(name: Optional[str] = None) -> str:
+    """Apply a figure style: ``'notebook'`` (default) or ``'presentation'``.
+
+    With no name, ``DL4NLP_STYLE`` chooses (falling back to ``'notebook'``).
+    Returns the name applied.
+    """
+    name = name or os.environ.get(STYLE_ENV_VAR) or "notebook"
+    if name not in STYLES:
+        raise ValueError(f"style must be one of {tuple(STYLES)}; got {name!r}")
+    plt.rcParams.update(plt.rcParamsDefault)
+    plt.rcParams.update(STYLES[name])
+    return name
+
+
+def _axes(ax: Optional[plt.Axes], figsize: Optional[tuple] = None) -> tuple[plt.Figure, plt.Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    fig, ax = plt.subplots(figsize=figsize)
+    return fig, ax
+
+
+# --- computational graphs (notebook 01), drawn with matplotlib alone ---------
+OP_SYMBOLS = {"sigmoid": "σ", "**-1": "1/x", "**2": "x²"}
+
+
+def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
+    """Column = longest path from a leaf (a leaf sits just left of its first consumer);
+    rows spread evenly within a column."""
+    order = topological_order(root)
+    column: dict[int, int] = {}
+    for node in order:
+        column[id(node)] = 1 + max((column[id(p)] for p in node.inputs), default=-1)
+    first_use: dict[int, int] = {}
+    for node in order:
+        for parent in node.inputs:
+            first_use[id(parent)] = min(first_use.get(id(parent), column[id(node)]), column[id(node)])
+    for node in order:
+        if not node.inputs and id(node) in first_use:
+            column[id(node)] = first_use[id(node)] - 1
+    by_column: dict[int, list[Value]] = {}
+    for node in order:
+        by_column.setdefault(column[id(node)], []).append(node)
+    positions = {}
+    tallest = max(len(nodes) for nodes in by_column.values())
+    for col, nodes in by_column.items():
+        offset = (tallest - len(nodes)) / 2
+        for row, node in enumerate(nodes):
+            positions[id(node)] = (col * 3.2, -(row + offset) * 1.6)
+    return positions
+
+
+def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = True, title: str = "") -> plt.Figure:
+    """Draw the graph behind ``root``: a box per value (name, forward value in
+    black, gradient in red) and a circle per operation, inputs on the left."""
+    order = topological_order(root)
+    positions = _graph_layout(root)
+    width = max(x for x, _ in positions.values()) + 2.5
+    height = -min(y for _, y in positions.values()) + 1.5
+    fig, ax = _axes(ax, figsize=(min(1.6 + 1.25 * width, 16), min(1.2 + 1.0 * height, 9)))
+    box = dict(boxstyle="round,pad=0.35", facecolor="#eef3fb", edgecolor="#3a5a8c")
+    for node in order:
+        x, y = positions[id(node)]
+        text = f"{node.label + ' = ' if node.label else ''}{node.data:.4g}"
+        if show_grad:
+            text += f"\ngrad {node.grad:.4g}"
+        ax.text(x, y, text, ha="center", va="center", fontsize=plt.rcParams["font.size"], bbox=box, zorder=3)
+        if node.op:
+            op_x = x - 1.45
+            ax.text(op_x, y, OP_SYMBOLS.get(node.op, node.op), ha="center", va="center", zorder=3,
+                    bbox=dict(boxstyle="circle,pad=0.3", facecolor="#fff4d6", edgecolor="#a07a1a"))
+            ax.annotate("", xy=(x - 0.75, y), xytext=(op_x + 0.25, y),
+                        arrowprops=dict(arrowstyle="->", color="#555555"), zorder=2)
+            for parent in node.inputs:
+                px, py = positions[id(parent)]
+                ax.annotate("", xy=(op_x - 0.3, y), xytext=(px + 0.75, py),
+                            arrowprops=dict(arrowstyle="->", color="#555555"), zorder=1)
+    ax.set_xlim(-1.3, width - 1.0)
+    ax.set_ylim(-height + 0.6, 0.9)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+# --- gradient flow (notebooks 01 and 02) -------------------------------------
+def plot_gradient_norms(
+    norms_by_name: Mapping[str, Sequence[float]],
+    ax: Optional[plt.Axes] = None,
+    xlabel: str = "layer (1 = closest to the input)",
+    title: str = "Gradient norm reaching each layer",
+) -> plt.Figure:
+    """One line per configuration: gradient norm per layer (or time step), log scale."""
+    fig, ax = _axes(ax)
+    for name, norms in norms_by_name.items():
+        norms = np.asarray(norms, dtype=float)
+        ax.plot(np.arange(1, len(norms) + 1), np.maximum(norms, 1e-30), marker="o", markersize=3, label=name)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("gradient norm (log scale)")
+    ax.set_title(title)
+    ax.legend(loc="best")
+    return fig

@@ -1,0 +1,63 @@
+"""Interactive figures whose logic stays a plain, testable function.
+
+``interactive_figure(draw, controls)`` wires ipywidgets controls to a function
+``draw(**values) -> Figure``: every change redraws, and an error is printed in
+the output area (and kept in ``.last_error``) instead of vanishing into the
+browser console. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
+"""
+from __future__ import annotations
+
+import traceback
+from typing import Callable, Mapping, Optional
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+
+class InteractiveFigure:
+    """A row of controls above a figure that ``draw`` re-makes on every change."""
+
+    def __init__(self, draw: Callable[..., plt.Figure], controls: Mapping[str, widgets.ValueWidget]):
+        if not callable(draw):
+            raise TypeError(f"draw must be a function returning a matplotlib Figure; got {draw!r}")
+        missing = [name for name, c in controls.items() if not hasattr(c, "value")]
+        if missing:
+            raise TypeError(f"every control must be an ipywidgets value widget; these are not: {missing}")
+        self.draw = draw
+        self.controls = dict(controls)
+        self.output = widgets.Output()
+        self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.output])
+        self.last_figure: Optional[plt.Figure] = None
+        self.last_error: Optional[BaseException] = None
+        for control in self.controls.values():
+            control.observe(self.redraw, names="value")
+        self.redraw()
+
+    @property
+    def values(self) -> dict:
+        """The controls' current values, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def redraw(self, _change: object = None) -> None:
+        """Call ``draw`` with the current values and show its figure (or its error)."""
+        with self.output:
+            self.output.clear_output(wait=True)
+            try:
+                figure = self.draw(**self.values)
+            except Exception as error:  # shown to the student, never swallowed
+                self.last_error, self.last_figure = error, None
+                print(f"Could not draw with {self.values}:\n" + "".join(
+                    traceback.format_exception_only(type(error), error)))
+                return
+            self.last_error, self.last_figure = None, figure
+            display(figure)
+            plt.close(figure)
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)
+
+
+def interactive_figure(draw: Callable[..., plt.Figure], **controls: widgets.ValueWidget) -> InteractiveFigure:
+    """Controls (by keyword, matching ``draw``'s parameters) above a live figure."""
+    return InteractiveFigure(draw, controls)

@@ -1,0 +1,62 @@
+"""dl4nlp.data (shipped corpora) and dl4nlp.plots (styles, graph drawing)."""
+import matplotlib.pyplot as plt
+import pytest
+
+from dl4nlp import data
+from dl4nlp.autograd import Value
+from dl4nlp.plots import draw_graph, plot_gradient_norms, use_style
+
+
+def test_every_corpus_is_shipped_intact():
+    assert all(result.ok for result in data.check_corpora())
+
+
+def test_corpora_have_provenance_in_data_readme():
+    readme = (data.data_dir() / "README.md").read_text()
+    for name, (size, md5) in data.CORPORA.items():
+        assert name in readme and md5 in readme and f"{size:,}" in readme
+
+
+def test_load_text_and_its_errors(monkeypatch, tmp_path):
+    assert "Holmes" in data.load_text("sherlock_holmes.txt")[:2000]
+    with pytest.raises(ValueError, match="corpus must be one of .* got 'nope.txt'"):
+        data.load_text("nope.txt")
+    with pytest.raises(FileNotFoundError, match="no data file 'missing.bin'"):
+        data.data_path("missing.bin")
+    monkeypatch.setenv("DL4NLP_DATA", str(tmp_path))
+    assert data.data_dir() == tmp_path
+    monkeypatch.setenv("DL4NLP_DATA", str(tmp_path / "absent"))
+    with pytest.raises(FileNotFoundError, match="DL4NLP_DATA must name an existing folder"):
+        data.data_dir()
+
+
+def test_styles():
+    assert use_style("presentation") == "presentation"
+    assert plt.rcParams["font.size"] == 16 and plt.rcParams["lines.linewidth"] == 3.0
+    assert use_style("notebook") == "notebook" and plt.rcParams["font.size"] == 10
+    with pytest.raises(ValueError, match="style must be one of .* got 'poster'"):
+        use_style("poster")
+
+
+def test_style_from_environment(monkeypatch):
+    monkeypatch.setenv("DL4NLP_STYLE", "presentation")
+    assert use_style() == "presentation"
+    use_style("notebook")
+
+
+def test_draw_graph_shows_every_value_and_gradient():
+    x, y, z = Value(-2.0, label="x"), Value(5.0, label="y"), Value(-4.0, label="z")
+    f = (x + y) * z
+    f.backward()
+    fig = draw_graph(f)
+    texts = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert "x = -2\ngrad -4" in texts and "z = -4\ngrad 3" in texts
+    assert "+" in texts and "*" in texts and len(texts) == 5 + 2  # 5 values, 2 operations
+    plt.close(fig)
+
+
+def test_plot_gradient_norms_is_log_scale_with_one_line_per_setting():
+    fig = plot_gradient_norms({"a": [1.0, 0.1, 0.01], "b": [1.0, 1.0, 1.0]})
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log" and len(ax.lines) == 2
+    plt.close(fig)

@@ -1,0 +1,62 @@
+"""dl4nlp.widgets wiring and dl4nlp.exercises.check, without a browser."""
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import pytest
+
+from dl4nlp.exercises import check
+from dl4nlp.widgets import InteractiveFigure, interactive_figure
+
+
+def draw_line(slope):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, slope])
+    ax.set_title(f"slope {slope}")
+    return fig
+
+
+def test_changing_a_control_redraws_with_the_new_value():
+    slider = widgets.FloatSlider(value=1.0, min=-5, max=5)
+    panel = interactive_figure(draw_line, slope=slider)
+    assert panel.last_figure.axes[0].get_title() == "slope 1.0"
+    slider.value = 2.5
+    assert panel.last_figure.axes[0].get_title() == "slope 2.5"
+    assert panel.values == {"slope": 2.5} and panel.last_error is None
+    assert slider in panel.widget.children[0].children
+
+
+def test_an_error_in_draw_is_kept_and_shown_not_swallowed():
+    def fragile(n):
+        if n > 3:
+            raise ValueError(f"n must be at most 3; got {n}")
+        return draw_line(n)
+
+    slider = widgets.IntSlider(value=1, min=0, max=10)
+    panel = interactive_figure(fragile, n=slider)
+    slider.value = 7
+    assert isinstance(panel.last_error, ValueError) and panel.last_figure is None
+    slider.value = 2
+    assert panel.last_error is None and panel.last_figure is not None
+
+
+def test_bad_wiring_is_rejected():
+    with pytest.raises(TypeError, match="function returning a matplotlib Figure"):
+        InteractiveFigure("not a function", {})
+    with pytest.raises(TypeError, match="value widget"):
+        InteractiveFigure(draw_line, {"slope": 3})
+
+
+def test_check_verdicts(capsys):
+    def unfinished():
+        raise NotImplementedError
+
+    assert check("ex", lambda: [1.0, 2.0], [1.0, 2.0 + 1e-9])
+    assert not check("ex", unfinished, 1.0)
+    assert "not answered yet" in capsys.readouterr().out
+    assert not check("ex", [1.0], [1.0, 2.0])
+    assert "expected shape (2,), got shape (1,)" in capsys.readouterr().out
+    assert not check("ex", 1.5, 1.0)
+    assert "largest difference" in capsys.readouterr().out
+    assert not check("ex", lambda: 1 / 0, 1.0)
+    assert "ZeroDivisionError" in capsys.readouterr().out
+    assert not check("ex", None, 1.0)
+    assert not check("ex", "abc", 1.0)
