@@ -1,0 +1,111 @@
+"""One explicit training loop shared by the notebooks that train something.
+
+``train(model, loss_fn, next_batch, steps=...)`` runs plain mini-batch
+gradient descent: zero the gradients, compute the loss, backpropagate, measure
+(and optionally clip) the gradient norm, step the optimiser and the schedule.
+It shows a progress bar and returns a ``History`` of loss, gradient norm and
+learning rate per step. A loss that becomes NaN or infinite stops the run and
+sets ``History.diverged`` instead of raising, so a notebook can show a
+diverging run next to a stable one (notebook 02's gradient clipping).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+from tqdm.auto import tqdm
+
+
+@dataclass
+class History:
+    """What happened at every step of a ``train`` run."""
+
+    step: list[int] = field(default_factory=list)
+    loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)  # before clipping
+    lr: list[float] = field(default_factory=list)
+    diverged: bool = False
+
+    def smoothed_loss(self, window: int = 20) -> list[float]:
+        """Running mean of the loss over the last ``window`` steps (for plotting)."""
+        if window < 1:
+            raise ValueError(f"window must be a positive integer; got {window!r}")
+        out, total = [], 0.0
+        for i, value in enumerate(self.loss):
+            total += value
+            if i >= window:
+                total -= self.loss[i - window]
+            out.append(total / min(i + 1, window))
+        return out
+
+
+def to_device(batch: Any, device: torch.device) -> Any:
+    """Move a tensor, or tensors nested in tuples, lists and dicts, to ``device``."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(to_device(item, device) for item in batch)
+    if isinstance(batch, dict):
+        return {key: to_device(value, device) for key, value in batch.items()}
+    return batch
+
+
+def train(
+    model: torch.nn.Module,
+    loss_fn: Callable[[torch.nn.Module, Any], torch.Tensor],
+    next_batch: Callable[[int], Any],
+    *,
+    steps: int,
+    optimizer: Optional[torch.optim.Optimizer] = None,
+    lr: float = 1e-3,
+    clip_norm: Optional[float] = None,
+    scheduler: Optional[torch.optim.lr_scheduler.LRScheduler] = None,
+    device: Optional[torch.device] = None,
+    progress: bool = True,
+    desc: str = "training",
+) -> History:
+    """Train ``model`` for ``steps`` steps and return its ``History``.
+
+    ``next_batch(step)`` returns one batch (moved to ``device`` here) and
+    ``loss_fn(model, batch)`` returns a scalar loss. The optimiser defaults to
+    Adam with learning rate ``lr``. ``clip_norm`` rescales the gradient to at
+    most that global L2 norm (``torch.nn.utils.clip_grad_norm_``).
+    """
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    if clip_norm is not None and not clip_norm > 0:
+        raise ValueError(f"clip_norm must be positive or None; got {clip_norm!r}")
+    device = device or next(model.parameters()).device
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = optimizer or torch.optim.Adam(params, lr=lr)
+    history = History()
+    model.train()
+    bar = tqdm(range(steps), desc=desc, disable=not progress, leave=False)
+    for step in bar:
+        batch = to_device(next_batch(step), device)
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model, batch)
+        if loss.dim() != 0:
+            raise ValueError(f"loss_fn must return a scalar tensor; got shape {tuple(loss.shape)}")
+        if not torch.isfinite(loss):
+            history.diverged = True
+            break
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(params, clip_norm if clip_norm else math.inf)
+        history.step.append(step)
+        history.loss.append(loss.item())
+        history.grad_norm.append(norm.item())
+        history.lr.append(optimizer.param_groups[0]["lr"])
+        if not math.isfinite(norm.item()):
+            history.diverged = True
+            break
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        if step % 10 == 0:
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+    bar.close()
+    model.eval()
+    return history
