@@ -1,0 +1,100 @@
+"""dl4nlp.attention against PyTorch's fused attention and nn.MultiheadAttention."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from dl4nlp.attention import (MultiHeadAttention, causal_mask, masked_softmax, padding_mask,
+                              scaled_dot_product_attention)
+
+
+def rand(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+@settings(max_examples=40, deadline=None)
+@given(B=st.integers(1, 3), H=st.integers(1, 3), Tq=st.integers(1, 6), Tk=st.integers(1, 6),
+       d=st.integers(1, 8), dv=st.integers(1, 8), seed=st.integers(0, 1000))
+def test_sdpa_matches_torch_for_any_shape(B, H, Tq, Tk, d, dv, seed):
+    q, k, v = rand(B, H, Tq, d, seed=seed), rand(B, H, Tk, d, seed=seed + 1), rand(B, H, Tk, dv, seed=seed + 2)
+    out, weights = scaled_dot_product_attention(q, k, v)
+    assert out.shape == (B, H, Tq, dv) and weights.shape == (B, H, Tq, Tk)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v), atol=1e-12)
+    assert torch.allclose(weights.sum(-1), torch.ones(B, H, Tq, dtype=torch.float64))
+
+
+def test_sdpa_causal_and_padding_masks_match_torch():
+    q, k, v = rand(2, 4, 5, 8), rand(2, 4, 5, 8, seed=1), rand(2, 4, 5, 8, seed=2)
+    out, weights = scaled_dot_product_attention(q, k, v, causal=True)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-12)
+    assert torch.all(weights.triu(1) == 0)
+    pad = padding_mask(torch.tensor([5, 3]), 5)  # (B, 1, 1, T)
+    out, weights = scaled_dot_product_attention(q, k, v, mask=pad)
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, attn_mask=pad), atol=1e-12)
+    assert torch.all(weights[1, :, :, 3:] == 0)
+
+
+def test_masked_softmax_fully_masked_row_is_zero_not_nan():
+    scores = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    mask = torch.tensor([[True, False], [False, False]])
+    weights = masked_softmax(scores, mask)
+    assert torch.equal(weights, torch.tensor([[1.0, 0.0], [0.0, 0.0]]))
+
+
+def test_worked_example_scores_scale_to_softmax():
+    # q.k = 112 and 96 with d_k = 64: scaled to 14 and 12, softmax 0.8808 / 0.1192.
+    scores = torch.tensor([112.0, 96.0], dtype=torch.float64) / math.sqrt(64)
+    weights = torch.softmax(scores, 0)
+    assert scores.tolist() == [14.0, 12.0]
+    assert weights[0].item() == pytest.approx(1 / (1 + math.exp(-2)), abs=1e-15)
+    assert round(weights[0].item(), 4) == 0.8808 and round(weights[1].item(), 4) == 0.1192
+
+
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_multi_head_matches_nn_multiheadattention(fast, bias):
+    torch.manual_seed(0)
+    reference = nn.MultiheadAttention(16, 4, bias=bias, batch_first=True).double()
+    mine = MultiHeadAttention(16, 4, bias=bias, fast=fast).double().load_from_torch(reference)
+    x, context = rand(3, 5, 16), rand(3, 7, 16, seed=1)
+    expected, expected_weights = reference(x, context, context, average_attn_weights=False)
+    assert torch.allclose(mine(x, context), expected, atol=1e-12)
+    if not fast:
+        assert torch.allclose(mine.last_weights, expected_weights, atol=1e-12)
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_multi_head_masks_match_nn_multiheadattention(fast):
+    torch.manual_seed(1)
+    reference = nn.MultiheadAttention(8, 2, batch_first=True).double()
+    mine = MultiHeadAttention(8, 2, fast=fast).double().load_from_torch(reference)
+    x = rand(2, 6, 8)
+    # causal: torch takes a float/bool mask where True means *masked*
+    expected, _ = reference(x, x, x, attn_mask=~causal_mask(6))
+    assert torch.allclose(mine(x, causal=True), expected, atol=1e-12)
+    lengths = torch.tensor([6, 4])
+    expected, _ = reference(x, x, x, key_padding_mask=~padding_mask(lengths, 6)[:, 0, 0, :])
+    assert torch.allclose(mine(x, mask=padding_mask(lengths, 6)), expected, atol=1e-12)
+
+
+def test_errors_name_expected_and_received():
+    with pytest.raises(ValueError, match="d_model must be divisible by n_heads; got d_model=10, n_heads=3"):
+        MultiHeadAttention(10, 3)
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, 8\); got \(2, 5\)"):
+        MultiHeadAttention(8, 2)(torch.zeros(2, 5))
+    with pytest.raises(ValueError, match="share their last dimension d_k; got 4 and 3"):
+        scaled_dot_product_attention(torch.zeros(1, 2, 4), torch.zeros(1, 2, 3), torch.zeros(1, 2, 3))
+    with pytest.raises(ValueError, match="same length T_k; got 2 and 3"):
+        scaled_dot_product_attention(torch.zeros(1, 2, 4), torch.zeros(1, 2, 4), torch.zeros(1, 3, 4))
+    with pytest.raises(TypeError, match="mask must be a bool tensor"):
+        masked_softmax(torch.zeros(2), torch.ones(2))
+    with pytest.raises(ValueError, match=r"every length must be in \[1, 4\]; got \[5\]"):
+        padding_mask(torch.tensor([5]), 4)
+    with pytest.raises(ValueError, match="length must be a positive integer; got 0"):
+        causal_mask(0)
+    with pytest.raises(ValueError, match="num_heads"):
+        MultiHeadAttention(8, 2).load_from_torch(nn.MultiheadAttention(8, 4))
