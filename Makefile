@@ -11,13 +11,14 @@ PIP_OPTS ?=
 # Notebooks to build or benchmark (default: all); e.g. make notebooks NB=01
 NB ?=
 
-.PHONY: setup lab test unit nbval sync notebooks bench lock clean help
+.PHONY: setup lab test unit notebooks bench e2e e2e-setup lock clean help
 
 help:
 	@echo "make lab        set up (if needed) and open JupyterLab on notebooks/"
 	@echo "make test       set up (if needed), run the library tests and every notebook under nbval"
 	@echo "make notebooks  regenerate each .ipynb from its .py twin and execute it on the CPU (NB=01 for one)"
 	@echo "make bench      execute each notebook headless; table of wall time, slowest cell, peak memory"
+	@echo "make e2e        every notebook in JupyterLab + headless Chromium, then offline / twice-in-one-kernel checks"
 
 setup: $(STAMP)
 
@@ -29,8 +30,9 @@ $(STAMP): requirements/dev.txt pyproject.toml
 	@touch $(STAMP)
 	@echo "dl4nlp environment ready in $(VENV)"
 
+# --allow-root only when run as root (containers), where JupyterLab refuses to start without it.
 lab: setup
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
 	$(BIN)/python -m pytest -q tests notebooks --nbval-lax --nbval-current-env --nbval-cell-timeout=300
@@ -44,6 +46,28 @@ notebooks: setup
 bench: setup
 	$(BIN)/python tools/bench_notebooks.py $(NB)
 
+# Browser tests need Debian's Chromium (installed here when missing; needs root or sudo)
+# and Playwright, which drives that Chromium (it never downloads a browser of its own).
+E2E_STAMP := $(VENV)/.dl4nlp-e2e-installed
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# Run a command with the network unavailable: a new network namespace with only loopback.
+OFFLINE := $(shell if unshare --net true 2>/dev/null; then echo "unshare --net"; elif unshare -rn true 2>/dev/null; then echo "unshare -rn"; fi)
+
+e2e-setup: setup $(E2E_STAMP)
+$(E2E_STAMP): requirements/e2e.txt
+	$(BIN)/python -m pip install --quiet $(PIP_OPTS) -r requirements/e2e.txt
+	@touch $(E2E_STAMP)
+
+e2e: e2e-setup
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	$(BIN)/python tools/e2e.py $(NB)
+ifeq ($(OFFLINE),)
+	@echo "warning: cannot create a network namespace here; the robustness run below has the network available"
+	DL4NLP_DEVICE=cpu $(BIN)/python tools/robustness.py $(NB)
+else
+	$(OFFLINE) sh -c 'ip link set lo up && DL4NLP_DEVICE=cpu $(BIN)/python tools/robustness.py $(NB)'
+endif
+
 # Re-pin requirements/dev.txt from requirements/dev.in in a scratch venv.
 lock:
 	rm -rf /tmp/dl4nlp-lock && $(PYTHON) -m venv /tmp/dl4nlp-lock
@@ -52,4 +76,4 @@ lock:
 	mv requirements/dev.txt.new requirements/dev.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis e2e/screenshots

@@ -31,6 +31,8 @@ class InteractiveFigure:
         self.last_figure: Optional[plt.Figure] = None
         self.last_error: Optional[BaseException] = None
         for control in self.controls.values():
+            if hasattr(control, "style") and hasattr(control.style, "description_width"):
+                control.style.description_width = "initial"  # show whole labels, not "weight sc..."
             control.observe(self.redraw, names="value")
         self.redraw()
 

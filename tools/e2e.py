@@ -1,0 +1,199 @@
+"""End-to-end test in a real browser: JupyterLab + headless Chromium, every notebook.
+
+    python tools/e2e.py [PREFIX ...]
+
+Starts JupyterLab from the project's environment on a free local port (with a
+throw-away settings and workspace folder), drives Debian's Chromium through
+Playwright, and for each notebook: opens it, runs all cells, and fails if a
+cell errors, if an interactive figure does not render as controls, or if fewer
+figures appear than the committed notebook holds. Saves one screenshot per
+notebook in e2e/screenshots/. Needs /usr/bin/chromium (`make e2e` installs it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_notebooks import NOTEBOOKS, ROOT, select  # noqa: E402
+
+CHROMIUM = os.environ.get("DL4NLP_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NOTEBOOK_TIMEOUT_S = 240
+SCREENSHOTS = ROOT / "e2e" / "screenshots"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+LAB_SETTINGS = {  # plugin folder/file -> settings: no virtualised cells, no autosave, no news pop-up
+    "notebook-extension/tracker": {"windowingMode": "none"},
+    "docmanager-extension/plugin": {"autosave": False},
+    "apputils-extension/notification": {"fetchNews": "false"},
+}
+
+
+def start_lab(port: int, token: str, scratch: Path) -> subprocess.Popen:
+    """JupyterLab on 127.0.0.1:port serving a scratch copy of notebooks/, with its own settings."""
+    for name, values in LAB_SETTINGS.items():
+        path = scratch / "settings" / "@jupyterlab" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    shutil.copytree(NOTEBOOKS, scratch / "notebooks")  # the browser never writes into the repository
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
+    jupyter = Path(sys.executable).with_name("jupyter")
+    process = subprocess.Popen(
+        [str(jupyter), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={scratch / 'notebooks'}",
+         "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        + (["--allow-root"] if os.geteuid() == 0 else []),
+        env=env, stdout=open(scratch / "lab.log", "w"), stderr=subprocess.STDOUT)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+            return process
+        except OSError:
+            if process.poll() is not None:
+                break
+            time.sleep(0.5)
+    process.kill()
+    raise RuntimeError(f"JupyterLab did not start; see {scratch / 'lab.log'}:\n" + (scratch / "lab.log").read_text()[-3000:])
+
+
+def expectations(ipynb: Path) -> dict:
+    """What the committed notebook shows: figures in cell outputs, cells with interactive figures."""
+    cells = [c for c in json.loads(ipynb.read_text())["cells"] if c["cell_type"] == "code"]
+    figures = sum("image/png" in o.get("data", {}) for c in cells for o in c["outputs"])
+    widget_cells = [i for i, c in enumerate(cells) if "interactive_figure(" in "".join(c["source"])
+                    and any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c["outputs"])]
+    return {"figures": figures, "widget_cells": widget_cells}
+
+
+OPEN_AND_RUN = """async () => {
+  const app = window.jupyterapp;
+  await app.started; await app.restored;
+  let panel = null;
+  for (let i = 0; i < 200 && !(panel && panel.content && panel.sessionContext); i++) {
+    panel = app.shell.currentWidget; await new Promise(r => setTimeout(r, 100));
+  }
+  await panel.context.ready; await panel.sessionContext.ready;
+  await app.commands.execute('notebook:run-all-cells');
+  return panel.context.path;
+}"""
+
+STATE = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.model.cells;
+  const result = {busy: panel.sessionContext.session.kernel.status !== 'idle', pending: 0, errors: [], code: 0};
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type !== 'code') continue;
+    if (cell.executionCount === null) result.pending++;
+    for (let j = 0; j < cell.outputs.length; j++) {
+      const o = cell.outputs.get(j).toJSON();
+      if (o.output_type === 'error') result.errors.push(`code cell ${result.code}: ${o.ename}: ${o.evalue}`);
+    }
+    result.code++;
+  }
+  return result;
+}"""
+
+RENDERED = """(widgetCells) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const codeCells = panel.content.widgets.filter(w => w.model.type === 'code');
+  const widgets = widgetCells.map(i => {
+    const node = codeCells[i].node;
+    return {cell: i, controls: node.querySelectorAll('.jupyter-widgets.widget-slider, .widget-dropdown, .widget-checkbox, .widget-toggle-buttons, .widget-text, .widget-select, .widget-button, .widget-int-text, .widget-float-text, .widget-radio').length,
+            figure: node.querySelectorAll('.widget-output img, .jp-OutputArea-output img').length,
+            failed: /Error displaying widget|Loading widget/.test(node.innerText)};
+  });
+  return {images: panel.node.querySelectorAll('.jp-RenderedImage img').length, widgets};
+}"""
+
+
+def run_notebook(page: Page, base: str, token: str, ipynb: Path) -> list[str]:
+    """Open, run all, check; return the problems found (empty when it passed)."""
+    expected = expectations(ipynb)
+    page.goto(f"{base}/lab/tree/{ipynb.name}?token={token}&reset")
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+    page.evaluate(OPEN_AND_RUN)
+    deadline = time.time() + NOTEBOOK_TIMEOUT_S
+    state = page.evaluate(STATE)
+    while (state["busy"] or state["pending"]) and not state["errors"] and time.time() < deadline:
+        time.sleep(1)
+        state = page.evaluate(STATE)
+    problems = list(state["errors"])
+    if state["pending"] and not problems:
+        problems.append(f"{state['pending']} cells did not finish within {NOTEBOOK_TIMEOUT_S} s")
+    time.sleep(1.5)  # let the last figures and widget views render
+    rendered = page.evaluate(RENDERED, expected["widget_cells"])
+    if rendered["images"] < expected["figures"]:
+        problems.append(f"{rendered['images']} figures rendered, the committed notebook has {expected['figures']}")
+    for widget in rendered["widgets"]:
+        if widget["failed"] or widget["controls"] == 0:
+            problems.append(f"code cell {widget['cell']}: interactive figure did not render as controls")
+        elif widget["figure"] == 0:
+            problems.append(f"code cell {widget['cell']}: interactive figure shows no figure")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / f"{ipynb.stem}.png"
+    if expected["widget_cells"]:  # the first interactive figure, rendered live
+        cell = page.evaluate_handle("""(i) => window.jupyterapp.shell.currentWidget.content.widgets
+            .filter(w => w.model.type === 'code')[i].node""", expected["widget_cells"][0]).as_element()
+        cell.scroll_into_view_if_needed()
+        cell.screenshot(path=str(shot))
+    else:
+        page.screenshot(path=str(shot))
+    return problems
+
+
+def main(argv: list[str]) -> int:
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"Chromium not found at {CHROMIUM}: install Debian's chromium (make e2e does it)")
+    port, token = free_port(), secrets.token_hex(16)
+    failures = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        lab = start_lab(port, token, Path(scratch))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                for py in select(argv):
+                    ipynb = py.with_suffix(".ipynb")
+                    start = time.time()
+                    problems = run_notebook(page, f"http://127.0.0.1:{port}", token, ipynb)
+                    page.evaluate("() => window.jupyterapp.commands.execute('kernelmenu:shutdown')")
+                    verdict = "ok" if not problems else "FAILED"
+                    print(f"{ipynb.name}: {verdict} ({time.time() - start:.0f} s)", flush=True)
+                    for problem in problems:
+                        print(f"    {problem}", flush=True)
+                    if problems:
+                        failures[ipynb.name] = problems
+                browser.close()
+        finally:
+            lab.terminate()
+            lab.wait(timeout=30)
+    print(f"screenshots in {SCREENSHOTS.relative_to(ROOT)}/")
+    print(f"e2e: {len(select(argv)) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
