@@ -10,9 +10,19 @@ from hypothesis import strategies as st
 
 from dl4nlp.scaling import (attention_share, fit_power_law, flops_breakdown, frontier, kaplan_forward_flops,
                             kaplan_parameters, measure_forward_flops, non_embedding_parameters, training_flops)
-from dl4nlp.sweep import (CharData, SweepSpec, continuation_metrics, eval_steps, load_sweep, lr_factor, main,
-                          model_config, parse_size, run_sweep)
+from dl4nlp.sweep import (CharData, SweepSpec, continuation_metrics, eval_steps, heldout_loss, load_models,
+                          load_sweep, lr_factor, main, model_config, models_path, parse_size, peak_lr, run_sweep)
+from dl4nlp.data import load_text
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny models train fastest on one thread (and much faster on a busy CPU)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 # ---- counts -----------------------------------------------------------------
@@ -100,9 +110,14 @@ def test_fit_rejects_bad_input():
 def test_frontier_takes_the_lowest_curve_where_it_exists():
     a = ([1, 100], [4.0, 1.0])
     b = ([10, 1000], [3.0, 0.5])
-    best, which = frontier([a, b], [1, 10, 100, 1000, 1e4])
+    best, which = frontier([a, b], [1, 10, 100, 1000, 1e4], at_most=False)
     assert list(which) == [0, 0, 0, 1, -1]  # at 100, a is at 1.0 and b at sqrt(3 * 0.5)
     assert best[0] == 4.0 and best[1] == pytest.approx(2.0) and math.isnan(best[4])
+    c = ([300, 3000], [1.2, 0.9])  # worse than a at the compute where a ends
+    best, which = frontier([a, c], [1, 100, 300, 1000, 3000, 1e4])
+    assert list(which) == [0, 0, 0, 0, 1, 1] and best[3] == 1.0 and best[5] == 0.9  # at most C: never worse
+    with pytest.raises(ValueError, match="strictly increasing"):
+        frontier([a], [10, 1])
     with pytest.raises(ValueError, match="equal length; got 2 and 1"):
         frontier([([1, 2], [1.0])], [1])
 
@@ -146,13 +161,17 @@ def test_continuation_metrics_of_a_perfect_and_a_constant_predictor():
         def forward(self, ids):
             return torch.nn.functional.one_hot(self.answer[:, : ids.shape[1]], 3).float()
 
-    perfect = continuation_metrics(Oracle(windows[:, 1:]), windows, chars, start=0, max_k=3)
+    perfect = continuation_metrics(Oracle(windows[:, 1:]), windows, chars, start=0, max_k=3, min_completion=2)
     assert perfect["token_accuracy"] == 1.0 and perfect["exact_match"] == [1.0, 1.0, 1.0]
     assert perfect["words"] == 1 and perfect["word_exact_match"] == 1.0  # "aab"; "ba" runs into the window's edge
-    always_a = continuation_metrics(Oracle(torch.ones_like(windows[:, 1:])), windows, chars, start=0, max_k=3)
-    assert always_a["token_accuracy"] == pytest.approx(3 / 8)  # targets b a a b . b a: a at 3 of 8
+    assert perfect["completions"] == 1 and perfect["completion_exact_match"] == 1.0  # "ab" after the first "a"
+    always_a = continuation_metrics(Oracle(torch.ones_like(windows[:, 1:])), windows, chars, start=0, max_k=3,
+                                    min_completion=2)
+    assert always_a["token_accuracy"] == pytest.approx(3 / 8)  # targets "b aab ba": an a at 3 of 8
     assert always_a["exact_match"][1] == pytest.approx(1 / 7) and always_a["exact_match"][2] == 0.0
-    assert always_a["word_exact_match"] == 0.0
+    assert always_a["word_exact_match"] == 0.0 and always_a["completion_exact_match"] == 0.0
+    assert always_a["completion_char_accuracy"] == 0.5
+    assert continuation_metrics(Oracle(windows[:, 1:]), windows, chars, start=0, max_k=3)["completions"] == 0
 
 
 def test_sweep_resumes_to_the_same_numbers(tmp_path):
@@ -172,8 +191,30 @@ def test_sweep_resumes_to_the_same_numbers(tmp_path):
     run = sliced["runs"]["1x16-cosine-16"]
     assert run["non_embedding_params"] == 3312 and len(run["curve"]) == len(eval_steps(16))
     assert 0 <= run["continuation"]["token_accuracy"] <= 1 and len(run["continuation"]["exact_match"]) == 4
+    models, chars = load_models(models_path(out))
+    assert set(models) == {"1x8", "1x16"} and len(chars) == 65
+    assert models["1x16"].lm_head.weight is models["1x16"].token_embedding.weight  # still tied after loading
+    data = CharData(load_text("tinyshakespeare.txt"))
+    final = run["curve"][-1]["heldout_loss"]
+    assert heldout_loss(models["1x16"], data.heldout_windows(spec.eval_windows, spec.context)) == pytest.approx(
+        final, abs=0.01)  # float16 storage changes the loss by far less than 0.01
+    assert peak_lr(3e-3, 16) == pytest.approx(6e-3)
     with pytest.raises(ValueError, match="different spec"):
         run_sweep(SweepSpec(**{**TINY, "lr": 1e-2}), out, tmp_path / "w2", progress=False)
+
+
+def test_an_interrupted_sweep_keeps_its_wall_time(tmp_path, monkeypatch):
+    import dl4nlp.sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(dl4nlp.sweep, "_train_run", interrupted)
+    out = tmp_path / "stopped.json"
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(SweepSpec(**TINY), out, tmp_path / "w", torch.device("cpu"), progress=False)
+    stored = load_sweep(out)
+    assert not stored["complete"] and stored["runs"] == {} and len(stored["recipe"]["sessions"]) == 1
 
 
 def test_cli_help_and_a_tiny_run(tmp_path, capsys):

@@ -230,15 +230,17 @@ def fit_power_law(x: Sequence[float], y: Sequence[float], irreducible: bool = Fa
 # ---- the compute-efficient frontier -----------------------------------------
 
 
-def frontier(curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Sequence[float]
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest loss reached at each compute in ``grid`` by any of ``curves`` (each a (flops, loss) pair).
+def frontier(curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Sequence[float],
+             at_most: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The compute-efficient frontier: the lowest loss any of ``curves`` (each a (flops, loss) pair) reaches
+    with at most each compute in ``grid`` (``at_most=False``: at exactly that compute).
 
-    Each curve is interpolated linearly in log-log space, only inside the
-    compute range it covers. Returns (best loss, index of the best curve);
-    NaN and -1 where no curve covers a grid point.
+    Each curve is interpolated linearly in log-log space inside the compute range it covers. Returns
+    (best loss, index of the curve that reached it); NaN and -1 where no curve reaches a grid point.
     """
     grid = np.log(np.asarray(grid, dtype=float))
+    if np.any(np.diff(grid) <= 0):
+        raise ValueError("grid must be strictly increasing")
     best = np.full(grid.shape, np.nan)
     which = np.full(grid.shape, -1)
     for index, (flops, loss) in enumerate(curves):
@@ -251,6 +253,10 @@ def frontier(curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Se
         better = np.isnan(best[inside]) | (value < best[inside])
         idx = np.flatnonzero(inside)[better]
         best[idx], which[idx] = value[better], index
+    if at_most:  # more compute can always stop early: carry the best loss so far forward
+        for i in range(1, grid.size):
+            if not np.isnan(best[i - 1]) and not (best[i] <= best[i - 1]):
+                best[i], which[i] = best[i - 1], which[i - 1]
     return best, which
 
 

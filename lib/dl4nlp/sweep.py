@@ -3,11 +3,12 @@
 Every size is trained with a cosine schedule (decaying the learning rate ten
 times) for several token budgets, each a separate run, as in approach 1 of
 Hoffmann et al. (2022); a few sizes are also trained at a constant learning
-rate. Held-out loss is logged along the way, and the longest run of each size
-is evaluated for per-character accuracy and exact match of multi-character
-continuations. Results go to one JSON file together with the recipe that
-produced them; an interrupted sweep resumes where it stopped (finished runs
-from the JSON, the run in progress from a checkpoint in ``workdir``).
+rate. Held-out loss is logged along the way; at its end every run is scored
+for per-character accuracy and exact match of multi-character continuations.
+Results go to one JSON file together with the recipe that produced them, and
+the weights of each size's longest cosine run to a file next to it. An
+interrupted sweep resumes where it stopped (finished runs from the JSON, the
+run in progress from its last checkpoint in ``workdir``).
 
     python -m dl4nlp.scaling --help
 
@@ -172,10 +173,15 @@ def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 
 
 @torch.no_grad()
 def continuation_metrics(model: TransformerLM, windows: torch.Tensor, chars: Sequence[str], start: int,
-                         max_k: int) -> dict:
-    """Greedy-prediction metrics from position ``start`` on: per-character accuracy, exact match of the next
-    k characters (all k greedy predictions right, which is what greedy decoding of k characters scores) for
-    k = 1..max_k, and exact match of whole words (a run of letters after a space or newline)."""
+                         max_k: int, min_completion: int = 3) -> dict:
+    """Greedy-prediction metrics of the characters after position ``start`` of each window (N, T+1).
+
+    ``token_accuracy``: fraction of characters predicted right; ``exact_match[k-1]``: fraction of k-character
+    stretches predicted entirely right (what greedy decoding of k characters scores), k = 1..max_k;
+    ``word_exact_match``: whole words (a run of letters after a space or newline) entirely right;
+    ``completion_exact_match`` and ``completion_char_accuracy``: the rest of each word of at least
+    ``min_completion`` + 1 letters given its first letter, scored as a whole and character by character.
+    """
     device = next(model.parameters()).device
     correct = []
     for chunk in windows.split(256):
@@ -183,20 +189,27 @@ def continuation_metrics(model: TransformerLM, windows: torch.Tensor, chars: Seq
         correct.append((model(chunk[:, :-1]).argmax(-1) == chunk[:, 1:]).cpu())
     correct = torch.cat(correct)[:, start:]  # (N, P): prediction of character start+1+p
     exact = [correct.unfold(1, k, 1).all(-1).float().mean().item() for k in range(1, max_k + 1)]
-    targets = windows[:, start + 1:]
-    is_letter = torch.tensor([c.isalpha() for c in chars])[targets]
-    is_gap = torch.tensor([c in " \n" for c in chars])[windows[:, start:-1]]
-    words, hits = 0, 0
-    for row in range(targets.shape[0]):
-        for p in torch.nonzero(is_gap[row] & is_letter[row]).flatten().tolist():
-            end = p
-            while end < is_letter.shape[1] and is_letter[row, end]:
-                end += 1
-            if end < is_letter.shape[1]:  # the whole word lies inside the window
-                words += 1
-                hits += bool(correct[row, p:end].all())
+    is_letter = np.array([c.isalpha() for c in chars])[windows[:, start + 1:].numpy()]  # (N, P)
+    is_gap = np.array([c in " \n" for c in chars])[windows[:, start:-1].numpy()]  # before each target
+    right = correct.numpy()
+    words = hits = completions = completion_hits = completion_chars = completion_right = 0
+    for row, p in zip(*np.nonzero(is_gap & is_letter)):
+        end = p
+        while end < is_letter.shape[1] and is_letter[row, end]:
+            end += 1
+        if end == is_letter.shape[1]:
+            continue  # the word runs past the window
+        words += 1
+        hits += bool(right[row, p:end].all())
+        if end - p - 1 >= min_completion:
+            completions += 1
+            completion_hits += bool(right[row, p + 1:end].all())
+            completion_chars += int(end - p - 1)
+            completion_right += int(right[row, p + 1:end].sum())
     return {"token_accuracy": correct.float().mean().item(), "exact_match": exact,
-            "word_exact_match": hits / max(words, 1), "words": words}
+            "word_exact_match": hits / max(words, 1), "words": words,
+            "completion_exact_match": completion_hits / max(completions, 1),
+            "completion_char_accuracy": completion_right / max(completion_chars, 1), "completions": completions}
 
 
 def _save(obj, path: Path) -> None:
@@ -209,8 +222,10 @@ def _save(obj, path: Path) -> None:
 
 
 def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.Tensor, device: torch.device,
-               checkpoint: Path, step_budget: Optional[int], progress: bool) -> tuple[Optional[dict], int]:
-    """Train one run from scratch or from its checkpoint; returns (record or None if stopped early, steps done)."""
+               checkpoint: Path, step_budget: Optional[int], progress: bool
+               ) -> tuple[Optional[dict], Optional[TransformerLM], int]:
+    """Train one run from scratch or from its checkpoint; returns (record, model, steps done now), the
+    record and model None when the step budget ran out first."""
     seed = spec.seed * 1000 + spec.sizes.index(run["size"])  # same init and data order for every budget
     torch.manual_seed(seed)
     config = model_config(run["size"], len(data.chars), spec.context)
@@ -232,7 +247,7 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
         if target <= state["step"]:
             continue
         if step_budget is not None and done_now + target - state["step"] > step_budget:
-            return None, done_now
+            return None, None, done_now
         history = train(model, lambda m, b: m.loss(*b),
                         lambda _: data.batch(spec.batch_size, spec.context, generator),
                         steps=target - state["step"], optimizer=optimizer, scheduler=scheduler,
@@ -255,7 +270,7 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
     assert n == non_embedding_parameters(config)
     windows = data.heldout_windows(spec.emergence_windows, spec.context)
     record["continuation"] = continuation_metrics(model, windows, data.chars, spec.emergence_start, spec.max_k)
-    return record, done_now
+    return record, model, done_now
 
 
 def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device: Optional[torch.device] = None,
@@ -275,6 +290,7 @@ def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device
                              f"stored: {results['recipe']['spec']}\nasked:  {asdict(spec)}")
     else:
         from dl4nlp import __version__
+        models_path(out).unlink(missing_ok=True)  # weights of an older sweep
         results = {"recipe": {"command": command, "spec": asdict(spec), "library_version": __version__,
                               "torch_version": torch.__version__, "corpus": spec.corpus,
                               "corpus_md5": md5sum(data_path(spec.corpus)), "sessions": [], "wall_seconds": 0.0},
@@ -291,22 +307,63 @@ def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device
     for run in bar:
         bar.set_postfix(run=run["id"])
         budget = None if max_steps is None else max_steps - session["steps"]
-        record, steps = _train_run(run, spec, data, eval_windows, device, workdir / f"{run['id']}.pt", budget,
-                                   progress)
+        try:
+            record, model, steps = _train_run(run, spec, data, eval_windows, device, workdir / f"{run['id']}.pt",
+                                              budget, progress)
+        except KeyboardInterrupt:  # keep the wall time of this session; the checkpoint holds the progress
+            _finish(results, session, started, spec, out)
+            raise
         session["steps"] += steps
-        session["wall_seconds"] = round(time.perf_counter() - started, 1)
         if record is None:
             break
+        if run["schedule"] == "cosine" and run["steps"] == spec.steps:
+            _store_model(models_path(out), run["size"], model, data.chars)
         results["runs"][run["id"]] = record
-        results["recipe"]["wall_seconds"] = round(sum(s["wall_seconds"] for s in results["recipe"]["sessions"]), 1)
-        _save(results, out)
+        _finish(results, session, started, spec, out)
         (workdir / f"{run['id']}.pt").unlink(missing_ok=True)
     bar.close()
+    _finish(results, session, started, spec, out)
+    return results
+
+
+def _finish(results: dict, session: dict, started: float, spec: SweepSpec, out: Path) -> None:
     session["wall_seconds"] = round(time.perf_counter() - started, 1)
     results["recipe"]["wall_seconds"] = round(sum(s["wall_seconds"] for s in results["recipe"]["sessions"]), 1)
     results["complete"] = len(results["runs"]) == len(spec.runs())
     _save(results, out)
-    return results
+
+
+def models_path(out: Path) -> Path:
+    """Where the weights of each size's longest cosine run go: next to ``out``, ``<stem>_models.pt``."""
+    return Path(out).with_name(Path(out).stem + "_models.pt")
+
+
+def _store_model(path: Path, size: str, model: TransformerLM, chars: Sequence[str]) -> None:
+    """Add one model's weights (float16; the tied output layer is not stored twice) to the models file."""
+    stored = torch.load(path, weights_only=False) if path.exists() else {"chars": list(chars), "models": {}}
+    tied = model.config.tie_weights
+    weights = {k: v.detach().cpu().half() for k, v in model.state_dict().items() if not (tied and k == "lm_head.weight")}
+    stored["models"][size] = {"config": asdict(model.config), "state_dict": weights}
+    _save(stored, path)
+
+
+def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], list[str]]:
+    """The stored models of a sweep (float32, eval mode) by size, and the character vocabulary."""
+    path = Path(path) if path else data_dir() / "scaling_sweep_models.pt"
+    if not path.is_file():
+        raise FileNotFoundError(f"no sweep models at {path}; run `python -m dl4nlp.scaling` to make them")
+    stored = torch.load(path, weights_only=False)
+    models = {}
+    for size, entry in stored["models"].items():
+        model = TransformerLM(TransformerConfig(**entry["config"]))
+        missing, unexpected = model.load_state_dict({k: v.float() for k, v in entry["state_dict"].items()},
+                                                    strict=False)
+        expected = ["lm_head.weight"] if model.config.tie_weights else []
+        if missing != expected or unexpected:
+            raise ValueError(f"model {size} in {path}: expected missing weights {expected} (tied output layer); "
+                             f"got missing {missing}, unexpected {unexpected}")
+        models[size] = model.eval()
+    return models, stored["chars"]
 
 
 def load_sweep(path: Optional[Path] = None) -> dict:
@@ -327,28 +384,34 @@ def _fractions(text: str) -> tuple[float, ...]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     d = SweepSpec()
-    p = argparse.ArgumentParser(prog="python -m dl4nlp.scaling", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--sizes", default=",".join(d.sizes), help="model sizes LAYERSxWIDTH, comma-separated")
-    p.add_argument("--steps", type=int, default=d.steps, help="optimiser steps of the longest budget")
-    p.add_argument("--budgets", default="1/16,1/8,1/4,1/2,1", help="budgets as fractions of --steps")
+    p = argparse.ArgumentParser(prog="python -m dl4nlp.scaling", description=__doc__.split("\n\n    python")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default=",".join(d.sizes), help="model sizes LAYERSxWIDTH (default: %(default)s)")
+    p.add_argument("--steps", type=int, default=d.steps, help="optimiser steps of the longest budget (default: %(default)s)")
+    p.add_argument("--budgets", type=_fractions, default="1/16,1/8,1/4,1/2,1",
+                   help="budgets as fractions of --steps, one cosine run each (default: 1/16,1/8,1/4,1/2,1)")
     p.add_argument("--constant-lr-sizes", default=",".join(d.constant_lr_sizes),
-                   help="sizes also trained at a constant learning rate ('' for none)")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--context", type=int, default=d.context)
-    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate (Adam) at width 64, scaled by (64/width)^0.5")
-    p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA))
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--out", type=Path, default=None, help="results JSON (default: data/scaling_sweep.json)")
-    p.add_argument("--workdir", type=Path, default=None, help="checkpoints of the run in progress")
+                   help="sizes also trained at a constant learning rate, '' for none (default: %(default)s)")
+    p.add_argument("--batch-size", type=int, default=d.batch_size, help="windows per step (default: %(default)s)")
+    p.add_argument("--context", type=int, default=d.context, help="characters per window (default: %(default)s)")
+    p.add_argument("--lr", type=float, default=d.lr,
+                   help="peak Adam learning rate at width 64, times (64/width)^0.5 elsewhere (default: %(default)s)")
+    p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA), help="(default: %(default)s)")
+    p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, help="results JSON (default: data/scaling_sweep.json); "
+                   "the models go next to it as <name>_models.pt")
+    p.add_argument("--workdir", type=Path, default=None,
+                   help="checkpoints of the run in progress (default: a folder in the system's temporary directory)")
     p.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads for torch (default: torch's choice)")
-    p.add_argument("--max-steps", type=int, default=None, help="stop after this many steps; run again to resume")
+    p.add_argument("--threads", type=int, default=None,
+                   help="CPU threads for torch; 1 is fastest for these tiny models (default: torch's choice)")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="stop before training more than this many steps now; run the same command again to resume")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    spec = SweepSpec(sizes=tuple(args.sizes.split(",")), steps=args.steps, budget_fractions=_fractions(args.budgets),
+    spec = SweepSpec(sizes=tuple(args.sizes.split(",")), steps=args.steps, budget_fractions=args.budgets,
                      constant_lr_sizes=tuple(s for s in args.constant_lr_sizes.split(",") if s),
                      batch_size=args.batch_size, context=args.context, lr=args.lr, corpus=args.corpus, seed=args.seed)
     out = args.out or data_dir() / "scaling_sweep.json"
