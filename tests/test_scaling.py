@@ -239,3 +239,21 @@ def test_char_data_splits_and_windows():
     assert data.heldout_windows(4, 5).shape == (4, 6)
     with pytest.raises(ValueError, match="heldout_fraction must be in"):
         CharData("abc", heldout_fraction=1.5)
+
+
+def test_plot_helpers_draw_points_fits_and_curves():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plain_log_ticks, plot_curves, plot_power_law
+
+    x = np.geomspace(1e3, 1e5, 5)
+    fit = fit_power_law(x, (1e9 / x) ** 0.1, n_bootstrap=10)
+    fig = plot_power_law(x, fit(x), fit, label="data", xlabel="N")
+    ax = fig.axes[0]
+    assert len(ax.lines) == 2 and ax.get_xscale() == "log" and "α = 0.100" in ax.get_legend().texts[1].get_text()
+    assert ax.yaxis.get_major_formatter()(2.0, 0) == "2"  # a narrow log axis gets plain labels
+    fig = plot_curves({"a": ([1, 10], [4.0, 3.0]), "b": ([1, 100], [3.5, 2.0])}, xlabel="tokens")
+    assert [line.get_label() for line in fig.axes[0].lines] == ["a", "b"]
+    with pytest.raises(ValueError, match="axis must be 'x' or 'y'; got 'z'"):
+        plain_log_ticks(fig.axes[0], "z")
+    plt.close("all")

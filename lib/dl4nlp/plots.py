@@ -174,6 +174,7 @@ def plot_power_law(
                 label=f"fit: α = {fit.alpha:.3f} ± {fit.alpha_se:.3f}" + (", with E" if fit.n_params == 3 else ""))
     ax.set_xscale("log")
     ax.set_yscale("log")
+    plain_log_ticks(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -201,9 +202,26 @@ def plot_curves(
         ax.plot(x, y, marker=".", color=color, label=name)
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
+    if logy:
+        plain_log_ticks(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.legend(loc="best", fontsize="small")
     return fig
+
+
+def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
+    """Label a log axis that spans less than a factor 10 (a loss from 2 to 4, say) with plain numbers
+    (2, 3, 4) instead of matplotlib's 2×10⁰, 3×10⁰, 4×10⁰; wider axes keep their powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y'; got {axis!r}")
+    low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    if low > 0 and high / low < 10:
+        target = ax.yaxis if axis == "y" else ax.xaxis
+        plain = FuncFormatter(lambda value, _: f"{value:g}")
+        target.set_major_formatter(plain)
+        target.set_minor_formatter(plain)

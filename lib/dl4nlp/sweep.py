@@ -222,7 +222,7 @@ def _save(obj, path: Path) -> None:
 
 
 def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.Tensor, device: torch.device,
-               checkpoint: Path, step_budget: Optional[int], progress: bool
+               checkpoint: Path, step_budget: Optional[int], bar: tqdm
                ) -> tuple[Optional[dict], Optional[TransformerLM], int]:
     """Train one run from scratch or from its checkpoint; returns (record, model, steps done now), the
     record and model None when the step budget ran out first."""
@@ -242,6 +242,7 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
         scheduler.load_state_dict(saved["scheduler"])
         generator.set_state(saved["generator"])
         state = saved["state"]
+        bar.update(state["step"])
     done_now = 0
     for target in eval_steps(run["steps"]):
         if target <= state["step"]:
@@ -251,11 +252,12 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
         history = train(model, lambda m, b: m.loss(*b),
                         lambda _: data.batch(spec.batch_size, spec.context, generator),
                         steps=target - state["step"], optimizer=optimizer, scheduler=scheduler,
-                        clip_norm=spec.clip_norm, device=device, progress=progress,
-                        desc=f"{run['id']} to step {target}")
+                        clip_norm=spec.clip_norm, device=device, progress=False)
         if history.diverged:
             raise RuntimeError(f"run {run['id']} diverged before step {target}")
         done_now += target - state["step"]
+        bar.update(target - state["step"])
+        bar.set_postfix(run=run["id"], loss=f"{history.loss[-1]:.3f}")
         state["step"] = target
         state["curve"].append({"step": target, "tokens": target * spec.batch_size * spec.context,
                                "train_loss": float(np.mean(history.loss)), "lr": history.lr[-1],
@@ -303,13 +305,12 @@ def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device
     eval_windows = data.heldout_windows(spec.eval_windows, spec.context)
     todo = [run for run in spec.runs() if run["id"] not in results["runs"]]
     started = time.perf_counter()
-    bar = tqdm(todo, desc="sweep", disable=not progress)
-    for run in bar:
-        bar.set_postfix(run=run["id"])
+    bar = tqdm(total=sum(run["steps"] for run in todo), desc="sweep", unit="step", disable=not progress)
+    for run in todo:
         budget = None if max_steps is None else max_steps - session["steps"]
         try:
             record, model, steps = _train_run(run, spec, data, eval_windows, device, workdir / f"{run['id']}.pt",
-                                              budget, progress)
+                                              budget, bar)
         except KeyboardInterrupt:  # keep the wall time of this session; the checkpoint holds the progress
             _finish(results, session, started, spec, out)
             raise
