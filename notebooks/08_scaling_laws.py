@@ -79,6 +79,7 @@ from dl4nlp.sweep import SweepSpec, load_models, load_sweep, model_config, run_s
 from dl4nlp.transformer import TransformerLM, count_parameters
 from dl4nlp.widgets import interactive_figure
 
+torch.set_num_threads(1)  # the models here are tiny: one thread beats several (no work worth sharing)
 sweep = load_sweep()  # data/scaling_sweep.json: every run's curve and evaluations, with its recipe
 models, chars = load_models()  # data/scaling_sweep_models.pt: the longest-trained model of each size
 spec, runs = sweep["recipe"]["spec"], sweep["runs"]
@@ -415,7 +416,8 @@ fits_D = {}
 fig, ax = plt.subplots(figsize=(7.5, 4.5))
 for size, color in zip(sizes, plt.cm.viridis(np.linspace(0, 0.9, len(sizes)))):
     loss = np.array([final_loss(size, steps) for steps in budgets])
-    plain, floor = fit_power_law(D, loss), fit_power_law(D, loss, irreducible=True)
+    n_boot = 300 if size in (sizes[0], sizes[-1]) else 0  # intervals only for the two we print
+    plain, floor = fit_power_law(D, loss, n_bootstrap=n_boot), fit_power_law(D, loss, irreducible=True, n_bootstrap=n_boot)
     fits_D[size] = (plain, floor)
     best = floor if floor.aic < plain.aic - 2 else plain
     ax.plot(D, loss, "o", color=color, label=f"{size}: α = {best.alpha:.2f}" + (", E" if best is floor else ""))
@@ -712,16 +714,12 @@ for size in (sizes[0], sizes[3], sizes[-1]):
 # The full sweep took twenty minutes; its three smallest sizes at their 128-step
 # budget take a few seconds. `run_sweep` with the same settings but
 # `steps=128` trains exactly those runs again: same seeds, same initial weights,
-# same batches, same schedule. Tiny models train faster on one CPU thread than on
-# several (the work per operation is too small to share), so we use one while it runs.
+# same batches, same schedule (and, like the sweep, one CPU thread).
 
 # %%
 live_spec = SweepSpec(sizes=tuple(sizes[:3]), steps=128, budget_fractions=(1.0,), constant_lr_sizes=())
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
 with tempfile.TemporaryDirectory() as scratch:
     live = run_sweep(live_spec, Path(scratch) / "live.json", Path(scratch) / "work", device=device)
-torch.set_num_threads(threads)
 
 fig, ax = plt.subplots(figsize=(7.5, 4.5))
 for size, color in zip(live_spec.sizes, ["tab:blue", "tab:orange", "tab:green"]):
