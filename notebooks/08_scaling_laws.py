@@ -271,7 +271,8 @@ def draw_attention_share(d_model, log10_context):
     left.legend(fontsize="small")
     linear, attention = 24 * d_model**2, 2 * n * d_model
     right.bar(["linear layers\n24 d²", "attention\n2 n d"], [linear, attention], color=["tab:blue", "tab:orange"])
-    right.set(ylabel="FLOPs per token per layer", title=f"d = {d_model}, n = {n:,.0f}: {attention_share(n, d_model):.0%}")
+    right.set(ylabel="FLOPs per token per layer",
+              title=f"d = {d_model}, n = {n:,.0f}: {attention_share(n, d_model):.0%}")
     fig.tight_layout()
     return fig
 
@@ -334,7 +335,7 @@ assert any(s["resumed"] for s in recipe["sessions"]), "the committed sweep was i
 fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
 plot_curves({f"{s} (N={N[s]:,})": curve(f"{s}-cosine-{S}") for s in sizes}, ax=left,
             xlabel="tokens seen D", title="held-out loss against data")
-plot_curves({s: (6 * N[s] * curve(f"{s}-cosine-{S}")[0], curve(f"{s}-cosine-{S}")[1]) for s in sizes}, ax=right,
+plot_curves({s: (curve(f"{s}-cosine-{S}", "flops")[1], curve(f"{s}-cosine-{S}")[1]) for s in sizes}, ax=right,
             xlabel="training compute C = 6ND (FLOPs)", ylabel="", title="... and against compute")
 plt.show()
 
@@ -417,7 +418,8 @@ fig, ax = plt.subplots(figsize=(7.5, 4.5))
 for size, color in zip(sizes, plt.cm.viridis(np.linspace(0, 0.9, len(sizes)))):
     loss = np.array([final_loss(size, steps) for steps in budgets])
     n_boot = 300 if size in (sizes[0], sizes[-1]) else 0  # intervals only for the two we print
-    plain, floor = fit_power_law(D, loss, n_bootstrap=n_boot), fit_power_law(D, loss, irreducible=True, n_bootstrap=n_boot)
+    plain = fit_power_law(D, loss, n_bootstrap=n_boot)
+    floor = fit_power_law(D, loss, irreducible=True, n_bootstrap=n_boot)
     fits_D[size] = (plain, floor)
     best = floor if floor.aic < plain.aic - 2 else plain
     ax.plot(D, loss, "o", color=color, label=f"{size}: α = {best.alpha:.2f}" + (", E" if best is floor else ""))
@@ -459,7 +461,7 @@ assert all(0.07 < fits_D[s][0].alpha < 0.13 for s in sizes[1:]), {s: fits_D[s][0
 
 # %%
 cosine_ids = [rid for rid, run in runs.items() if run["schedule"] == "cosine"]
-curves = [(6 * runs[rid]["non_embedding_params"] * curve(rid)[0], curve(rid)[1]) for rid in cosine_ids]
+curves = [(curve(rid, "flops")[1], curve(rid)[1]) for rid in cosine_ids]  # (C = 6ND, loss) along each run
 grid = np.geomspace(1e9, max(c[0].max() for c in curves), 40)
 best, which = frontier(curves, grid)
 winner = [runs[cosine_ids[i]] for i in which]
@@ -681,7 +683,8 @@ def straightness(score):
 for name, score in [("per-character accuracy", accuracy), ("word completion, per character", completion_chars)]:
     assert np.all(np.diff(score) > -0.005) and straightness(score) > 0.93, (name, score)
     assert score[-1] < 2.5 * score[0], (name, score)
-    print(f"{name}: x{score[-1] / score[0]:.1f} from smallest to largest, R² of a line in log N {straightness(score):.3f}")
+    print(f"{name}: x{score[-1] / score[0]:.1f} from smallest to largest, "
+          f"R² of a line in log N {straightness(score):.3f}")
 assert completion_exact[0] < 0.005 and np.all(completion_exact[:3] < 0.2 * completion_exact[-1]), completion_exact
 assert completion_exact[-1] > 0.04, completion_exact
 ratio_to_independent = exact[:, 5] / accuracy**6

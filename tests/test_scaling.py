@@ -190,6 +190,7 @@ def test_sweep_resumes_to_the_same_numbers(tmp_path):
     assert recipe["corpus_md5"] == "6fb458f1232090904fb40fe944165e91" and recipe["command"] == "x"
     run = sliced["runs"]["1x16-cosine-16"]
     assert run["non_embedding_params"] == 3312 and len(run["curve"]) == len(eval_steps(16))
+    assert run["curve"][-1]["flops"] == 6 * 3312 * run["curve"][-1]["tokens"] == 6 * 3312 * 16 * 4 * 16
     assert 0 <= run["continuation"]["token_accuracy"] <= 1 and len(run["continuation"]["exact_match"]) == 4
     models, chars = load_models(models_path(out))
     assert set(models) == {"1x8", "1x16"} and len(chars) == 65

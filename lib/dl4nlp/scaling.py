@@ -71,7 +71,11 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
 
 
 def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> float:
-    """Forward FLOPs per token of ``model`` on a (batch_size, n_ctx) batch, counted by ``FlopCounterMode``."""
+    """Forward FLOPs per token of ``model`` on a (batch_size, n_ctx) batch, counted by ``FlopCounterMode``.
+
+    The counter sees only operations it has a formula for: with ``fast_attention=True`` on a CPU, PyTorch's
+    fused attention kernel is not counted, so measure the readable attention path.
+    """
     from torch.utils.flop_counter import FlopCounterMode
 
     ids = torch.zeros(batch_size, n_ctx, dtype=torch.long, device=next(model.parameters()).device)

@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from dl4nlp.data import CORPORA, data_dir, data_path, load_text, md5sum
 from dl4nlp.device import describe_environment, get_device
-from dl4nlp.scaling import kaplan_forward_flops, non_embedding_parameters
+from dl4nlp.scaling import kaplan_forward_flops, non_embedding_parameters, training_flops
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
@@ -236,13 +236,14 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
     generator = torch.Generator().manual_seed(seed)
     state = {"step": 0, "curve": []}
     if checkpoint.exists():
-        saved = torch.load(checkpoint, weights_only=False)
+        saved = torch.load(checkpoint, map_location=device, weights_only=False)
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         scheduler.load_state_dict(saved["scheduler"])
         generator.set_state(saved["generator"])
         state = saved["state"]
         bar.update(state["step"])
+    n_params = count_parameters(model, exclude_embeddings=True)
     done_now = 0
     for target in eval_steps(run["steps"]):
         if target <= state["step"]:
@@ -259,17 +260,18 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
         bar.update(target - state["step"])
         bar.set_postfix(run=run["id"], loss=f"{history.loss[-1]:.3f}")
         state["step"] = target
-        state["curve"].append({"step": target, "tokens": target * spec.batch_size * spec.context,
+        tokens = target * spec.batch_size * spec.context
+        state["curve"].append({"step": target, "tokens": tokens, "flops": training_flops(n_params, tokens),
                                "train_loss": float(np.mean(history.loss)), "lr": history.lr[-1],
                                "heldout_loss": heldout_loss(model, eval_windows)})
         _save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                "scheduler": scheduler.state_dict(), "generator": generator.get_state(), "state": state}, checkpoint)
-    n = count_parameters(model, exclude_embeddings=True)
     record = dict(run, n_layers=config.n_layers, d_model=config.d_model, n_heads=config.n_heads,
-                  peak_lr=peak_lr(spec.lr, config.d_model), non_embedding_params=n, total_params=count_parameters(model),
-                  forward_flops_per_token=kaplan_forward_flops(n, config.n_layers, spec.context, config.d_model),
+                  peak_lr=peak_lr(spec.lr, config.d_model), non_embedding_params=n_params,
+                  total_params=count_parameters(model),
+                  forward_flops_per_token=kaplan_forward_flops(n_params, config.n_layers, spec.context, config.d_model),
                   curve=state["curve"])
-    assert n == non_embedding_parameters(config)
+    assert n_params == non_embedding_parameters(config)
     windows = data.heldout_windows(spec.emergence_windows, spec.context)
     record["continuation"] = continuation_metrics(model, windows, data.chars, spec.emergence_start, spec.max_k)
     return record, model, done_now
@@ -343,7 +345,8 @@ def _store_model(path: Path, size: str, model: TransformerLM, chars: Sequence[st
     """Add one model's weights (float16; the tied output layer is not stored twice) to the models file."""
     stored = torch.load(path, weights_only=False) if path.exists() else {"chars": list(chars), "models": {}}
     tied = model.config.tie_weights
-    weights = {k: v.detach().cpu().half() for k, v in model.state_dict().items() if not (tied and k == "lm_head.weight")}
+    weights = {k: v.detach().cpu().half() for k, v in model.state_dict().items()
+               if not (tied and k == "lm_head.weight")}
     stored["models"][size] = {"config": asdict(model.config), "state_dict": weights}
     _save(stored, path)
 
@@ -388,7 +391,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m dl4nlp.scaling", description=__doc__.split("\n\n    python")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", default=",".join(d.sizes), help="model sizes LAYERSxWIDTH (default: %(default)s)")
-    p.add_argument("--steps", type=int, default=d.steps, help="optimiser steps of the longest budget (default: %(default)s)")
+    p.add_argument("--steps", type=int, default=d.steps,
+                   help="optimiser steps of the longest budget (default: %(default)s)")
     p.add_argument("--budgets", type=_fractions, default="1/16,1/8,1/4,1/2,1",
                    help="budgets as fractions of --steps, one cosine run each (default: 1/16,1/8,1/4,1/2,1)")
     p.add_argument("--constant-lr-sizes", default=",".join(d.constant_lr_sizes),
