@@ -606,10 +606,12 @@ for size in spec["constant_lr_sizes"]:
 # near a minimum); which effect wins depends on how far from converged the model
 # is. Either way, the shape of a curve near its end is a property of the
 # schedule, and comparing runs at points where their schedules differ measures
-# the schedules, not the models. Hoffmann et al. found that Kaplan et al.'s
-# reading of intermediate points of long runs made small models look worse than
-# they are; in our short runs the same reading goes the other way (a long run's
-# midpoint beats a finished short run), a reminder to match schedules to budgets.
+# the schedules, not the models. Hoffmann et al. argued that reading losses at
+# intermediate points of runs scheduled for a longer horizon, as Kaplan et al.
+# did, overstates those losses and so understates what more data buys, one
+# reason the earlier paper favoured bigger models. In our short runs the same
+# reading errs the other way (a long run's midpoint beats a finished short run):
+# either way, match the schedule to the budget.
 #
 # ## 9. Emergence as a measurement choice
 #
@@ -696,8 +698,9 @@ print("exact match of 6 characters / accuracy^6:", np.round(ratio_to_independent
 # Nothing sudden happened inside the models: each is a little better per
 # character than the one before. A metric that needs several things to be right
 # at once turns that steady progress into something that looks like a threshold.
-# (Exact match is a bit *higher* than $p^k$ because errors cluster: the easy
-# stretches of text are easy for every character of them.)
+# (Exact match tracks $p^k$ within a factor of about two, not exactly: the
+# characters of a stretch are not independent, since an easy stretch of text is
+# easy all the way through.)
 #
 # What do these numbers mean in text? Here is each stored model continuing the
 # same held-out line greedily:
