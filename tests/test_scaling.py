@@ -230,6 +230,11 @@ def test_cli_help_and_a_tiny_run(tmp_path, capsys):
     assert stored["complete"] and stored["recipe"]["command"].startswith("python -m dl4nlp.scaling --sizes 1x8")
     with pytest.raises(SystemExit):
         main(["--budgets", "half"])
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "dl4nlp.scaling", "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0 and "resumes where it stopped" in shown.stdout
 
 
 def test_char_data_splits_and_windows():
