@@ -149,3 +149,79 @@ def plot_gradient_norms(
     ax.set_title(title)
     ax.legend(loc="best")
     return fig
+
+
+# --- scaling laws (notebook 08) ----------------------------------------------
+def plot_power_law(
+    x: Sequence[float],
+    y: Sequence[float],
+    fit=None,
+    ax: Optional[plt.Axes] = None,
+    label: Optional[str] = None,
+    color: Optional[str] = None,
+    xlabel: str = "",
+    ylabel: str = "held-out loss (nats per character)",
+    title: str = "",
+) -> plt.Figure:
+    """Points on log-log axes and, when ``fit`` (a ``dl4nlp.scaling.PowerLawFit``) is given, its curve
+    across the points' range, dashed, labelled with the exponent."""
+    fig, ax = _axes(ax)
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    points = ax.plot(x, y, "o", color=color, label=label)[0]
+    if fit is not None:
+        grid = np.geomspace(x.min(), x.max(), 100)
+        ax.plot(grid, fit(grid), "--", color=points.get_color(),
+                label=f"fit: α = {fit.alpha:.3f} ± {fit.alpha_se:.3f}" + (", with E" if fit.n_params == 3 else ""))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain_log_ticks(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    if label or fit is not None:
+        ax.legend(loc="best")
+    return fig
+
+
+def plot_curves(
+    curves: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    ax: Optional[plt.Axes] = None,
+    xlabel: str = "",
+    ylabel: str = "held-out loss (nats per character)",
+    title: str = "",
+    logx: bool = True,
+    logy: bool = True,
+    colors: Optional[Sequence] = None,
+) -> plt.Figure:
+    """One line per named curve ``(x, y)``, e.g. loss against tokens or FLOPs for each model size."""
+    fig, ax = _axes(ax)
+    if colors is None:
+        colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(curves), 1)))
+    for (name, (x, y)), color in zip(curves.items(), colors):
+        ax.plot(x, y, marker=".", color=color, label=name)
+    ax.set_xscale("log" if logx else "linear")
+    ax.set_yscale("log" if logy else "linear")
+    if logy:
+        plain_log_ticks(ax)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="best", fontsize="small")
+    return fig
+
+
+def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
+    """Label a log axis that spans less than a factor 10 (a loss from 2 to 4, say) with plain numbers
+    (2, 3, 4) instead of matplotlib's 2×10⁰, 3×10⁰, 4×10⁰; wider axes keep their powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y'; got {axis!r}")
+    low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    if low > 0 and high / low < 10:
+        target = ax.yaxis if axis == "y" else ax.xaxis
+        plain = FuncFormatter(lambda value, _: f"{value:g}")
+        target.set_major_formatter(plain)
+        target.set_minor_formatter(plain)
