@@ -593,7 +593,7 @@ check("Exercise 2", exercise_2, exercise_2_reference);
 def exercise_2():
     omega, k = 0.3, 4
     c, s = math.cos(omega * k), math.sin(omega * k)
-    return torch.tensor([[c, s], [-s, c]], dtype=torch.float64)  # a rotation by -omega*k in this layout
+    return torch.tensor([[c, s], [-s, c]], dtype=torch.float64)  # the angle-addition formulas of section 3a
 
 
 assert check("Exercise 2", exercise_2, exercise_2_reference)

@@ -80,20 +80,22 @@ def mask_tokens(
     if mask_id not in special_ids:
         raise ValueError(f"mask_id must be one of special_ids {list(special_ids)}; got {mask_id}")
     special = torch.tensor(sorted(set(special_ids)), device=ids.device)
-    ordinary_ids = torch.tensor([i for i in range(vocab_size) if i not in set(special_ids)], device=ids.device)
+    ordinary_ids = torch.arange(vocab_size, device=ids.device)
+    ordinary_ids = ordinary_ids[~torch.isin(ordinary_ids, special)]  # what a random replacement may be
     if len(ordinary_ids) == 0:
         raise ValueError(f"vocab_size={vocab_size} leaves no ordinary token besides special_ids {list(special_ids)}")
 
-    def uniform(shape):
-        return torch.rand(shape, generator=generator, device=generator.device if generator else ids.device).to(ids.device)
+    def uniform() -> torch.Tensor:  # (B, T) draws in [0, 1), from ``generator`` when given
+        where = generator.device if generator is not None else ids.device
+        return torch.rand(ids.shape, generator=generator, device=where).to(ids.device)
 
-    eligible = ~torch.isin(ids, special)  # (B, T)
-    chosen = eligible & (uniform(ids.shape) < mask_prob)
-    draw = uniform(ids.shape)  # one more draw decides what happens to a chosen token
+    eligible = ~torch.isin(ids, special)  # (B, T): never a special token or padding
+    chosen = eligible & (uniform() < mask_prob)
+    draw = uniform()  # a second draw decides what happens to a chosen token
     masked = chosen & (draw < mask_token_prob)
     randomized = chosen & (draw >= mask_token_prob) & (draw < mask_token_prob + random_token_prob)
     kept = chosen & ~masked & ~randomized
-    random_index = (uniform(ids.shape) * len(ordinary_ids)).long().clamp_max(len(ordinary_ids) - 1)
+    random_index = (uniform() * len(ordinary_ids)).long().clamp_max(len(ordinary_ids) - 1)
     corrupted = torch.where(masked, torch.full_like(ids, mask_id), ids)
     corrupted = torch.where(randomized, ordinary_ids[random_index], corrupted)
     action = torch.full_like(ids, UNCHOSEN)

@@ -151,8 +151,12 @@ def evaluate(model: Bert, data: PretrainingData, *, n_pairs: int = 512, seed: in
 
 
 def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
-    """Config, vocabulary and float16 weights in one file, loadable with ``torch.load(weights_only=True)``."""
-    state = {k: v.detach().to("cpu", torch.float16) for k, v in model.state_dict().items()}
+    """Config, vocabulary and float16 weights in one file, loadable with ``torch.load(weights_only=True)``.
+
+    The MLM output weight is tied to the token embedding, so it is stored once.
+    """
+    state = {k: v.detach().to("cpu", torch.float16) for k, v in model.state_dict().items()
+             if not (model.config.tie_weights and k == "mlm_decoder.weight")}
     torch.save({"config": asdict(model.config), "specials": list(vocab.specials),
                 "words": vocab.itos[len(vocab.specials):], "state_dict": state}, path)
 
@@ -161,7 +165,9 @@ def load_checkpoint(path: Path, device: Optional[torch.device] = None) -> tuple[
     """The model (float32, eval mode) and vocabulary saved by ``save_checkpoint``."""
     saved = torch.load(path, map_location="cpu", weights_only=True)
     model = Bert(TransformerConfig(**saved["config"]))
-    model.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
+    missing, unexpected = model.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()}, strict=False)
+    if unexpected or set(missing) - {"mlm_decoder.weight"}:
+        raise ValueError(f"{path} does not match the model: missing {missing}, unexpected {unexpected}")
     return model.to(device or torch.device("cpu")).eval(), WordVocab(saved["words"], saved["specials"])
 
 
