@@ -173,3 +173,14 @@ def test_a_tiny_bert_learns_and_round_trips_through_a_checkpoint(tmp_path):
     assert vocab.itos == data.vocab.itos
     again = evaluate(loaded, data, n_pairs=64)
     assert abs(again["masked_accuracy"] - results["masked_accuracy"]) < 0.05  # float16 weights
+
+
+def test_parameter_breakdown_plot():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plot_parameter_breakdown
+
+    fig = plot_parameter_breakdown({"a": {"x": 2_000_000, "y": 1_000_000}, "b": {"x": 500_000}})
+    widths = sorted(round(p.get_width(), 3) for p in fig.axes[0].patches)
+    assert widths == [0.0, 0.5, 1.0, 2.0]
+    plt.close(fig)

@@ -90,3 +90,33 @@ def test_frequency_range():
     assert 2 * math.pi / w[-1].item() < 2 * math.pi * 10000  # the slowest wavelength stays below 2π·base
     with pytest.raises(ValueError, match="base must be greater than 1; got 1"):
         frequencies(8, base=1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 100), T=st.integers(2, 8))
+def test_encoder_without_positions_is_permutation_equivariant(seed, T):
+    from dl4nlp.positional import make_positional
+    from dl4nlp.transformer import TransformerConfig, TransformerEncoder
+
+    torch.manual_seed(seed)
+    encoder = TransformerEncoder(TransformerConfig(vocab_size=2, d_model=16, n_heads=2, n_layers=2)).double().eval()
+    x = torch.randn(1, T, 16, dtype=torch.float64)
+    permutation = torch.randperm(T)
+    none, sinusoids = make_positional("none", 16, 16), make_positional("sinusoidal", 16, 16).double()
+    assert torch.allclose(encoder(none(x[:, permutation])), encoder(none(x))[:, permutation], atol=1e-10)
+    if not torch.equal(permutation, torch.arange(T)):
+        assert not torch.allclose(encoder(sinusoids(x[:, permutation])), encoder(sinusoids(x))[:, permutation],
+                                  atol=1e-6)
+
+
+def test_position_plots_return_figures():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plot_accuracy_by_position, plot_position_heatmap
+
+    fig = plot_position_heatmap(sinusoidal_encoding(10, 8), highlight=3)
+    assert fig.axes[0].images[0].get_array().shape == (10, 8)
+    fig2 = plot_accuracy_by_position({"a": [0.5, 1.0], "b": [0.1, 0.2]}, train_length=1, chance=0.1, first_position=1)
+    assert [line.get_label() for line in fig2.axes[0].lines][:2] == ["a", "b"]
+    assert list(fig2.axes[0].lines[0].get_xdata()) == [1, 2]
+    plt.close("all")
