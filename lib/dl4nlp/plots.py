@@ -225,3 +225,74 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
         plain = FuncFormatter(lambda value, _: f"{value:g}")
         target.set_major_formatter(plain)
         target.set_minor_formatter(plain)
+
+# --- positional encodings (notebook 06) and BERT (notebook 07) ---------------
+def plot_position_heatmap(
+    table,
+    ax: Optional[plt.Axes] = None,
+    title: str = "Positional encoding",
+    xlabel: str = "dimension",
+    ylabel: str = "position",
+    highlight: Optional[int] = None,
+    cmap: str = "RdBu_r",
+) -> plt.Figure:
+    """A (positions × dimensions) table as a heatmap in [-1, 1]; ``highlight`` outlines one position's row."""
+    fig, ax = _axes(ax)
+    table = np.asarray(table, dtype=float)
+    image = ax.imshow(table, aspect="auto", cmap=cmap, vmin=-1, vmax=1, interpolation="nearest")
+    if highlight is not None:
+        ax.axhline(highlight - 0.5, color="black", linewidth=1)
+        ax.axhline(highlight + 0.5, color="black", linewidth=1)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(False)
+    fig.colorbar(image, ax=ax, fraction=0.04)
+    return fig
+
+
+def plot_accuracy_by_position(
+    accuracy_by_name: Mapping[str, Sequence[float]],
+    train_length: Optional[int] = None,
+    chance: Optional[float] = None,
+    first_position: int = 0,
+    ax: Optional[plt.Axes] = None,
+    title: str = "Accuracy at each position",
+) -> plt.Figure:
+    """One line per model: accuracy (0-1) at each position (the first is ``first_position``);
+    the longest training length and chance marked."""
+    fig, ax = _axes(ax)
+    for name, accuracy in accuracy_by_name.items():
+        ax.plot(first_position + np.arange(len(accuracy)), np.asarray(accuracy, dtype=float), marker="o", markersize=3, label=name)
+    if train_length is not None:
+        ax.axvline(train_length - 0.5, color="gray", linestyle="--", label="longest training length")
+    if chance is not None:
+        ax.axhline(chance, color="gray", linestyle=":", label="chance")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("position in the sequence")
+    ax.set_ylabel("accuracy")
+    ax.set_title(title)
+    ax.legend(loc="best")
+    return fig
+
+
+def plot_parameter_breakdown(
+    counts_by_model: Mapping[str, Mapping[str, int]],
+    ax: Optional[plt.Axes] = None,
+    title: str = "Where the parameters are",
+) -> plt.Figure:
+    """Horizontal stacked bars: one bar per model, one segment per component, in millions of parameters."""
+    fig, ax = _axes(ax)
+    models = list(counts_by_model)
+    components = list(dict.fromkeys(c for counts in counts_by_model.values() for c in counts))
+    left = np.zeros(len(models))
+    colours = plt.get_cmap("tab10")
+    for i, component in enumerate(components):
+        values = np.array([counts_by_model[m].get(component, 0) / 1e6 for m in models])
+        ax.barh(models, values, left=left, label=component, color=colours(i % 10))
+        left += values
+    ax.set_xlabel("parameters (millions)")
+    ax.set_title(title)
+    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
+    ax.grid(False, axis="y")
+    return fig

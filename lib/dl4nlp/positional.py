@@ -4,7 +4,12 @@
     PE(pos, 2i+1) = cos(pos / base^(2i / d_model))
 
 Both modules map token embeddings (B, T, C) to embeddings with positions
-added. Taught in notebook 06.
+added. The helpers below them compute what notebook 06 proves about the
+sinusoids: ``shift_matrix(k)`` is the fixed linear map (one 2 × 2 rotation per
+frequency) taking PE(pos) to PE(pos + k) for every pos; ``binary_encoding`` is
+the counting intuition behind them; ``rotary`` (RoPE) and
+``clipped_relative_positions`` are the relative alternatives. Taught in
+notebook 06.
 """
 from __future__ import annotations
 
@@ -12,8 +17,9 @@ import torch
 from torch import nn
 
 
-def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
-    """The (max_len, d_model) table of sinusoidal position codes (float32)."""
+def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0,
+                        dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``)."""
     if not isinstance(max_len, int) or max_len < 1:
         raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
     if not isinstance(d_model, int) or d_model < 2 or d_model % 2:
@@ -25,7 +31,7 @@ def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> to
     table = torch.empty(max_len, d_model, dtype=torch.float64)
     table[:, 0::2] = torch.sin(position * frequency)
     table[:, 1::2] = torch.cos(position * frequency)
-    return table.float()
+    return table.to(dtype)
 
 
 class _Positional(nn.Module):
@@ -74,3 +80,84 @@ def make_positional(kind: str, max_len: int, d_model: int) -> nn.Module:
     if kind == "none":
         return nn.Identity()
     raise ValueError(f"positional must be one of ('sinusoidal', 'learned', 'none'); got {kind!r}")
+
+
+# --- what notebook 06 proves about the sinusoids ------------------------------
+def frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """The (d_model/2,) angular frequencies w_i = base^(-2i/d_model) of the sinusoid pairs (float64)."""
+    if not isinstance(d_model, int) or d_model < 2 or d_model % 2:
+        raise ValueError(f"d_model must be a positive even integer; got {d_model!r}")
+    if not base > 1:
+        raise ValueError(f"base must be greater than 1; got {base!r}")
+    return base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
+
+def shift_matrix(offset: float, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """The (d_model, d_model) matrix M with PE(pos + offset) = M @ PE(pos) for every pos (float64).
+
+    It is block-diagonal: for the pair (sin(w pos), cos(w pos)) the block is the
+    rotation [[cos(w k), sin(w k)], [-sin(w k), cos(w k)]] with k = ``offset``;
+    it depends on the offset, never on the position.
+    """
+    angle = frequencies(d_model, base) * offset  # (C/2,)
+    matrix = torch.zeros(d_model, d_model, dtype=torch.float64)
+    even, odd = torch.arange(0, d_model, 2), torch.arange(1, d_model, 2)
+    matrix[even, even] = torch.cos(angle)
+    matrix[even, odd] = torch.sin(angle)
+    matrix[odd, even] = -torch.sin(angle)
+    matrix[odd, odd] = torch.cos(angle)
+    return matrix
+
+
+def binary_encoding(max_len: int, n_bits: int) -> torch.Tensor:
+    """(max_len, n_bits) table of each position written in binary, least significant bit first.
+
+    Bit j flips every 2^j positions: the counting intuition behind the sinusoids,
+    whose pair i turns every 2π · base^(2i/d) positions.
+    """
+    if not isinstance(n_bits, int) or n_bits < 1:
+        raise ValueError(f"n_bits must be a positive integer; got {n_bits!r}")
+    if not isinstance(max_len, int) or not 1 <= max_len <= 2**n_bits:
+        raise ValueError(f"max_len must be an integer in [1, 2**n_bits = {2**n_bits}]; got {max_len!r}")
+    positions = torch.arange(max_len)[:, None]  # (T, 1)
+    return ((positions >> torch.arange(n_bits)) & 1).float()  # (T, n_bits)
+
+
+def clipped_relative_positions(length: int, max_distance: int) -> torch.Tensor:
+    """(T, T) integer table of key minus query position, clipped to [-max_distance, max_distance].
+
+    Shaw et al. (2018) learn one vector per entry of this table, so a model
+    sees how far apart two tokens are, never where they are.
+    """
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"length must be a positive integer; got {length!r}")
+    if not isinstance(max_distance, int) or max_distance < 1:
+        raise ValueError(f"max_distance must be a positive integer; got {max_distance!r}")
+    positions = torch.arange(length)
+    return (positions[None, :] - positions[:, None]).clamp(-max_distance, max_distance)
+
+
+def rotary(x: torch.Tensor, positions: torch.Tensor | None = None, base: float = 10000.0,
+           fast: bool = False) -> torch.Tensor:
+    """Rotary position embedding (RoPE, Su et al. 2021) of queries or keys x (..., T, d).
+
+    Each pair (x_2i, x_2i+1) at position m is rotated by the angle m · w_i, so
+    rotary(q)[m] · rotary(k)[n] depends on m - n only. ``positions`` (T,)
+    defaults to 0..T-1. ``fast=True`` does the same with complex numbers.
+    """
+    if x.dim() < 2 or x.shape[-1] % 2:
+        raise ValueError(f"x must have shape (..., T, d) with d even; got {tuple(x.shape)}")
+    T, d = x.shape[-2], x.shape[-1]
+    positions = torch.arange(T, device=x.device) if positions is None else torch.as_tensor(positions, device=x.device)
+    if positions.shape != (T,):
+        raise ValueError(f"positions must have shape ({T},), one per time step; got {tuple(positions.shape)}")
+    angle = positions.to(torch.float64)[:, None] * frequencies(d, base).to(x.device)  # (T, d/2)
+    cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    if fast:
+        pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
+        return torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype)).flatten(-2)
+    x_even, x_odd = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each
+    out = torch.empty_like(x)
+    out[..., 0::2] = x_even * cos - x_odd * sin
+    out[..., 1::2] = x_even * sin + x_odd * cos
+    return out

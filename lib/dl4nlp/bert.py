@@ -1,0 +1,234 @@
+"""BERT: masked-language-model corruption, next-sentence pairs, and a BERT around ``TransformerEncoder``.
+
+Masking (Devlin et al., 2019): choose ``MASK_PROB`` = 15 % of the ordinary
+tokens (never a special token, never padding); of the chosen ones
+``MASK_TOKEN_PROB`` = 80 % become [MASK], ``RANDOM_TOKEN_PROB`` = 10 % a random
+token and ``KEEP_PROB`` = 10 % stay as they are. The loss is computed on the
+chosen positions only (labels elsewhere are ``IGNORE_INDEX``).
+
+``Bert`` = token + segment + position embeddings (summed, then LayerNorm) ->
+``dl4nlp.transformer.TransformerEncoder`` -> an MLM head (tied to the token
+embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
+and ``bert_config('large')`` give the published sizes. Pre-training data and
+the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 07.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.positional import make_positional
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _init_weights, count_parameters
+
+MASK_PROB = 0.15  # share of ordinary tokens chosen for prediction
+MASK_TOKEN_PROB = 0.8  # ... of those, replaced by [MASK]
+RANDOM_TOKEN_PROB = 0.1  # ... replaced by a random ordinary token
+KEEP_PROB = 0.1  # ... left unchanged
+IGNORE_INDEX = -100  # label of a position that is not predicted (F.cross_entropy's default)
+
+# What happened to each position, as recorded in ``MaskedTokens.action``.
+UNCHOSEN, MASKED, RANDOMIZED, KEPT = 0, 1, 2, 3
+
+SIZES = {  # the published BERT sizes (Devlin et al., 2019, section 3)
+    "base": dict(vocab_size=30522, d_model=768, n_heads=12, n_layers=12),
+    "large": dict(vocab_size=30522, d_model=1024, n_heads=16, n_layers=24),
+}
+
+
+@dataclass
+class MaskedTokens:
+    """The corrupted input, the labels, which positions were chosen, and what was done to each."""
+
+    input_ids: torch.Tensor  # (B, T) what the model sees
+    labels: torch.Tensor  # (B, T) the original id where chosen, IGNORE_INDEX elsewhere
+    chosen: torch.Tensor  # (B, T) bool
+    action: torch.Tensor  # (B, T) UNCHOSEN, MASKED, RANDOMIZED or KEPT
+
+
+def mask_tokens(
+    ids: torch.Tensor,
+    *,
+    mask_id: int,
+    special_ids: Sequence[int],
+    vocab_size: int,
+    mask_prob: float = MASK_PROB,
+    mask_token_prob: float = MASK_TOKEN_PROB,
+    random_token_prob: float = RANDOM_TOKEN_PROB,
+    keep_prob: float = KEEP_PROB,
+    generator: Optional[torch.Generator] = None,
+) -> MaskedTokens:
+    """BERT's corruption of token ids (B, T): each ordinary token is chosen with probability ``mask_prob``.
+
+    A chosen token becomes ``mask_id`` with probability ``mask_token_prob``, a
+    uniformly drawn ordinary (non-special) token with ``random_token_prob``, or
+    stays with ``keep_prob``; the three must sum to one. Special ids (padding
+    included) are never chosen.
+    """
+    if not 0.0 <= mask_prob <= 1.0:
+        raise ValueError(f"mask_prob must be in [0, 1]; got {mask_prob!r}")
+    shares = (mask_token_prob, random_token_prob, keep_prob)
+    if min(shares) < 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
+        raise ValueError(f"mask_token_prob + random_token_prob + keep_prob must be 1 with each >= 0; "
+                         f"got {mask_token_prob} + {random_token_prob} + {keep_prob} = {sum(shares)}")
+    if ids.dtype != torch.long:
+        raise TypeError(f"ids must be a torch.long tensor; got dtype {ids.dtype}")
+    if mask_id not in special_ids:
+        raise ValueError(f"mask_id must be one of special_ids {list(special_ids)}; got {mask_id}")
+    special = torch.tensor(sorted(set(special_ids)), device=ids.device)
+    ordinary_ids = torch.arange(vocab_size, device=ids.device)
+    ordinary_ids = ordinary_ids[~torch.isin(ordinary_ids, special)]  # what a random replacement may be
+    if len(ordinary_ids) == 0:
+        raise ValueError(f"vocab_size={vocab_size} leaves no ordinary token besides special_ids {list(special_ids)}")
+
+    def uniform() -> torch.Tensor:  # (B, T) draws in [0, 1), from ``generator`` when given
+        where = generator.device if generator is not None else ids.device
+        return torch.rand(ids.shape, generator=generator, device=where).to(ids.device)
+
+    eligible = ~torch.isin(ids, special)  # (B, T): never a special token or padding
+    chosen = eligible & (uniform() < mask_prob)
+    draw = uniform()  # a second draw decides what happens to a chosen token
+    masked = chosen & (draw < mask_token_prob)
+    randomized = chosen & (draw >= mask_token_prob) & (draw < mask_token_prob + random_token_prob)
+    kept = chosen & ~masked & ~randomized
+    random_index = (uniform() * len(ordinary_ids)).long().clamp_max(len(ordinary_ids) - 1)
+    corrupted = torch.where(masked, torch.full_like(ids, mask_id), ids)
+    corrupted = torch.where(randomized, ordinary_ids[random_index], corrupted)
+    action = torch.full_like(ids, UNCHOSEN)
+    action[masked], action[randomized], action[kept] = MASKED, RANDOMIZED, KEPT
+    labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
+    return MaskedTokens(corrupted, labels, chosen, action)
+
+
+def pair_inputs(a: Sequence, b: Sequence, cls="[CLS]", sep="[SEP]") -> tuple[list, list[int], list[int]]:
+    """BERT's input for a pair of segments: ``[CLS] a [SEP] b [SEP]``, segment ids and positions.
+
+    >>> pair_inputs(["my", "dog"], ["he"])
+    (['[CLS]', 'my', 'dog', '[SEP]', 'he', '[SEP]'], [0, 0, 0, 0, 1, 1], [0, 1, 2, 3, 4, 5])
+
+    Works for token strings or ids (pass the ids of [CLS] and [SEP]).
+    """
+    tokens = [cls, *a, sep, *b, sep]
+    segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    return tokens, segments, list(range(len(tokens)))
+
+
+def bert_config(size: str = "base", **overrides) -> TransformerConfig:
+    """A ``TransformerConfig`` shaped like BERT: post-LN, GELU, learned positions (512), d_ff = 4 d_model.
+
+    ``size`` is ``'base'`` (12 layers, 768 hidden, 12 heads) or ``'large'``
+    (24, 1024, 16), both with the 30,522-piece WordPiece vocabulary; keyword
+    ``overrides`` change any field (a tiny model: ``bert_config('base', d_model=128, ...)``).
+    """
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {tuple(SIZES)}; got {size!r}")
+    fields = dict(max_len=512, norm_first=False, positional="learned", layer_norm_eps=1e-12, tie_weights=True)
+    fields.update(SIZES[size])
+    fields.update(overrides)
+    return TransformerConfig(**fields)
+
+
+class Bert(nn.Module):
+    """BERT for pre-training: ids (B, T), segments (B, T), valid (B, T) -> hidden states (B, T, C).
+
+    ``mlm_logits(hidden, chosen)`` scores the vocabulary at the chosen
+    positions only (N, V); ``nsp_logits(hidden)`` scores IsNext / NotNext from
+    the pooled [CLS] vector (B, 2). ``type_vocab_size`` segments (A and B).
+    """
+
+    def __init__(self, config: TransformerConfig, type_vocab_size: int = 2):
+        super().__init__()
+        C = config.d_model
+        self.config = config
+        self.token_embedding = nn.Embedding(config.vocab_size, C)
+        self.segment_embedding = nn.Embedding(type_vocab_size, C)
+        self.position = make_positional(config.positional, config.max_len, C)
+        self.embedding_norm = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.dropout)
+        self.encoder = TransformerEncoder(config)
+        self.pooler = nn.Linear(C, C)  # tanh(W h_[CLS] + b), BERT's sentence vector
+        self.nsp_head = nn.Linear(C, 2)
+        self.mlm_transform = nn.Linear(C, C)
+        self.mlm_norm = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.mlm_decoder = nn.Linear(C, config.vocab_size)
+        self.apply(_init_weights)
+        if config.tie_weights:
+            self.mlm_decoder.weight = self.token_embedding.weight
+
+    def embed(self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """LayerNorm(token + segment + position embeddings): (B, T) -> (B, T, C)."""
+        if ids.dim() != 2:
+            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)}")
+        segments = torch.zeros_like(ids) if segments is None else segments
+        if segments.shape != ids.shape:
+            raise ValueError(f"segments must have the shape of ids {tuple(ids.shape)}; got {tuple(segments.shape)}")
+        x = self.position(self.token_embedding(ids) + self.segment_embedding(segments))  # (B, T, C)
+        return self.dropout(self.embedding_norm(x))
+
+    def forward(self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None,
+                valid: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Hidden states (B, T, C); ``valid`` (B, T) bool is False at padding, which no token attends to."""
+        mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
+        return self.encoder(self.embed(ids, segments), mask=mask)
+
+    def mlm_logits(self, hidden: torch.Tensor, chosen: Optional[torch.Tensor] = None) -> torch.Tensor:
+        """Vocabulary scores (N, V) at the ``chosen`` (B, T) positions, or (B, T, V) everywhere."""
+        h = hidden[chosen] if chosen is not None else hidden  # (N, C)
+        return self.mlm_decoder(self.mlm_norm(F.gelu(self.mlm_transform(h))))
+
+    def nsp_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """(B, 2) scores of NotNext (0) and IsNext (1) from the [CLS] position."""
+        return self.nsp_head(torch.tanh(self.pooler(hidden[:, 0])))
+
+
+def pretraining_loss(model: Bert, batch: dict, nsp_weight: float = 1.0) -> tuple[torch.Tensor, dict]:
+    """MLM cross-entropy on the chosen positions (+ ``nsp_weight`` × NSP cross-entropy) and accuracies.
+
+    ``batch`` holds ``input_ids``, ``segments``, ``valid``, ``labels`` (B, T)
+    and ``is_next`` (B,). Returns the loss and a dict of floats for logging.
+    """
+    hidden = model(batch["input_ids"], batch["segments"], batch["valid"])
+    chosen = batch["labels"] != IGNORE_INDEX  # (B, T)
+    logits = model.mlm_logits(hidden, chosen)  # (N, V)
+    targets = batch["labels"][chosen]  # (N,)
+    mlm = F.cross_entropy(logits, targets) if len(targets) else hidden.sum() * 0.0
+    stats = {"mlm_loss": mlm.item(), "mlm_accuracy": (logits.argmax(-1) == targets).float().mean().item()}
+    loss = mlm
+    if nsp_weight:
+        nsp_logits = model.nsp_logits(hidden)
+        nsp = F.cross_entropy(nsp_logits, batch["is_next"])
+        stats.update(nsp_loss=nsp.item(), nsp_accuracy=(nsp_logits.argmax(-1) == batch["is_next"]).float().mean().item())
+        loss = loss + nsp_weight * nsp
+    return loss, stats
+
+
+def parameter_breakdown(model: Bert) -> dict[str, int]:
+    """Parameters per component (tied weights counted once, where they first appear); sums to the total."""
+    groups = {
+        "token embeddings": [model.token_embedding],
+        "position embeddings": [model.position],
+        "segment embeddings": [model.segment_embedding],
+        "embedding LayerNorm": [model.embedding_norm],
+        "self-attention (all layers)": [b.self_attn for b in model.encoder.blocks],
+        "feed-forward (all layers)": [m for b in model.encoder.blocks for m in (b.linear1, b.linear2)],
+        "LayerNorms (all layers)": [m for b in model.encoder.blocks for m in (b.norm1, b.norm2)]
+        + [model.encoder.final_norm],
+        "pooler": [model.pooler],
+        "MLM head (transform, LayerNorm, bias)": [model.mlm_transform, model.mlm_norm, model.mlm_decoder],
+        "NSP head": [model.nsp_head],
+    }
+    seen, out = set(), {}
+    for name, modules in groups.items():
+        total = 0
+        for module in modules:
+            for p in module.parameters():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    total += p.numel()
+        out[name] = total
+    assert sum(out.values()) == count_parameters(model), "every parameter belongs to one group"
+    return out

@@ -1,0 +1,85 @@
+"""dl4nlp.bpe: the lecture's worked example, readable == fast, and the Hugging Face trainer as the reference."""
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dl4nlp.bpe import SPECIAL_TOKENS, WordVocab, pre_tokenize, train_bpe, word_counts
+
+TOY = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+
+
+def test_lecture_example_merges_es_est_lo():
+    bpe = train_bpe(TOY, num_merges=3)
+    assert [(m.left, m.right, m.count) for m in bpe.merges] == [("e", "s", 9), ("es", "t", 9), ("l", "o", 7)]
+    assert bpe.vocabulary == ["d", "e", "i", "l", "n", "o", "r", "s", "t", "w", "es", "est", "lo"]
+    assert bpe.tokenize("lowest newer") == ["lo", "w", "est", "n", "e", "w", "e", "r"]
+    assert bpe.tokenize("widest", continuation="##") == ["w", "##i", "##d", "##est"]
+
+
+def test_wordpiece_score_prefers_pairs_of_rare_symbols():
+    wp = train_bpe(TOY, num_merges=1, score="wordpiece")
+    first = wp.merges[0]
+    assert (first.left, first.right) == ("i", "d")  # 3 / (3 * 3) beats e,s: 9 / (17 * 9)
+    assert first.score == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="score='frequency' only; got score='wordpiece'"):
+        train_bpe(TOY, 1, score="wordpiece", fast=True)
+
+
+words = st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=7), st.integers(1, 20), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(counts=words, num_merges=st.integers(0, 25))
+def test_fast_path_learns_the_same_merges(counts, num_merges):
+    slow = train_bpe(counts, num_merges)
+    fast = train_bpe(counts, num_merges, fast=True)
+    assert slow.merges == fast.merges
+    for word in counts:  # a training word splits into pieces that join back to it
+        assert "".join(slow.tokenize_word(word)) == word
+
+
+def test_training_stops_when_every_word_is_one_symbol():
+    bpe = train_bpe({"ab": 3, "c": 1}, num_merges=10)
+    assert [m.left + m.right for m in bpe.merges] == ["ab"]
+
+
+def test_merges_equal_hugging_face_tokenizers_trainer():
+    tokenizers = pytest.importorskip("tokenizers")
+    text = " ".join(f"{w} " * c for w, c in TOY.items()) + " the theory of these other thermal things, they said."
+    text = text * 3
+    mine = train_bpe(word_counts(text), num_merges=40, fast=True)
+    reference = tokenizers.Tokenizer(tokenizers.models.BPE())
+    reference.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=len(mine.alphabet) + 40, show_progress=False)
+    reference.train_from_iterator([text.lower()], trainer)
+    merges = json.loads(reference.to_str())["model"]["merges"]
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in merges]
+    assert [(m.left, m.right) for m in mine.merges] == merges
+    sentence = "the lowest thermal newer widest"
+    assert mine.tokenize(sentence) == reference.encode(sentence).tokens
+
+
+def test_pre_tokenize_and_errors():
+    assert pre_tokenize("The dog, barked!") == ["the", "dog", ",", "barked", "!"]
+    assert pre_tokenize("The dog", lowercase=False) == ["The", "dog"]
+    with pytest.raises(ValueError, match="num_merges must be a non-negative integer; got -1"):
+        train_bpe(TOY, -1)
+    with pytest.raises(ValueError, match="score must be one of"):
+        train_bpe(TOY, 1, score="unigram")
+    with pytest.raises(ValueError, match="positive integer counts"):
+        train_bpe({"low": 0}, 1)
+
+
+def test_word_vocab():
+    vocab = WordVocab.build(["the cat sat on the mat .", "the dog sat ."], max_size=9)
+    assert vocab.itos[:5] == list(SPECIAL_TOKENS)
+    assert vocab.itos[5:] == ["the", ".", "sat", "cat"]  # by count, then alphabetically
+    assert vocab.encode("The cat sat on a mat") == [5, 8, 7, 1, 1, 1]
+    assert vocab.decode(vocab.encode("the cat")) == "the cat"
+    assert vocab.special_ids == [0, 1, 2, 3, 4] and len(vocab) == 9
+    with pytest.raises(ValueError, match="max_size must be an integer above 5; got 3"):
+        WordVocab.build(["a"], max_size=3)
+    with pytest.raises(ValueError, match=r"missing \['\[MASK\]'\]"):
+        WordVocab(["a"], specials=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
