@@ -147,6 +147,10 @@ def test_sizes_schedules_and_evaluation_points():
         SweepSpec(budget_fractions=(0.5,))
     with pytest.raises(ValueError, match="corpus must be one of"):
         SweepSpec(corpus="wiki.txt")
+    with pytest.raises(ValueError, match="steps must be a positive integer; got 0"):
+        SweepSpec(steps=0)
+    with pytest.raises(ValueError, match="emergence_start \\+ max_k must be <= context=16"):
+        SweepSpec(context=16)
 
 
 def test_continuation_metrics_of_a_perfect_and_a_constant_predictor():

@@ -65,6 +65,12 @@ class SweepSpec:
     seed: int = 0
 
     def __post_init__(self) -> None:
+        for name in ("steps", "batch_size", "context", "warmup_steps", "eval_windows", "emergence_windows", "max_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if not self.sizes:
+            raise ValueError("sizes must name at least one model size; got ()")
         for size in self.sizes + self.constant_lr_sizes:
             parse_size(size)
         if not set(self.constant_lr_sizes) <= set(self.sizes):
