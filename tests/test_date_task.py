@@ -107,3 +107,15 @@ def test_plot_attention_draws_one_cell_per_weight():
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights must have shape \(2, 2\) to match the labels; got \(2, 3\)"):
         plot_attention(weights, list("ab"), list("xy"))
+
+
+def test_field_spans_point_at_each_field():
+    date = dt.date(2031, 5, 21)
+    for fmt in FORMATS:
+        text, spans = format_date(date, fmt), date_task.field_spans(date, fmt)
+        assert text[slice(*spans["year"])] == "2031"
+        assert text[slice(*spans["month"])] in ("may", "05")
+        assert text[slice(*spans["day"])] in ("21", "21st", "twenty-first")
+    iso = date.isoformat()
+    assert {kind: iso[slice(*span)] for kind, span in date_task.ISO_SPANS.items()} == {
+        "year": "2031", "month": "05", "day": "21"}

@@ -1,22 +1,33 @@
-"""A synthetic translation task: dates written in many ways -> ISO 8601 dates.
+"""Synthetic translation tasks for encoder-decoders: dates -> ISO 8601, and string reversal.
 
     'tuesday, march 3, 1998'          -> '1998-03-03'
     'the twenty-first of may 2031'    -> '2031-05-21'
     '3 mar 1998 and 21/05/2031'       -> '1998-03-03 2031-05-21'   (n_dates=2)
+    'hjbae'                           -> 'eabjh'                   (reverse_pairs)
 
-Translating needs *alignment*: each output digit comes from one place in the
-input, and the order changes (the year moves to the front). With several
-dates per input, the input gets longer and carries more to remember, which is
-what breaks an encoder-decoder without attention. Characters are the tokens.
-Taught in notebook 04.
+Translating a date needs *alignment*: each output digit comes from one place
+in the input, and the order changes (the year moves to the front). Reversal is
+the purest alignment task, and what it must remember grows with its length,
+which is what breaks an encoder-decoder without attention. Characters are the
+tokens. ``python -m dl4nlp.date_task`` trains the date models shipped in
+``data/``. Taught in notebook 04.
 """
 from __future__ import annotations
 
+import argparse
 import datetime as dt
+import json
+import platform
 import random
+import string
 from typing import Optional, Sequence
 
 import torch
+
+from dl4nlp.data import data_dir, md5sum
+from dl4nlp.device import seed_everything
+from dl4nlp.seq2seq import Seq2Seq
+from dl4nlp.train import History, train
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july",
           "august", "september", "october", "november", "december"]
@@ -44,24 +55,50 @@ def ordinal_suffix(day: int) -> str:
     return f"{day}{suffix}"
 
 
-# Each format writes one date; keys are the names used by ``format_date``.
+# Each format is a template whose fields are filled from the date; the keys are
+# the names used by ``format_date``.
 FORMATS = {
-    "d month yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1]} {d.year}",
-    "month d, yyyy": lambda d: f"{MONTHS[d.month - 1]} {d.day}, {d.year}",
-    "d mon yyyy": lambda d: f"{d.day} {MONTHS[d.month - 1][:3]} {d.year}",
-    "dd/mm/yyyy": lambda d: f"{d.day:02d}/{d.month:02d}/{d.year}",
-    "yyyy.mm.dd": lambda d: f"{d.year}.{d.month:02d}.{d.day:02d}",
-    "weekday, month d, yyyy": lambda d: f"{WEEKDAYS[d.weekday()]}, {MONTHS[d.month - 1]} {d.day}, {d.year}",
-    "the dth of month yyyy": lambda d: f"the {ordinal_suffix(d.day)} of {MONTHS[d.month - 1]} {d.year}",
-    "the spelled day of month yyyy": lambda d: f"the {ordinal_word(d.day)} of {MONTHS[d.month - 1]} {d.year}",
+    "d month yyyy": "{d} {month} {yyyy}",
+    "month d, yyyy": "{month} {d}, {yyyy}",
+    "d mon yyyy": "{d} {mon} {yyyy}",
+    "dd/mm/yyyy": "{dd}/{mm}/{yyyy}",
+    "yyyy.mm.dd": "{yyyy}.{mm}.{dd}",
+    "weekday, month d, yyyy": "{weekday}, {month} {d}, {yyyy}",
+    "the dth of month yyyy": "the {dth} of {month} {yyyy}",
+    "the spelled day of month yyyy": "the {dayword} of {month} {yyyy}",
 }
+FIELD_KIND = {"d": "day", "dd": "day", "dth": "day", "dayword": "day", "month": "month", "mon": "month",
+              "mm": "month", "yyyy": "year", "weekday": "weekday"}
+ISO_SPANS = {"year": (0, 4), "month": (5, 7), "day": (8, 10)}  # where each field sits in '1998-03-03'
+
+
+def _fields(date: dt.date) -> dict[str, str]:
+    return {"d": str(date.day), "dd": f"{date.day:02d}", "dth": ordinal_suffix(date.day),
+            "dayword": ordinal_word(date.day), "month": MONTHS[date.month - 1], "mon": MONTHS[date.month - 1][:3],
+            "mm": f"{date.month:02d}", "yyyy": str(date.year), "weekday": WEEKDAYS[date.weekday()]}
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {tuple(FORMATS)}; got {fmt!r}")
 
 
 def format_date(date: dt.date, fmt: str) -> str:
     """Write ``date`` in the named format (one of ``FORMATS``)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {tuple(FORMATS)}; got {fmt!r}")
-    return FORMATS[fmt](date)
+    _check_format(fmt)
+    return FORMATS[fmt].format(**_fields(date))
+
+
+def field_spans(date: dt.date, fmt: str) -> dict[str, tuple[int, int]]:
+    """Where the day, month, year (and weekday) sit in ``format_date(date, fmt)``: kind -> (start, end)."""
+    _check_format(fmt)
+    values, spans, position = _fields(date), {}, 0
+    for literal, name, _, _ in string.Formatter().parse(FORMATS[fmt]):
+        position += len(literal)
+        if name:
+            spans[FIELD_KIND[name]] = (position, position + len(values[name]))
+            position += len(values[name])
+    return spans
 
 
 class CharVocab:
@@ -189,3 +226,68 @@ def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int =
                 "tgt_in": pool["tgt_in"][index, :T], "tgt_out": pool["tgt_out"][index, :T]}
 
     return next_batch
+
+
+# --- translating, scoring, and the recipe of the shipped checkpoints ---------
+def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: CharVocab = SOURCE_VOCAB,
+              target_vocab: CharVocab = TARGET_VOCAB, max_len: int = 12) -> list[str]:
+    """Greedy translations of ``sources`` by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
+    batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
+    device = next(model.parameters()).device
+    ids, _ = model.greedy_decode(batch["src"].to(device), batch["src_lengths"].to(device), max_len=max_len)
+    return [target_vocab.decode(row) for row in ids.tolist()]
+
+
+def sequence_accuracy(model: Seq2Seq, pairs: Sequence[tuple[str, str]], source_vocab: CharVocab = SOURCE_VOCAB,
+                      target_vocab: CharVocab = TARGET_VOCAB) -> float:
+    """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
+    max_len = max(len(t) for _, t in pairs) + 1
+    outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
+    return sum(out == t for out, (_, t) in zip(outputs, pairs)) / len(pairs)
+
+
+CHECKPOINT = "seq2seq_dates_{score}.pt"  # in data/, made by `python -m dl4nlp.date_task --score ...`
+RECIPE = dict(steps=400, batch_size=256, lr=1e-2, d_embed=32, d_hidden=64, train_pairs=20_000, seed=0)
+
+
+def train_date_model(score: Optional[str], steps: int = RECIPE["steps"], seed: int = RECIPE["seed"],
+                     progress: bool = True) -> tuple[Seq2Seq, History]:
+    """Train a ``Seq2Seq`` on dates with the shipped recipe (``RECIPE``); returns (model, history)."""
+    seed_everything(seed)
+    model = Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=RECIPE["d_embed"],
+                    d_hidden=RECIPE["d_hidden"], score=score)
+    optimizer = torch.optim.Adam(model.parameters(), lr=RECIPE["lr"])
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+    next_batch = batch_sampler(make_pairs(RECIPE["train_pairs"], seed=seed + 1), RECIPE["batch_size"], seed=seed)
+    history = train(model, lambda m, batch: m.loss(batch), next_batch, steps=steps, optimizer=optimizer,
+                    scheduler=schedule, clip_norm=1.0, progress=progress, desc=f"dates, {score} score")
+    return model, history
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """Command line: train the date models of notebook 04 and write them with their recipe to data/."""
+    from dl4nlp import __version__
+
+    parser = argparse.ArgumentParser(prog="python -m dl4nlp.date_task", description=main.__doc__)
+    parser.add_argument("--score", nargs="+", default=["dot", "general", "additive"],
+                        choices=["dot", "general", "additive"])
+    parser.add_argument("--steps", type=int, default=RECIPE["steps"])
+    parser.add_argument("--seed", type=int, default=RECIPE["seed"])
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    test = make_pairs(1000, seed=12345)
+    for score in args.score:
+        model, history = train_date_model(score, steps=args.steps, seed=args.seed)
+        path = data_dir() / CHECKPOINT.format(score=score)
+        model.save(path)
+        recipe = {"command": f"python -m dl4nlp.date_task --score {score} --steps {args.steps} --seed {args.seed}",
+                  "recipe": {**RECIPE, "steps": args.steps, "seed": args.seed, "score": score},
+                  "dl4nlp": __version__, "torch": torch.__version__, "python": platform.python_version(),
+                  "device": "cpu (1 thread)", "md5": md5sum(path), "bytes": path.stat().st_size,
+                  "test_accuracy": sequence_accuracy(model, test), "loss": [round(x, 5) for x in history.loss]}
+        path.with_suffix(".json").write_text(json.dumps(recipe, indent=1) + "\n")
+        print(f"{path.name}: test accuracy {recipe['test_accuracy']:.3f}, md5 {recipe['md5']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -55,6 +55,8 @@ class Seq2Seq(nn.Module):
                             ("d_embed", d_embed), ("d_hidden", d_hidden)]:
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        self.sizes = dict(source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size,
+                          d_embed=d_embed, d_hidden=d_hidden, score=score)
         self.score_kind = score
         self.encoder = Encoder(source_vocab_size, d_embed, d_hidden)
         self.embedding = nn.Embedding(target_vocab_size, d_embed, padding_idx=0)
@@ -114,6 +116,19 @@ class Seq2Seq(nn.Module):
             out.append(tokens)
             weights.append(w)
         return torch.stack(out, 1), (None if self.score is None else torch.cat(weights, 1))
+
+
+    def save(self, path) -> None:
+        """Write the sizes and the weights to ``path`` (a checkpoint that ``Seq2Seq.load`` reads)."""
+        torch.save({"sizes": self.sizes, "state_dict": self.state_dict()}, path)
+
+    @classmethod
+    def load(cls, path, device: Optional[torch.device] = None) -> "Seq2Seq":
+        """Rebuild a model saved by ``save``, in eval mode, on ``device`` (default: the CPU)."""
+        checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
+        model = cls(**checkpoint["sizes"])
+        model.load_state_dict(checkpoint["state_dict"])
+        return model.to(device or "cpu").eval()
 
 
 # --- decoding: greedy and beam search over any step function -----------------
