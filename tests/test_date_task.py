@@ -99,10 +99,10 @@ def test_errors_name_expected_and_received():
 
 def test_plot_attention_draws_one_cell_per_weight():
     weights = torch.tensor([[0.9, 0.1, 0.0], [0.2, 0.3, 0.5]])
-    fig = plot_attention(weights, list("abc"), list("xy"), annotate=True, title="t")
+    fig = plot_attention(weights, list("a c"), list("xy"), annotate=True, title="t")
     ax = fig.axes[0]
     assert ax.images[0].get_array().shape == (2, 3)
-    assert [t.get_text() for t in ax.get_xticklabels()] == list("abc")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "␣", "c"]
     assert len(ax.texts) == 6 and ax.get_title() == "t"
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights must have shape \(2, 2\) to match the labels; got \(2, 3\)"):
@@ -119,3 +119,19 @@ def test_field_spans_point_at_each_field():
     iso = date.isoformat()
     assert {kind: iso[slice(*span)] for kind, span in date_task.ISO_SPANS.items()} == {
         "year": "2031", "month": "05", "day": "21"}
+
+
+@pytest.mark.parametrize("score", ["dot", "general", "additive"])
+def test_shipped_checkpoints_match_their_recipe_and_translate(score):
+    import json
+
+    from dl4nlp.data import data_path, md5sum
+    from dl4nlp.seq2seq import Seq2Seq
+
+    path = data_path(date_task.CHECKPOINT.format(score=score))
+    recipe = json.loads(path.with_suffix(".json").read_text())
+    assert md5sum(path) == recipe["md5"] and recipe["recipe"]["score"] == score
+    assert recipe["md5"] in (data_path("README.md")).read_text()
+    model = Seq2Seq.load(path)
+    assert model.score_kind == score and not model.training
+    assert date_task.sequence_accuracy(model, make_pairs(100, seed=77)) >= 0.98

@@ -162,8 +162,8 @@ def plot_attention(
 ) -> plt.Figure:
     """Heatmap of attention weights: one row per output (query) position, one column per input (key).
 
-    ``weights`` is (T_out, T_in) (a tensor or an array); ``annotate=True``
-    writes each weight in its cell (for small matrices).
+    ``weights`` is (T_out, T_in) (a tensor or an array); a label " " is shown
+    as "␣"; ``annotate=True`` writes each weight in its cell (for small matrices).
     """
     weights = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
     if weights.ndim != 2 or weights.shape != (len(target_labels), len(source_labels)):
@@ -171,8 +171,8 @@ def plot_attention(
                          f"labels; got {weights.shape}")
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
     image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=max(1e-12, weights.max()), aspect="auto")
-    ax.set_xticks(range(len(source_labels)), [repr(s)[1:-1] if s == " " else s for s in source_labels])
-    ax.set_yticks(range(len(target_labels)), [repr(s)[1:-1] if s == " " else s for s in target_labels])
+    ax.set_xticks(range(len(source_labels)), ["␣" if s == " " else s for s in source_labels])  # visible spaces
+    ax.set_yticks(range(len(target_labels)), ["␣" if s == " " else s for s in target_labels])
     ax.tick_params(axis="x", labelrotation=0)
     ax.grid(False)
     ax.set_xlabel("input (keys)")
