@@ -98,3 +98,90 @@ def test_errors_name_expected_and_received():
         causal_mask(0)
     with pytest.raises(ValueError, match="num_heads"):
         MultiHeadAttention(8, 2).load_from_torch(nn.MultiheadAttention(8, 4))
+
+
+# --- score functions for encoder-decoder attention (notebook 04) ------------
+from dl4nlp.attention import AdditiveScore, DotScore, GeneralScore, attend, make_score  # noqa: E402
+
+
+def _loop_scores(score_fn, query, keys):
+    """Brute force: one score per (batch, t, i), by an explicit loop over pairs."""
+    B, Tq, Tk = query.shape[0], query.shape[1], keys.shape[1]
+    out = torch.empty(B, Tq, Tk, dtype=query.dtype)
+    for b in range(B):
+        for t in range(Tq):
+            for i in range(Tk):
+                out[b, t, i] = score_fn(query[b, t], keys[b, i])
+    return out
+
+
+def test_dot_score_by_hand_and_against_a_loop():
+    s = torch.tensor([[[1.0, 2.0]]])  # (B=1, T_q=1, d=2)
+    h = torch.tensor([[[3.0, 0.0], [1.0, 1.0], [0.0, -1.0]]])  # (1, T_k=3, 2)
+    assert DotScore(2, 2)(s, h).tolist() == [[[3.0, 3.0, -2.0]]]  # s·h_i, computed by hand
+    q, k = rand(2, 4, 5), rand(2, 6, 5, seed=1)
+    assert torch.allclose(DotScore(5, 5)(q, k), _loop_scores(torch.dot, q, k), atol=1e-12)
+    assert torch.allclose(DotScore(5, 5)(q, k), torch.einsum("btd,bid->bti", q, k), atol=1e-12)
+
+
+def test_general_score_is_a_bilinear_form_and_reduces_to_dot_with_the_identity():
+    torch.manual_seed(0)
+    score = GeneralScore(3, 5).double()
+    q, k = rand(2, 4, 3), rand(2, 6, 5, seed=1)
+    W = score.weight.detach()
+    assert torch.allclose(score(q, k), _loop_scores(lambda a, b: a @ W @ b, q, k), atol=1e-12)
+    assert torch.allclose(score(q, k), torch.einsum("btd,de,bie->bti", q, W, k), atol=1e-12)
+    with torch.no_grad():
+        square = GeneralScore(5, 5).double()
+        square.weight.copy_(torch.eye(5))
+    k5 = rand(2, 4, 5, seed=2)
+    assert torch.allclose(square(k5, k), DotScore(5, 5)(k5, k), atol=1e-12)
+
+
+def test_additive_score_is_a_one_hidden_layer_mlp_on_each_pair():
+    torch.manual_seed(0)
+    score = AdditiveScore(3, 5, d_attn=7).double()
+    q, k = rand(2, 4, 3), rand(2, 6, 5, seed=1)
+
+    def mlp(a, b):
+        hidden = torch.tanh(score.query_proj.weight @ a + score.key_proj.weight @ b + score.key_proj.bias)
+        return score.v.weight[0] @ hidden
+
+    assert torch.allclose(score(q, k), _loop_scores(mlp, q, k), atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["dot", "general", "additive"])
+def test_scores_pass_gradcheck(kind):
+    torch.manual_seed(0)
+    score = make_score(kind, 4, 4).double()
+    q = rand(2, 3, 4).requires_grad_(True)
+    k = rand(2, 5, 4, seed=1).requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda a, b: score(a, b), (q, k), eps=1e-6, atol=1e-8)
+    assert score(q, k).shape == (2, 3, 5)
+
+
+def test_attend_is_the_weighted_sum_of_values_and_respects_the_mask():
+    scores = torch.tensor([[[0.0, math.log(3.0), 5.0]]])  # (1, 1, 3)
+    values = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [7.0, 7.0]]])
+    mask = torch.tensor([[[True, True, False]]])  # the third key is padding
+    context, weights = attend(scores, values, mask)
+    assert torch.allclose(weights, torch.tensor([[[0.25, 0.75, 0.0]]]))
+    assert torch.allclose(context, torch.tensor([[[0.25, 0.75]]]))
+    q = rand(2, 3, 4).requires_grad_(True)
+    k = rand(2, 5, 4, seed=1)
+    assert torch.autograd.gradcheck(lambda a: attend(DotScore(4, 4)(a, k), k)[0], (q,), eps=1e-6, atol=1e-8)
+
+
+def test_score_errors_name_expected_and_received():
+    with pytest.raises(ValueError, match="score must be one of .* got 'cosine'"):
+        make_score("cosine", 4, 4)
+    with pytest.raises(ValueError, match="dot score needs d_query == d_key; got d_query=3, d_key=4"):
+        DotScore(3, 4)
+    with pytest.raises(ValueError, match=r"query must have shape \(B, T_q, 3\); got \(2, 4\)"):
+        GeneralScore(3, 4)(torch.zeros(2, 4), torch.zeros(2, 5, 4))
+    with pytest.raises(ValueError, match=r"keys must have shape \(B, T_k, 4\); got \(2, 5, 3\)"):
+        AdditiveScore(3, 4)(torch.zeros(2, 1, 3), torch.zeros(2, 5, 3))
+    with pytest.raises(ValueError, match="same batch size; got 2 and 3"):
+        DotScore(4, 4)(torch.zeros(2, 1, 4), torch.zeros(3, 5, 4))
+    with pytest.raises(ValueError, match="agree on T_k; got 3 and 4"):
+        attend(torch.zeros(1, 1, 3), torch.zeros(1, 4, 2))

@@ -148,3 +148,88 @@ class MultiHeadAttention(nn.Module):
                 proj.bias.copy_(bias)
             self.out_proj.bias.copy_(reference.out_proj.bias)
         return self
+
+
+# --- score functions for encoder-decoder attention (notebook 04) ------------
+# Each maps queries (B, T_q, d_q) and keys (B, T_k, d_k) to scores (B, T_q, T_k):
+# how well decoder state s_t matches encoder state h_i. Softmax over i turns a
+# row of scores into the attention distribution alpha(t).
+def _check_query_key(query: torch.Tensor, keys: torch.Tensor, d_query: int, d_key: int) -> None:
+    if query.dim() != 3 or query.shape[-1] != d_query:
+        raise ValueError(f"query must have shape (B, T_q, {d_query}); got {tuple(query.shape)}")
+    if keys.dim() != 3 or keys.shape[-1] != d_key:
+        raise ValueError(f"keys must have shape (B, T_k, {d_key}); got {tuple(keys.shape)}")
+    if query.shape[0] != keys.shape[0]:
+        raise ValueError(f"query and keys must have the same batch size; got {query.shape[0]} and {keys.shape[0]}")
+
+
+class DotScore(nn.Module):
+    """e_ti = s_tᵀ h_i (Luong et al., 2015, 'dot'); no parameters, needs d_query == d_key."""
+
+    def __init__(self, d_query: int, d_key: int):
+        super().__init__()
+        if d_query != d_key:
+            raise ValueError(f"the dot score needs d_query == d_key; got d_query={d_query}, d_key={d_key}")
+        self.d_query = self.d_key = d_query
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        _check_query_key(query, keys, self.d_query, self.d_key)
+        return query @ keys.transpose(1, 2)  # (B, T_q, T_k)
+
+
+class GeneralScore(nn.Module):
+    """e_ti = s_tᵀ W h_i, a learned bilinear form (Luong et al., 2015, 'general'); W is (d_query, d_key)."""
+
+    def __init__(self, d_query: int, d_key: int):
+        super().__init__()
+        self.d_query, self.d_key = d_query, d_key
+        self.weight = nn.Parameter(torch.empty(d_query, d_key))
+        nn.init.normal_(self.weight, std=1.0 / math.sqrt(d_key))
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        _check_query_key(query, keys, self.d_query, self.d_key)
+        return (query @ self.weight) @ keys.transpose(1, 2)  # (B, T_q, d_k) @ (B, d_k, T_k)
+
+
+class AdditiveScore(nn.Module):
+    """e_ti = vᵀ tanh(W_q s_t + W_k h_i), a one-hidden-layer MLP (Bahdanau et al., 2015, 'concat').
+
+    ``d_attn`` is the MLP's hidden width (default ``d_key``). Every (t, i) pair
+    gets its own hidden vector, so memory is (B, T_q, T_k, d_attn).
+    """
+
+    def __init__(self, d_query: int, d_key: int, d_attn: Optional[int] = None):
+        super().__init__()
+        self.d_query, self.d_key = d_query, d_key
+        d_attn = d_attn or d_key
+        self.query_proj = nn.Linear(d_query, d_attn, bias=False)
+        self.key_proj = nn.Linear(d_key, d_attn, bias=True)
+        self.v = nn.Linear(d_attn, 1, bias=False)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        _check_query_key(query, keys, self.d_query, self.d_key)
+        hidden = torch.tanh(self.query_proj(query)[:, :, None, :] + self.key_proj(keys)[:, None, :, :])
+        return self.v(hidden).squeeze(-1)  # (B, T_q, T_k, d_attn) -> (B, T_q, T_k)
+
+
+SCORES = {"dot": DotScore, "general": GeneralScore, "additive": AdditiveScore}
+
+
+def make_score(kind: str, d_query: int, d_key: int) -> nn.Module:
+    """One of the score modules by name: ``'dot'``, ``'general'`` (bilinear) or ``'additive'`` (MLP)."""
+    if kind not in SCORES:
+        raise ValueError(f"score must be one of {tuple(SCORES)}; got {kind!r}")
+    return SCORES[kind](d_query, d_key)
+
+
+def attend(scores: torch.Tensor, values: torch.Tensor,
+           mask: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """alpha = softmax(scores) over the keys (where ``mask`` allows), a = Σ_i alpha_i h_i.
+
+    scores (B, T_q, T_k), values (B, T_k, d_v), mask broadcastable to the
+    scores -> (context (B, T_q, d_v), weights (B, T_q, T_k)).
+    """
+    if scores.shape[-1] != values.shape[-2]:
+        raise ValueError(f"scores and values must agree on T_k; got {scores.shape[-1]} and {values.shape[-2]}")
+    weights = masked_softmax(scores, mask)  # (B, T_q, T_k)
+    return weights @ values, weights

@@ -295,4 +295,39 @@ def plot_parameter_breakdown(
     ax.set_title(title)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     ax.grid(False, axis="y")
+
+# --- attention (notebooks 04 and 05) -----------------------------------------
+def plot_attention(
+    weights,
+    source_labels: Sequence[str],
+    target_labels: Sequence[str],
+    ax: Optional[plt.Axes] = None,
+    title: str = "",
+    annotate: bool = False,
+) -> plt.Figure:
+    """Heatmap of attention weights: one row per output (query) position, one column per input (key).
+
+    ``weights`` is (T_out, T_in) (a tensor or an array); a label " " is shown
+    as "␣"; ``annotate=True`` writes each weight in its cell (for small matrices).
+    """
+    weights = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
+    if weights.ndim != 2 or weights.shape != (len(target_labels), len(source_labels)):
+        raise ValueError(f"weights must have shape ({len(target_labels)}, {len(source_labels)}) to match the "
+                         f"labels; got {weights.shape}")
+    fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
+    image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=max(1e-12, weights.max()), aspect="auto")
+    ax.set_xticks(range(len(source_labels)), ["␣" if s == " " else s for s in source_labels])  # visible spaces
+    ax.set_yticks(range(len(target_labels)), ["␣" if s == " " else s for s in target_labels])
+    ax.tick_params(axis="x", labelrotation=0)
+    ax.grid(False)
+    ax.set_xlabel("input (keys)")
+    ax.set_ylabel("output (queries)")
+    if annotate:
+        for i in range(weights.shape[0]):
+            for j in range(weights.shape[1]):
+                ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize="small",
+                        color="white" if weights[i, j] > 0.6 * weights.max() else "black")
+    fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
+    if title:
+        ax.set_title(title)
     return fig

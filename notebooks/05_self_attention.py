@@ -1,0 +1,726 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: cellView,jupyter,slideshow,tags,-all
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 05 · Self-attention, by hand and at scale
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/05_self_attention.ipynb)
+#
+# In notebook 04 a decoder attended to an encoder. Self-attention turns the
+# same operation on a single sequence: every word asks every other word how
+# relevant it is and builds a new representation from the answers. No
+# recurrence, so every position is computed at once. We start with the
+# lecture's worked examples, reproduced number for number, then write the
+# whole thing as one matrix formula, split it into heads, and check each step
+# against PyTorch. Then three properties that shape the Transformer: why the
+# scores are divided by $\sqrt{d_k}$, why self-attention needs positions, and what
+# it costs as sequences grow. At the end you will look inside a small trained
+# model.
+#
+# **You will:**
+# - compute queries, keys, values, scores, scaled scores, softmax weights and outputs by hand for "Thinking Machines";
+# - compute the exact weights of the four-word example and find where the slides' rounded weights disagree;
+# - verify `softmax(QKᵀ/√d_k)V`, masks and multi-head attention against `torch`;
+# - measure why dividing by $\sqrt{d_k}$ matters, and that self-attention without positions is permutation-equivariant;
+# - time self-attention against a recurrent layer as the sequence grows;
+# - read the attention patterns of a tiny trained Transformer, by layer and head.
+#
+# **Prerequisites:** notebook 04 (attention in an encoder–decoder), matrix products, softmax.
+#
+# **Run time:** about 20 seconds on a laptop CPU.
+
+# %%
+# Set-up. In Google Colab (and only there) this first fetches the course and installs
+# its library `dl4nlp` without touching Colab's torch; elsewhere `make lab` did that.
+import os, subprocess, sys
+if "google.colab" in sys.modules or os.environ.get("DL4NLP_BOOTSTRAP") == "1":
+    _course = os.path.abspath("dl4nlp-course")
+    if not os.path.isdir(_course):
+        _url = os.environ.get("DL4NLP_REPO_URL", "https://github.com/dl4nlp-course/dl4nlp")
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", _url, _course], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", _course], check=True)
+    sys.path.insert(0, os.path.join(_course, "lib"))
+
+import dl4nlp
+
+device = dl4nlp.start(seed=0)
+
+
+# %%
+import math
+import time
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.attention import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
+from dl4nlp.exercises import check
+from dl4nlp.plots import plot_attention
+from dl4nlp.positional import make_positional
+from dl4nlp.train import train
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder, count_parameters
+from dl4nlp.widgets import interactive_figure
+
+torch.set_num_threads(1)  # small tensors, and stable timings in section 7: one CPU thread
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. One query, two keys: "Thinking Machines"
+#
+# Each word $x_i$ (a row vector) is projected three ways by three learned matrices:
+#
+# $$q_i = x_i W^Q \;(\text{what am I looking for?}),\qquad k_i = x_i W^K \;(\text{what do I offer?}),\qquad v_i = x_i W^V \;(\text{what do I pass on?})$$
+#
+# The output for word 1 is a weighted average of all values, with weights from
+# how well $q_1$ matches each key:
+#
+# $$z_1 = \sum_i \operatorname{softmax}_i\!\left(\frac{q_1 \cdot k_i}{\sqrt{d_k}}\right) v_i .$$
+#
+# The lecture's example has two words, "Thinking" and "Machines", with
+# $q_1 \cdot k_1 = 112$, $q_1 \cdot k_2 = 96$ and $d_k = 64$, so the scaled scores are
+# $14$ and $12$ and the weights $0.88$ and $0.12$. The slides give only these numbers;
+# here are concrete matrices that produce them. The embeddings have 4 dimensions.
+# To keep the 64-dimensional queries and keys readable, each projection matrix is
+# a $4 \times 4$ block repeated 16 times side by side, so every query and key is one
+# 4-number block repeated 16 times, and every dot product is 16 times the dot
+# product of the blocks.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+words = ["Thinking", "Machines"]
+X = torch.tensor([[1, 1, 0, 0],
+                  [0, 1, 1, 1]], dtype=torch.float64)  # (2 words, d_model = 4)
+block_Q = torch.tensor([[2, 1, 1, 0], [1, 0, 1, 0], [1, 0, 0, 0], [0, 0, 0, 2]], dtype=torch.float64)
+block_K = torch.tensor([[1, 0, 1, 0], [0, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=torch.float64)
+W_Q, W_K = block_Q.repeat(1, 16), block_K.repeat(1, 16)  # (4, 64): d_k = 64
+W_V = torch.tensor([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1]], dtype=torch.float64)  # (4, 3): d_v = 3
+d_k = W_Q.shape[1]
+
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # (2, 64), (2, 64), (2, 3)
+print(f"X (embeddings):\n{X.int()}\n")
+print(f"W_Q = 16 copies of\n{block_Q.int()}\nW_K = 16 copies of\n{block_K.int()}\nW_V =\n{W_V.int()}\n")
+print(f"Q = X W_Q, shape {tuple(Q.shape)}; its first block (the rest repeats it):\n{Q[:, :4].int()}")
+print(f"K = X W_K, shape {tuple(K.shape)}; its first block:\n{K[:, :4].int()}")
+print(f"V = X W_V:\n{V.int()}")
+assert torch.equal(Q, Q[:, :4].repeat(1, 16)) and torch.equal(K, K[:, :4].repeat(1, 16))
+
+# %% [markdown]
+# Now the four steps, for both words at once: scores $QK^\top$, scaling by
+# $\sqrt{d_k} = 8$, a softmax along each row, and the weighted sum of the values.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+scores = Q @ K.T  # (2, 2): row i holds q_i . k_j
+scaled = scores / math.sqrt(d_k)
+weights = torch.softmax(scaled, dim=-1)
+Z = weights @ V  # (2, 3): z_i = sum_j weights[i, j] v_j
+
+print(f"scores Q K^T:\n{scores.int()}\n")
+print(f"divided by sqrt(d_k) = {math.sqrt(d_k):g}:\n{scaled.int()}\n")
+print(f"softmax of each row:\n{weights.numpy().round(4)}\n")
+print(f"Z = weights V:\n{Z.numpy().round(4)}")
+print(f"\nz_1 = {weights[0, 0]:.4f} * v_1 + {weights[0, 1]:.4f} * v_2 = {Z[0].numpy().round(4)}")
+
+# %% [markdown]
+# "Thinking" scores 112 against its own key and 96 against "Machines"; after
+# scaling, 14 and 12; the softmax turns a gap of 2 into weights
+# $1/(1 + e^{-2}) = 0.8808$ and $0.1192$, the slides' 0.88 and 0.12. (These
+# matrices also make "Machines" attend to itself: 64 and 80, scaled 8 and 10,
+# the same weights mirrored.)
+#
+# **Checkpoint.** The slides' numbers exactly, and the same result from
+# `dl4nlp.attention.scaled_dot_product_attention` and from PyTorch's fused
+# `F.scaled_dot_product_attention`.
+
+# %%
+assert scores[0].tolist() == [112.0, 96.0] and scaled[0].tolist() == [14.0, 12.0]
+assert math.isclose(weights[0, 0].item(), 1 / (1 + math.exp(-2)), abs_tol=1e-15)
+assert [round(w, 2) for w in weights[0].tolist()] == [0.88, 0.12]
+ours, our_weights = scaled_dot_product_attention(Q, K, V)
+assert torch.allclose(ours, Z, atol=1e-12) and torch.allclose(our_weights, weights, atol=1e-15)
+assert torch.allclose(F.scaled_dot_product_attention(Q[None], K[None], V[None])[0], Z, atol=1e-12)
+print("by hand == dl4nlp.attention == torch.nn.functional.scaled_dot_product_attention")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. Four words: "the brown dog ran"
+#
+# The second worked example gives, for a four-word sentence with $d_k = 64$, the
+# scores of the first word's query against the four keys, $112, 96, 16, 8$, and
+# of the second word's query, $92, 124, 22, 8$, and then softmax weights
+# (the slides write the softmax as $\sigma$). Here are the exact weights.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+sentence = ["the", "brown", "dog", "ran"]
+slide_scores = torch.tensor([[112.0, 96.0, 16.0, 8.0],  # query of "the"
+                             [92.0, 124.0, 22.0, 8.0]], dtype=torch.float64)  # query of "brown"
+slide_weights = [[0.87, 0.12, 0.01, 0.0], [0.08, 0.91, 0.01, 0.0]]  # as printed on the slides
+exact = torch.softmax(slide_scores / math.sqrt(64), dim=-1)
+
+for row, query in enumerate(sentence[:2]):
+    print(f"query {query!r}: scores / 8 = {(slide_scores[row] / 8).tolist()}")
+    for j, key in enumerate(sentence):
+        flag = "" if round(exact[row, j].item(), 2) == slide_weights[row][j] else "   <- slides disagree"
+        print(f"    weight on {key!r:8}: exact {exact[row, j].item():.6f}, rounded {exact[row, j].item():.2f},"
+              f" slides {slide_weights[row][j]:.2f}{flag}")
+
+# %% [markdown]
+# The first row nearly agrees: the exact weights round to 0.88, 0.12, 0.00, 0.00.
+# The slides' 0.87 is a rounding slip, and their 0.01 for "dog" is far too large:
+# $e^{2}/\sum$ is about $5 \times 10^{-6}$, because a scaled score of 2 is 12 below the
+# winner's 14 and $e^{-12} \approx 6 \times 10^{-6}$.
+#
+# The second row does not agree at all. Scaled, the scores are 11.5, 15.5, 2.75
+# and 1: "brown" beats "the" by 4, so "brown" gets $1/(1+e^{-4}) = 0.982$ and "the"
+# $0.018$, not 0.91 and 0.08. Weights of 0.91 and 0.08 would need a scaled gap of
+# $\ln(0.91/0.08) = 2.43$, i.e. raw scores about 19 apart instead of 32. The
+# slides' weights are illustrative; the formula gives the numbers above.
+#
+# **Checkpoint.** Each exact weight, and which slide weights disagree with the slides' own scores.
+
+# %%
+assert [round(w, 4) for w in exact[0].tolist()] == [0.8808, 0.1192, 0.0, 0.0]
+assert [round(w, 4) for w in exact[1].tolist()] == [0.018, 0.982, 0.0, 0.0]
+assert math.isclose(exact[1, 1].item() / exact[1, 0].item(), math.exp(4), rel_tol=1e-12)
+disagree = [(sentence[r], sentence[j]) for r in range(2) for j in range(4)
+            if round(exact[r, j].item(), 2) != slide_weights[r][j]]
+assert disagree == [("the", "the"), ("the", "dog"), ("brown", "the"), ("brown", "brown"), ("brown", "dog")], disagree
+print("slide weights inconsistent with the slides' own scores:", disagree)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. The matrix form, and masks
+#
+# Stack the queries, keys and values of all positions as rows of $Q$ $(n \times d_k)$,
+# $K$ $(m \times d_k)$ and $V$ $(m \times d_v)$. All the outputs at once are
+#
+# $$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V,
+# \qquad [n \times d_k][d_k \times m][m \times d_v] = [n \times d_v],$$
+#
+# with the softmax taken along each row. `dl4nlp.attention.scaled_dot_product_attention`
+# is this line, plus a mask: a boolean matrix that says which keys each query may
+# see. Masked scores become $-\infty$ before the softmax, so they get weight 0.
+#
+# - A **causal mask** lets position $t$ see positions $1..t$ only: a decoder must not peek at the words it has yet to write.
+# - A **padding mask** hides the PAD positions of sequences shorter than the batch.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("causal mask, 5 positions (1 = may attend):")
+print(causal_mask(5).int())
+print("\npadding mask for lengths 5 and 3 (shape (B, 1, 1, T), broadcast over heads and queries):")
+print(padding_mask(torch.tensor([5, 3]), 5)[:, 0, 0].int())
+
+generator = torch.Generator().manual_seed(0)
+q, k, v = (torch.randn(2, 4, 5, 8, dtype=torch.float64, generator=generator) for _ in range(3))  # (B, H, T, d)
+out, w = scaled_dot_product_attention(q, k, v, causal=True)
+print("\ncausal weights of one head (rows sum to 1, nothing above the diagonal):")
+print(w[0, 0].numpy().round(3))
+
+# %% [markdown]
+# **Checkpoint.** The readable implementation equals PyTorch's fused kernel with
+# no mask, with the causal mask and with a padding mask.
+
+# %%
+pad = padding_mask(torch.tensor([5, 3]), 5)
+assert torch.allclose(scaled_dot_product_attention(q, k, v)[0], F.scaled_dot_product_attention(q, k, v), atol=1e-12)
+assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-12)
+assert torch.all(w.triu(1) == 0)
+padded_out, padded_w = scaled_dot_product_attention(q, k, v, mask=pad)
+assert torch.allclose(padded_out, F.scaled_dot_product_attention(q, k, v, attn_mask=pad), atol=1e-12)
+assert torch.all(padded_w[1, :, :, 3:] == 0)
+print("no mask, causal mask, padding mask: all equal to torch")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. Multi-head attention: split, attend, concatenate, $W^O$
+#
+# One attention gives each word one way to look at the others. Multi-head
+# attention runs $h$ of them side by side in smaller spaces:
+#
+# $$\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O,
+# \qquad \text{head}_i = \operatorname{Attention}(XW_i^Q, XW_i^K, XW_i^V),$$
+#
+# with $W_i^Q, W_i^K, W_i^V \in \mathbb{R}^{d \times d/h}$. In practice one $d \times d$
+# matrix computes all heads' queries at once, and a reshape splits its
+# output into $h$ slices of $d/h$ columns. Here it is written out, for $d = 8$ and $h = 2$.
+
+# %%
+def multi_head_by_hand(x, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads):
+    """Project, split into heads, attend in each, concatenate, project (weights as in nn.Linear: out x in)."""
+    B, T, C = x.shape
+    d_head = C // n_heads
+
+    def split(t):  # (B, T, C) -> (B, H, T, d_head): head i gets columns i*d_head ... (i+1)*d_head - 1
+        return t.view(B, T, n_heads, d_head).transpose(1, 2)
+
+    q, k, v = split(x @ W_q.T + b_q), split(x @ W_k.T + b_k), split(x @ W_v.T + b_v)
+    heads = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(d_head), dim=-1) @ v  # (B, H, T, d_head)
+    concatenated = heads.transpose(1, 2).reshape(B, T, C)  # (B, T, H * d_head)
+    return concatenated @ W_o.T + b_o
+
+
+torch.manual_seed(0)
+reference = nn.MultiheadAttention(8, 2, batch_first=True).double()  # PyTorch's own
+w_q, w_k, w_v = reference.in_proj_weight.chunk(3)
+b_q, b_k, b_v = reference.in_proj_bias.chunk(3)
+x = torch.randn(3, 6, 8, dtype=torch.float64, generator=generator)  # (B, T, C)
+
+by_hand = multi_head_by_hand(x, w_q, w_k, w_v, reference.out_proj.weight, b_q, b_k, b_v, reference.out_proj.bias, 2)
+library = MultiHeadAttention(8, 2).double().load_from_torch(reference)
+expected, expected_weights = reference(x, x, x, average_attn_weights=False)
+
+# %% [markdown]
+# **Checkpoint.** By hand, `dl4nlp.attention.MultiHeadAttention` (readable and
+# fused paths) and `torch.nn.MultiheadAttention` with the same weights agree,
+# with and without masks, and so do the per-head weights. The layer has
+# $4d^2 + 4d$ parameters whatever the number of heads.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+fast = MultiHeadAttention(8, 2, fast=True).double().load_from_torch(reference)
+assert torch.allclose(by_hand, expected, atol=1e-12) and torch.allclose(library(x), expected, atol=1e-12)
+assert torch.allclose(fast(x), expected, atol=1e-12)
+assert torch.allclose(library.last_weights, expected_weights, atol=1e-12)  # (B, H, T, T)
+expected_causal, _ = reference(x, x, x, attn_mask=~causal_mask(6))  # torch marks *forbidden* positions
+assert torch.allclose(library(x, causal=True), expected_causal, atol=1e-12)
+lengths = torch.tensor([6, 4, 2])
+expected_padded, _ = reference(x, x, x, key_padding_mask=~padding_mask(lengths, 6)[:, 0, 0])
+assert torch.allclose(library(x, mask=padding_mask(lengths, 6)), expected_padded, atol=1e-12)
+assert count_parameters(library) == 4 * 8 * 8 + 4 * 8 == count_parameters(MultiHeadAttention(8, 4))
+print(f"by hand == dl4nlp (readable and fused) == torch.nn.MultiheadAttention; "
+      f"{count_parameters(library)} parameters = 4d^2 + 4d for d = 8, with 2 heads or 4")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. Why divide by $\sqrt{d_k}$?
+#
+# Suppose the entries of a query and a key are independent with mean 0 and
+# variance 1. Their dot product $q \cdot k = \sum_{j=1}^{d_k} q_j k_j$ is a sum of $d_k$
+# independent terms, each with mean 0 and variance $E[q_j^2]E[k_j^2] = 1$, so
+#
+# $$\operatorname{Var}(q \cdot k) = d_k, \qquad \operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1 .$$
+#
+# Without the scaling, scores spread more widely as $d_k$ grows; the softmax of
+# widely spread scores puts almost all weight on one key (it *saturates*), and
+# a saturated softmax has almost no gradient: its Jacobian
+# $\partial \alpha_i / \partial e_j = \alpha_i(\delta_{ij} - \alpha_j)$ vanishes when one $\alpha_i$ is 1.
+#
+# **Checkpoint.** The variance law, measured on 10,000 random pairs per $d_k$.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+DIMS = [1, 4, 16, 64, 256, 1024]
+generator = torch.Generator().manual_seed(1)
+for d in DIMS:
+    q_samples = torch.randn(10_000, d, dtype=torch.float64, generator=generator)
+    k_samples = torch.randn(10_000, d, dtype=torch.float64, generator=generator)
+    dots = (q_samples * k_samples).sum(-1)
+    variance, scaled_variance = dots.var().item(), (dots / math.sqrt(d)).var().item()
+    assert abs(variance / d - 1) < 0.05 and abs(scaled_variance - 1) < 0.05, (d, variance)
+    print(f"d_k = {d:4d}: Var(q.k) = {variance:7.1f}   Var(q.k / sqrt(d_k)) = {scaled_variance:.2f}")
+
+
+# %%
+def softmax_statistics(d, scale, n_keys=10, n_queries=500, seed=2):
+    """Mean largest weight and mean Jacobian norm of softmax over n_keys random scores q.k (optionally / sqrt(d))."""
+    generator = torch.Generator().manual_seed(seed)
+    q = torch.randn(n_queries, 1, d, dtype=torch.float64, generator=generator)
+    k = torch.randn(n_queries, n_keys, d, dtype=torch.float64, generator=generator)
+    e = (q * k).sum(-1) / (math.sqrt(d) if scale else 1.0)  # (n_queries, n_keys)
+    alpha = torch.softmax(e, dim=-1)
+    jacobian = torch.diag_embed(alpha) - alpha[:, :, None] * alpha[:, None, :]  # d alpha_i / d e_j
+    return alpha.max(-1).values.mean().item(), jacobian.flatten(1).norm(dim=-1).mean().item()
+
+
+stats = {scale: [softmax_statistics(d, scale) for d in DIMS] for scale in (False, True)}
+fig, (ax_max, ax_grad) = plt.subplots(1, 2, figsize=(11, 3.6))
+for scale, label in [(False, "q.k"), (True, "q.k / sqrt(d_k)")]:
+    ax_max.plot(DIMS, [s[0] for s in stats[scale]], marker="o", label=label)
+    ax_grad.plot(DIMS, [s[1] for s in stats[scale]], marker="o", label=label)
+ax_max.set(xscale="log", xlabel="d_k", ylabel="mean largest weight", title="Softmax over 10 keys: saturation")
+ax_grad.set(xscale="log", yscale="log", xlabel="d_k", ylabel="mean Jacobian norm", title="... and its vanishing gradient")
+ax_max.legend()
+ax_grad.legend()
+plt.show()
+
+# %% [markdown]
+# Unscaled, the largest of ten weights climbs towards 1 as $d_k$ grows, and the
+# softmax's gradient shrinks several-fold by $d_k = 1024$ (and keeps shrinking
+# beyond); scaled, both stay where they were at $d_k = 1$. With $d_k = 64$, as in the worked examples, the raw scores
+# have a standard deviation of 8, and dividing by $\sqrt{64} = 8$ brings it back to 1.
+#
+# **Checkpoint.**
+
+# %%
+unscaled_max, unscaled_grad = softmax_statistics(512, scale=False)
+scaled_max, scaled_grad = softmax_statistics(512, scale=True)
+assert unscaled_max > 0.9, "unscaled scores should saturate the softmax at d_k = 512"
+assert unscaled_grad < 0.2 * scaled_grad, "the saturated softmax should have a much smaller gradient"
+assert all(abs(s[0] - stats[True][0][0]) < 0.1 for s in stats[True]), "scaled, the softmax should not depend on d_k"
+print(f"d_k = 512: largest weight {unscaled_max:.2f} unscaled vs {scaled_max:.2f} scaled; "
+      f"Jacobian norm {unscaled_grad:.3f} vs {scaled_grad:.3f}")
+
+# %% [markdown]
+# ### Play with it
+#
+# One query against ten random keys. Move $d_k$ and switch the scaling off and on.
+
+# %%
+def draw_softmax(d_k, scaled):
+    """Weights of one query over ten keys (the widget's plain function)."""
+    generator = torch.Generator().manual_seed(3)
+    q, k = torch.randn(d_k, generator=generator), torch.randn(10, d_k, generator=generator)
+    e = k @ q / (math.sqrt(d_k) if scaled else 1.0)
+    alpha = torch.softmax(e, dim=0)
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.bar(range(1, 11), alpha.numpy())
+    ax.set(ylim=(0, 1), xlabel="key", ylabel="weight", xticks=range(1, 11),
+           title=f"d_k = {d_k}, {'scaled' if scaled else 'unscaled'}: scores spread {e.std():.1f}, largest weight {alpha.max():.2f}")
+    return fig
+
+
+interactive_figure(
+    draw_softmax,
+    d_k=widgets.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], value=64, description="d_k"),
+    scaled=widgets.Checkbox(value=False, description="divide by sqrt(d_k)"),
+)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Without positions, order does not matter
+#
+# Nothing in $\operatorname{softmax}(QK^\top/\sqrt{d_k})V$ knows where a word sits: shuffle
+# the rows of $X$ and the rows of the output are shuffled the same way,
+# $\operatorname{SA}(PX) = P\,\operatorname{SA}(X)$ for every permutation matrix $P$. Self-attention
+# is *permutation-equivariant*; "dog bites man" and "man bites dog" produce the
+# same set of vectors. A whole Transformer encoder inherits this, because its
+# feed-forward layers and LayerNorms act on each position separately.
+# Positional encodings, the subject of notebook 06, are what breaks the symmetry.
+#
+# **Checkpoint.** Equivariance holds for multi-head attention and for a two-layer
+# encoder without positions, and fails once sinusoidal positions are added.
+
+# %%
+torch.manual_seed(0)
+x = torch.randn(1, 7, 16, dtype=torch.float64)
+permutation = torch.tensor([3, 0, 6, 1, 5, 2, 4])
+attention = MultiHeadAttention(16, 4).double()
+assert torch.allclose(attention(x[:, permutation]), attention(x)[:, permutation], atol=1e-12)
+
+encoder = TransformerEncoder(TransformerConfig(vocab_size=1, d_model=16, n_heads=4, n_layers=2)).double()
+assert torch.allclose(encoder(x[:, permutation]), encoder(x)[:, permutation], atol=1e-12)
+
+positions = make_positional("sinusoidal", 7, 16).double()
+with_positions = lambda inputs: encoder(positions(inputs))  # noqa: E731
+gap = (with_positions(x[:, permutation]) - with_positions(x)[:, permutation]).abs().max().item()
+assert gap > 0.1, gap
+print(f"equivariant without positions (to 1e-12); with sinusoidal positions the outputs differ by up to {gap:.2f}")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. What it costs
+#
+# The lecture's table compares one layer of each kind on a sequence of $n$ vectors of size $d$:
+#
+# | layer | operations per layer | sequential operations | longest path between two positions |
+# |---|---|---|---|
+# | self-attention | $O(n^2 d)$ | $O(1)$ | $O(1)$ |
+# | recurrent | $O(n d^2)$ | $O(n)$ | $O(n)$ |
+#
+# Self-attention compares every pair of positions: $n^2$ dot products of length
+# $d$, and an $n \times n$ weight matrix per head to store. A recurrent layer
+# multiplies a $d \times d$ matrix once per position, but position $t$ must wait for
+# position $t - 1$. Which is faster depends on $n$, $d$ and the machine. Let us
+# measure one self-attention layer (one head) against one GRU layer, with
+# $d = 64$, on this CPU (single thread, median of 5 runs). First the memory of the
+# attention weights, which we can count exactly.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+SIZES = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+d_model = 64
+attention_layer = MultiHeadAttention(d_model, 1)
+recurrent_layer = nn.GRU(d_model, d_model, batch_first=True)
+weight_bytes = {}
+with torch.no_grad():
+    for n in (16, 256, 4096):
+        attention_layer(torch.zeros(1, n, d_model))
+        weight_bytes[n] = attention_layer.last_weights.numel() * attention_layer.last_weights.element_size()
+        assert weight_bytes[n] == n * n * 4  # n x n float32 numbers
+        print(f"n = {n:5d}: attention weights {tuple(attention_layer.last_weights.shape)}, "
+              f"{weight_bytes[n]:>10,} bytes = {n}^2 x 4")
+assert weight_bytes[4096] == 16**2 * weight_bytes[256] == 256**2 * weight_bytes[16]
+print(f"16 times longer -> 256 times more memory: quadratic, exactly ({weight_bytes[4096] // 2**20} MiB at n = 4096)")
+print(f"\na GRU layer keeps {d_model} numbers per position ({d_model * 4 * 4096:,} bytes at n = 4096)"
+      f" and has {count_parameters(recurrent_layer):,} parameters")
+
+
+# %%
+def median_seconds(fn, repeats=5):
+    fn()  # warm up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
+timings = {"self-attention": [], "GRU": []}
+with torch.no_grad():
+    for n in SIZES:
+        x = torch.randn(1, n, d_model)
+        timings["self-attention"].append(median_seconds(lambda: attention_layer(x)))
+        timings["GRU"].append(median_seconds(lambda: recurrent_layer(x)))
+
+fig, ax = plt.subplots(figsize=(7, 4))
+for name, seconds in timings.items():
+    ax.plot(SIZES, [1000 * s for s in seconds], marker="o", label=name)
+ax.set(xscale="log", yscale="log", xlabel="sequence length n", ylabel="time per layer (ms)",
+       title=f"One layer, d = {d_model}, on this CPU")
+ax.legend()
+plt.show()
+
+crossover = next((n for n, a, r in zip(SIZES, *timings.values()) if a > r), None)
+print("on this machine, self-attention is slower than the GRU from n =",
+      crossover if crossover else f"(not within n <= {SIZES[-1]})")
+
+# %% [markdown]
+# The GRU's time grows in proportion to $n$: one step after another. Self-attention
+# is faster for short and medium sequences, even though it does more arithmetic,
+# because its work is a few large matrix products that the hardware runs in
+# parallel, while the GRU's $n$ small steps cannot be. From roughly a thousand
+# positions on, its time grows like $n^2$, and it eventually overtakes the GRU
+# (on the machine that built this notebook, between $n = 2048$ and $n = 4096$;
+# yours will differ). Counting operations alone, the two layers would cost the
+# same when $n \approx d$; the "sequential operations" column of the table is why
+# the measured crossover lies much further out. On a GPU, which has far more
+# parallel hardware, the crossover moves further still; and for long documents
+# the $n^2$ memory is usually the real limit (16 GiB of weights per head at
+# $n = 65{,}536$), which is what sparse and linear attention variants attack.
+#
+# **Checkpoint.** No absolute times are asserted (they depend on the machine and
+# on what else it is doing), only the shape: from $n = 1024$ to $n = 4096$
+# self-attention's time grows much faster than linearly, the GRU's roughly linearly.
+
+# %%
+growth = {name: seconds[SIZES.index(4096)] / seconds[SIZES.index(1024)] for name, seconds in timings.items()}
+print(f"time(4096) / time(1024): self-attention {growth['self-attention']:.1f}, GRU {growth['GRU']:.1f} "
+      f"(quadratic would be 16, linear 4)")
+assert growth["self-attention"] > 6, growth
+assert growth["GRU"] < 10, growth
+assert growth["self-attention"] > growth["GRU"], growth
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 8. Inside a small trained Transformer
+#
+# What do trained heads attend to? A two-layer Transformer encoder with two heads
+# per layer (`dl4nlp.transformer.TransformerEncoder`, $d = 32$, sinusoidal
+# positions) learns to reverse strings of 8 letters: the output at position $i$
+# must be the input letter at position $9 - i$. Since the letters are random, the
+# only way is to move information between positions, and attention is the only
+# thing in the model that can. It trains in a few seconds.
+
+# %%
+LENGTH, LETTERS = 8, "abcdefghij"
+
+
+class Reverser(nn.Module):
+    """Embeddings + positions -> Transformer encoder -> a letter at every position."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.embedding = nn.Embedding(len(LETTERS), config.d_model)
+        self.position = make_positional(config.positional, config.max_len, config.d_model)
+        self.encoder = TransformerEncoder(config)
+        self.head = nn.Linear(config.d_model, len(LETTERS))
+
+    def forward(self, ids):  # (B, T) -> (B, T, letters)
+        return self.head(self.encoder(self.position(self.embedding(ids))))
+
+
+dl4nlp.seed_everything(0)
+reverser = Reverser(TransformerConfig(vocab_size=len(LETTERS), d_model=32, n_heads=2, n_layers=2,
+                                      max_len=LENGTH, positional="sinusoidal")).to(device)
+data_generator = torch.Generator().manual_seed(0)
+
+
+def reversal_batch(step, batch_size=128):
+    ids = torch.randint(0, len(LETTERS), (batch_size, LENGTH), generator=data_generator)
+    return ids, ids.flip(1)
+
+
+history = train(reverser, lambda model, batch: F.cross_entropy(model(batch[0]).flatten(0, 1), batch[1].flatten()),
+                reversal_batch, steps=200, lr=1e-2, desc="tiny Transformer, reversal")
+
+test_ids = torch.randint(0, len(LETTERS), (500, LENGTH), generator=torch.Generator().manual_seed(99)).to(device)
+with torch.no_grad():
+    reverse_accuracy = (reverser(test_ids).argmax(-1) == test_ids.flip(1)).all(-1).float().mean().item()
+layer_weights = [w.cpu() for w in reverser.encoder.attention_weights()]  # per layer: (B, H, T, T)
+mirror = torch.arange(LENGTH)
+mirror_mass = [[w[:, h, mirror, LENGTH - 1 - mirror].mean().item() for h in range(2)] for w in layer_weights]
+print(f"test accuracy (all 8 letters right): {reverse_accuracy:.1%}")
+for layer, masses in enumerate(mirror_mass, start=1):
+    print(f"layer {layer}: weight on the mirrored position, head 1 {masses[0]:.0%}, head 2 {masses[1]:.0%}")
+
+
+# %%
+def draw_head(layer, head, example, ax=None):
+    """Attention weights of one head for one test string (the widget's plain function)."""
+    letters = [LETTERS[i] for i in test_ids[example].tolist()]
+    return plot_attention(layer_weights[layer - 1][example, head - 1], letters, [f"{i + 1}" for i in range(LENGTH)],
+                          ax=ax, annotate=ax is None,
+                          title=f"layer {layer}, head {head}: {''.join(letters)} -> {''.join(letters[::-1])}")
+
+
+fig, axes = plt.subplots(1, 4, figsize=(18, 3.8))
+for ax, (layer, head) in zip(axes, [(1, 1), (1, 2), (2, 1), (2, 2)]):
+    draw_head(layer, head, example=0, ax=ax)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Rows are output positions (queries), columns the input letters (keys). In the
+# second layer both heads attend along the anti-diagonal: position 1 reads the
+# last letter, position 8 the first, exactly the lookup the task needs. The
+# first layer's heads are softer and spread their weight over several
+# positions, preparing representations that the second layer can route (in
+# this run one of them already leans along the anti-diagonal). Weights in a
+# deep model are not always this readable; this task is simple enough for them
+# to be.
+#
+# **Checkpoint.** The model reverses nearly every test string, and some head
+# puts most of its weight on the mirrored position.
+
+# %%
+assert reverse_accuracy >= 0.95, reverse_accuracy
+assert max(max(m) for m in mirror_mass) >= 0.7, mirror_mass
+
+# %% [markdown]
+# ### Play with it
+#
+# Pick the layer, the head and the test string.
+
+# %%
+interactive_figure(
+    draw_head,
+    layer=widgets.Dropdown(options=[1, 2], value=2, description="layer"),
+    head=widgets.Dropdown(options=[1, 2], value=1, description="head"),
+    example=widgets.IntSlider(value=0, min=0, max=19, description="string"),
+)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Exercises
+#
+# **Exercise 1.** In the "Thinking Machines" example, compute $z_2$, the output
+# for "Machines", step by step from `Q`, `K` and `V` of section 1 (do not call an
+# attention function). Return a tensor of 3 numbers.
+
+# %%
+def exercise_1():
+    raise NotImplementedError
+
+
+exercise_1_reference = scaled_dot_product_attention(Q, K, V)[0][1]
+check("Exercise 1", exercise_1, exercise_1_reference);
+
+# %% [markdown]
+# *Solution (click the cell below to reveal it).*
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 1
+def exercise_1():
+    scores_2 = torch.stack([Q[1] @ K[0], Q[1] @ K[1]])  # 64 and 80
+    weights_2 = torch.softmax(scores_2 / math.sqrt(64), dim=0)  # softmax of 8 and 10: 0.1192, 0.8808
+    return weights_2[0] * V[0] + weights_2[1] * V[1]
+
+
+assert check("Exercise 1", exercise_1, exercise_1_reference)
+
+# %% [markdown]
+# **Exercise 2.** The slides' second row of weights, 0.08 and 0.91 on "the" and
+# "brown", would need a different score for "the". Keeping "brown" at 124 and the
+# other two scores as they are, which raw score $s_1$ for "the" gives
+# $\alpha_2 / \alpha_1 = 0.91 / 0.08$ exactly? Return it as a number.
+
+# %%
+def exercise_2():
+    raise NotImplementedError
+
+
+def weight_ratio(s_1):
+    """alpha_brown / alpha_the for scores (s_1, 124, 22, 8) and d_k = 64."""
+    alpha = torch.softmax(torch.tensor([s_1, 124.0, 22.0, 8.0], dtype=torch.float64) / 8, dim=0)
+    return (alpha[1] / alpha[0]).item()
+
+
+low, high = 0.0, 124.0  # the reference, by bisection: the ratio falls as s_1 rises
+for _ in range(100):
+    middle = (low + high) / 2
+    low, high = (middle, high) if weight_ratio(middle) > 0.91 / 0.08 else (low, middle)
+exercise_2_reference = low
+check("Exercise 2", exercise_2, exercise_2_reference, atol=1e-6);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+def exercise_2():
+    # alpha_2 / alpha_1 = exp((124 - s_1) / 8); the normaliser cancels in the ratio
+    return 124 - 8 * math.log(0.91 / 0.08)  # about 104.5, instead of 92
+
+
+assert check("Exercise 2", exercise_2, exercise_2_reference, atol=1e-6)
+
+# %% [markdown]
+# **Exercise 3.** Implement causal self-attention with plain tensor operations:
+# for `q`, `k`, `v` of shape (T, d), set the scores above the diagonal to $-\infty$
+# before the softmax (`torch.triu`, `masked_fill`). Return the output (T, d).
+
+# %%
+exercise_generator = torch.Generator().manual_seed(5)
+q_ex, k_ex, v_ex = (torch.randn(5, 4, dtype=torch.float64, generator=exercise_generator) for _ in range(3))
+
+
+def exercise_3(q, k, v):
+    raise NotImplementedError
+
+
+exercise_3_reference = F.scaled_dot_product_attention(q_ex, k_ex, v_ex, is_causal=True)
+check("Exercise 3", lambda: exercise_3(q_ex, k_ex, v_ex), exercise_3_reference);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+def exercise_3(q, k, v):
+    scores = q @ k.T / math.sqrt(q.shape[-1])  # (T, T)
+    future = torch.triu(torch.ones_like(scores, dtype=torch.bool), diagonal=1)  # True above the diagonal
+    return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ v
+
+
+assert check("Exercise 3", lambda: exercise_3(q_ex, k_ex, v_ex), exercise_3_reference)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Summary
+#
+# - Self-attention projects each word to a query, a key and a value; the output for a word is the softmax-weighted average of all values, weighted by query–key dot products divided by $\sqrt{d_k}$. The "Thinking Machines" numbers (112, 96 → 14, 12 → 0.8808, 0.1192) come out exactly.
+# - In the four-word example, the slides' weights for the first word round inconsistently (0.87, and 0.01 where the exact weight is $5 \times 10^{-6}$), and for the second word they are far from their own scores (exact 0.018 and 0.982, slides 0.08 and 0.91).
+# - All positions at once: $\operatorname{softmax}(QK^\top/\sqrt{d_k})V$, with causal and padding masks; $h$ heads attend in $d/h$-dimensional slices and $W^O$ mixes them. Verified against PyTorch.
+# - $\operatorname{Var}(q \cdot k) = d_k$: without the scaling the softmax saturates and its gradient vanishes.
+# - Without positional information self-attention is permutation-equivariant: it sees a bag of words.
+# - Self-attention's memory grows as $n^2$ exactly; its time is dominated by parallel matrix products at moderate $n$ and grows like $n^2$ at large $n$, while a recurrent layer's time grows linearly but cannot be parallelised.
+#
+# **Next:** notebook 06 gives self-attention a sense of order with positional encodings.
+#
+# **References**
+# - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).
+# - J. Alammar, *The Illustrated Transformer* (2018), the source of the "Thinking Machines" example.
+# - A. M. Rush, *The Annotated Transformer* (2018).
+# - Y. Tay, M. Dehghani, D. Bahri, D. Metzler, *Efficient Transformers: a survey*, ACM Computing Surveys (2022).

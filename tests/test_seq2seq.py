@@ -1,0 +1,187 @@
+"""dl4nlp.seq2seq: the encoder-decoder's plumbing, and greedy / beam search against brute force."""
+import itertools
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dl4nlp import date_task
+from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, table_step
+
+EOS = 0
+BOS = -1  # the toy tables never emit BOS, so it need not be a vocabulary id
+
+
+def random_table(vocab: int, max_len: int, seed: int) -> dict:
+    """Next-token probabilities for every prefix of non-EOS tokens shorter than max_len."""
+    gen = torch.Generator().manual_seed(seed)
+    table = {}
+    for length in range(max_len):
+        for prefix in itertools.product(range(1, vocab), repeat=length):
+            table[prefix] = torch.softmax(3 * torch.randn(vocab, generator=gen, dtype=torch.float64), 0).tolist()
+    return table
+
+
+def exhaustive_best(table: dict, vocab: int, max_len: int) -> tuple[float, list[int]]:
+    """Score every possible output (ends with EOS, or stops after max_len tokens); return the best."""
+    best = (-math.inf, [])
+    stack = [((), 0.0)]
+    while stack:
+        prefix, score = stack.pop()
+        for token, p in enumerate(table[prefix]):
+            total = score + math.log(p)
+            if token == EOS or len(prefix) + 1 == max_len:
+                best = max(best, (total, list(prefix) + [token]))
+            else:
+                stack.append((prefix + (token,), total))
+    return best
+
+
+@settings(max_examples=30, deadline=None)
+@given(vocab=st.integers(2, 4), max_len=st.integers(1, 4), seed=st.integers(0, 10_000))
+def test_beam_search_with_a_huge_beam_is_exhaustive_search(vocab, max_len, seed):
+    table = random_table(vocab, max_len, seed)
+    step, state = table_step(table)
+    result = beam_search(step, state, bos=BOS, eos=EOS, beam_size=vocab ** max_len, max_len=max_len)
+    score, tokens = exhaustive_best(table, vocab, max_len)
+    assert result.best.score == pytest.approx(score, abs=1e-9)
+    assert result.best.tokens[1:] == tokens
+    assert all(a.score >= b.score for a, b in zip(result.hypotheses, result.hypotheses[1:]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(vocab=st.integers(2, 4), max_len=st.integers(1, 4), seed=st.integers(0, 10_000))
+def test_greedy_takes_the_argmax_at_every_step_and_equals_beam_size_one(vocab, max_len, seed):
+    table = random_table(vocab, max_len, seed)
+    step, state = table_step(table)
+    greedy = greedy_search(step, state, bos=BOS, eos=EOS, max_len=max_len)
+    prefix, score = (), 0.0
+    while True:
+        probs = table[prefix]
+        token = max(range(vocab), key=lambda i: (probs[i], -i))
+        score += math.log(probs[token])
+        if token == EOS or len(prefix) + 1 == max_len:
+            break
+        prefix += (token,)
+    assert greedy.tokens[1:] == list(prefix) + [token]
+    assert greedy.score == pytest.approx(score, abs=1e-12)
+
+
+def test_beam_finds_a_better_output_than_greedy_on_a_small_table():
+    # greedy takes 1 (p = 0.5), then can only end badly; 2 (p = 0.4) leads to a sure thing.
+    table = {(): [0.1, 0.5, 0.4], (1,): [0.4, 0.3, 0.3], (2,): [0.95, 0.03, 0.02],
+             (1, 1): [1, 0, 0], (1, 2): [1, 0, 0], (2, 1): [1, 0, 0], (2, 2): [1, 0, 0]}
+    step, state = table_step(table)
+    greedy = greedy_search(step, state, bos=BOS, eos=EOS, max_len=3)
+    beam = beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=3)
+    assert greedy.tokens[1:] == [1, 0] and greedy.score == pytest.approx(math.log(0.5 * 0.4))
+    assert beam.best.tokens[1:] == [2, 0] and beam.best.score == pytest.approx(math.log(0.4 * 0.95))
+    assert [len(kept) for kept in beam.steps][0] == 2  # the beam held two hypotheses after step 1
+
+
+def test_beam_search_can_score_below_greedy_it_is_not_exhaustive():
+    # Greedy's path falls off a beam of 2 at step 2 and turns out to be the best one.
+    table = {(): [0.0, 0.4, 0.35, 0.25],
+             (1,): [0.0, 0.34, 0.33, 0.33], (2,): [0.0, 0.51, 0.49, 0.0], (3,): [0.0, 0.9, 0.1, 0.0],
+             (1, 1): [0.0, 1.0, 0.0, 0.0], (2, 1): [0.0, 0.34, 0.33, 0.33], (2, 2): [0.0, 0.34, 0.33, 0.33]}
+    step, state = table_step(table)
+    greedy = greedy_search(step, state, bos=BOS, eos=EOS, max_len=3)
+    beam = beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=3)
+    assert greedy.tokens[1:] == [1, 1, 1] and greedy.score == pytest.approx(math.log(0.4 * 0.34))
+    assert beam.best.score < greedy.score
+
+
+def test_search_errors_name_expected_and_received():
+    step, state = table_step({(): [0.3, 0.7]})
+    with pytest.raises(ValueError, match="beam_size must be a positive integer; got 0"):
+        beam_search(step, state, bos=BOS, eos=EOS, beam_size=0, max_len=2)
+    with pytest.raises(ValueError, match="max_len must be a positive integer; got -1"):
+        beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=-1)
+    with pytest.raises(KeyError, match=r"no next-token probabilities for prefix \(1,\)"):
+        beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=2)
+
+
+# --- the model ---------------------------------------------------------------
+def small_model(score="dot", seed=0):
+    torch.manual_seed(seed)
+    return Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=8, d_hidden=16,
+                   score=score).double().eval()
+
+
+def test_shapes_and_attention_weights_are_distributions_over_the_real_source():
+    batch = date_task.encode_batch(date_task.make_pairs(4, seed=1))
+    model = small_model("additive")
+    logits, weights = model(batch["src"], batch["src_lengths"], batch["tgt_in"])
+    B, S = batch["src"].shape
+    T = batch["tgt_in"].shape[1]
+    assert logits.shape == (B, T, len(date_task.TARGET_VOCAB)) and weights.shape == (B, T, S)
+    assert torch.allclose(weights.sum(-1), torch.ones(B, T, dtype=torch.float64))
+    for b, length in enumerate(batch["src_lengths"].tolist()):
+        assert torch.all(weights[b, :, length:] == 0), "padding must get no attention"
+    assert small_model(None)(batch["src"], batch["src_lengths"], batch["tgt_in"])[1] is None
+
+
+@pytest.mark.parametrize("score", [None, "dot", "general", "additive"])
+def test_padding_does_not_change_a_sequences_output(score):
+    pairs = date_task.make_pairs(3, seed=2)
+    model = small_model(score)
+    together = date_task.encode_batch(pairs)
+    logits, _ = model(together["src"], together["src_lengths"], together["tgt_in"])
+    for b, pair in enumerate(pairs):
+        alone = date_task.encode_batch([pair])
+        logits_alone, _ = model(alone["src"], alone["src_lengths"], alone["tgt_in"])
+        assert torch.allclose(logits[b, : logits_alone.shape[1]], logits_alone[0], atol=1e-10)
+
+
+@pytest.mark.parametrize("score", [None, "dot"])
+def test_step_by_step_decoding_equals_teacher_forcing_and_batched_greedy(score):
+    model = small_model(score, seed=3)
+    batch = date_task.encode_batch(date_task.make_pairs(3, seed=3))
+    logits, _ = model(batch["src"], batch["src_lengths"], batch["tgt_in"])
+    state = model.encode(batch["src"], batch["src_lengths"])
+    for t in range(batch["tgt_in"].shape[1]):
+        log_probs, state = model.step(batch["tgt_in"][:, t], state)
+        assert torch.allclose(log_probs, torch.log_softmax(logits[:, t], -1), atol=1e-10)
+    ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=8)
+    for b in range(3):
+        one = tuple(part[b : b + 1] for part in model.encode(batch["src"], batch["src_lengths"]))
+        hyp = greedy_search(model.step, one, bos=1, eos=2, max_len=8)
+        assert hyp.tokens[1:] == ids[b, : len(hyp.tokens) - 1].tolist()
+
+
+def test_beam_on_the_model_is_never_worse_than_greedy_on_random_inputs():
+    model = small_model("dot", seed=4)
+    batch = date_task.encode_batch(date_task.make_pairs(5, seed=4))
+    for b in range(5):
+        state = tuple(part[b : b + 1] for part in model.encode(batch["src"], batch["src_lengths"]))
+        greedy = greedy_search(model.step, state, bos=1, eos=2, max_len=6)
+        beam = beam_search(model.step, state, bos=1, eos=2, beam_size=4, max_len=6)
+        assert beam.best.score >= greedy.score - 1e-9
+
+
+def test_the_attention_model_learns_to_reverse_short_strings():
+    torch.manual_seed(0)
+    vocab = date_task.REVERSE_VOCAB
+    model = Seq2Seq(len(vocab), len(vocab), d_embed=16, d_hidden=32, score="dot")
+    next_batch = date_task.reverse_batches(64, lengths=[3, 4], seed=0)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for step in range(120):
+        optimizer.zero_grad()
+        model.loss(next_batch(step)).backward()
+        optimizer.step()
+    test = date_task.reverse_pairs(50, [3, 4], seed=1)
+    batch = date_task.encode_batch(test, vocab, vocab)
+    ids, _ = model.eval().greedy_decode(batch["src"], batch["src_lengths"], max_len=5)
+    accuracy = sum(vocab.decode(row) == target for row, (_, target) in zip(ids.tolist(), test)) / len(test)
+    assert accuracy > 0.9
+
+
+def test_model_errors_name_expected_and_received():
+    with pytest.raises(ValueError, match="d_hidden must be a positive integer; got 0"):
+        Seq2Seq(10, 10, d_hidden=0)
+    with pytest.raises(ValueError, match="score must be one of .* got 'cosine'"):
+        Seq2Seq(10, 10, score="cosine")
+    with pytest.raises(ValueError, match=r"src must be \(B, S\) with src_lengths \(B,\); got \(5,\) and \(1,\)"):
+        small_model().encode(torch.zeros(5, dtype=torch.long), torch.tensor([5]))
