@@ -295,6 +295,8 @@ def plot_parameter_breakdown(
     ax.set_title(title)
     ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize="small")
     ax.grid(False, axis="y")
+    return fig
+
 
 # --- attention (notebooks 04 and 05) -----------------------------------------
 def plot_attention(
