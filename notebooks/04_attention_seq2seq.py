@@ -99,7 +99,7 @@ torch.set_num_threads(1)  # the models here are tiny: one CPU thread is as fast 
 
 # %%
 # NBVAL_CHECK_OUTPUT
-example_date = dt.date(1987, 9, 21)  # (no 20xx dates in stored outputs: the tests read those as timestamps)
+example_date = dt.date(1987, 9, 21)  # a 19xx date: stored outputs must not look like timestamps
 for fmt in date_task.FORMATS:
     print(f"{date_task.format_date(example_date, fmt):>36}  ->  {example_date.isoformat()}")
 print()
