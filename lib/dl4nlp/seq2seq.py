@@ -154,7 +154,7 @@ class BeamSearchResult:
 
 
 def _select(state: State, index: torch.Tensor) -> State:
-    return tuple(part.index_select(0, index) for part in state)
+    return tuple(part.index_select(0, index.to(part.device)) for part in state)
 
 
 def greedy_search(step: StepFn, state: State, bos: int, eos: int, max_len: int) -> Hypothesis:
@@ -183,10 +183,11 @@ def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, 
     alive = [Hypothesis(0.0, [bos])]
     finished: list[Hypothesis] = []
     steps: list[list[Hypothesis]] = []
+    device = state[0].device  # the model's; the bookkeeping below stays on the CPU
     for t in range(max_len):
-        tokens = torch.tensor([h.tokens[-1] for h in alive])
+        tokens = torch.tensor([h.tokens[-1] for h in alive], device=device)
         log_probs, state = step(tokens, state)  # (N, V)
-        totals = torch.tensor([h.score for h in alive], dtype=torch.float64)[:, None] + log_probs.double()
+        totals = torch.tensor([h.score for h in alive], dtype=torch.float64)[:, None] + log_probs.double().cpu()
         k = min(beam_size, totals.numel())
         best = torch.topk(totals.flatten(), k)  # ties: lower index first, deterministic
         parents = (best.indices // totals.shape[1]).tolist()
