@@ -112,7 +112,8 @@ def pretrain(model: Bert, data: PretrainingData, *, steps: int, batch_size: int 
                                   lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
-    model.to(device or torch.device("cpu"))
+    device = device or next(model.parameters()).device
+    model.to(device)
     return train(model, lambda m, b: pretraining_loss(m, b, nsp_weight)[0],
                  lambda step: data.batch(data.pairs(batch_size, rng, max_len=max_len), generator, mask_prob),
                  steps=steps, optimizer=optimizer, scheduler=schedule, clip_norm=1.0, device=device,
