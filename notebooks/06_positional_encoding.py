@@ -36,7 +36,7 @@
 #
 # **Prerequisites:** notebook 05 (self-attention, multi-head attention, the Transformer block).
 #
-# **Run time:** about 25 seconds on a laptop CPU.
+# **Run time:** about 20 seconds on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -71,6 +71,10 @@ from dl4nlp.positional import (binary_encoding, clipped_relative_positions, freq
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
 from dl4nlp.widgets import interactive_figure
+
+# The models here are tiny: one CPU thread runs them as fast as several, and a
+# thread never waits for a core that another program is using.
+torch.set_num_threads(1)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Why positions are needed: self-attention sees a bag of words

@@ -230,5 +230,6 @@ def parameter_breakdown(model: Bert) -> dict[str, int]:
                     seen.add(id(p))
                     total += p.numel()
         out[name] = total
-    assert sum(out.values()) == count_parameters(model), "every parameter belongs to one group"
+    if sum(out.values()) != count_parameters(model):
+        raise RuntimeError(f"the groups hold {sum(out.values())} parameters; expected all {count_parameters(model)}")
     return out

@@ -20,6 +20,7 @@ import re
 import sys
 import time
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -49,6 +50,14 @@ class PretrainingData:
         encode = self.vocab.encode
         self.documents = {"train": [[encode(s) for s in d] for d in documents[:cut]],
                           "held_out": [[encode(s) for s in d] for d in documents[cut:]]}
+
+    @cached_property
+    def unigram_counts(self) -> torch.Tensor:
+        """(V,) how often each word occurs in the training paragraphs (special tokens: 0)."""
+        ids = torch.tensor([i for d in self.documents["train"] for s in d for i in s])
+        counts = torch.bincount(ids, minlength=len(self.vocab))
+        counts[self.vocab.special_ids] = 0
+        return counts
 
     def pairs(self, n: int, rng: random.Random, split: str = "train", max_len: int = 64) -> list:
         """``n`` NSP examples ``(a_ids, b_ids, is_next)``, with len(a) + len(b) + 3 <= ``max_len``."""
@@ -102,7 +111,7 @@ def make_model(vocab_size: int, **overrides) -> Bert:
 
 def pretrain(model: Bert, data: PretrainingData, *, steps: int, batch_size: int = 32, lr: float = 2e-3,
              warmup: int = 100, seed: int = 0, mask_prob: float = MASK_PROB, nsp_weight: float = 1.0,
-             device: Optional[torch.device] = None, progress: bool = True) -> History:
+             device: Optional[torch.device] = None, progress: bool = True, desc: str = "pre-training") -> History:
     """Train with AdamW, linear warm-up then linear decay to zero, as BERT did (smaller and faster)."""
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     max_len = model.config.max_len
@@ -112,11 +121,12 @@ def pretrain(model: Bert, data: PretrainingData, *, steps: int, batch_size: int 
                                   lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
-    model.to(device or torch.device("cpu"))
+    device = device or next(model.parameters()).device
+    model.to(device)
     return train(model, lambda m, b: pretraining_loss(m, b, nsp_weight)[0],
                  lambda step: data.batch(data.pairs(batch_size, rng, max_len=max_len), generator, mask_prob),
                  steps=steps, optimizer=optimizer, scheduler=schedule, clip_norm=1.0, device=device,
-                 progress=progress, desc="pre-training")
+                 progress=progress, desc=desc)
 
 
 @torch.no_grad()
@@ -129,10 +139,7 @@ def evaluate(model: Bert, data: PretrainingData, *, n_pairs: int = 512, seed: in
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     pairs = data.pairs(n_pairs, rng, split="held_out", max_len=model.config.max_len)
     device = next(model.parameters()).device
-    counts = torch.bincount(torch.tensor([i for d in data.documents["train"] for s in d for i in s]),
-                            minlength=len(data.vocab))
-    counts[data.vocab.special_ids] = 0
-    most_frequent = int(counts.argmax())
+    most_frequent = int(data.unigram_counts.argmax())
     model.eval()
     totals = dict(correct=0, baseline=0, n=0, loss=0.0, nsp_correct=0, pairs=0)
     for i in range(0, n_pairs, batch_size):
