@@ -9,7 +9,7 @@ from torch import nn
 
 from dl4nlp.data import CORPORA
 from dl4nlp.lstm import (GRUCell, LSTMCell, UnrolledGRU, UnrolledLSTM, load_char_model, main, set_forget_bias_,
-                         train_char_model)
+                         stream_batches, train_char_model)
 
 
 @settings(max_examples=25, deadline=None)
@@ -124,3 +124,16 @@ def test_load_char_model_rejects_other_files(tmp_path):
     torch.save({"state_dict": {}}, path)
     with pytest.raises(ValueError, match=r"lacks \['config', 'vocab'\]"):
         load_char_model(path)
+
+
+def test_stream_batches_continue_each_stream_and_restart():
+    ids = torch.arange(41)  # 2 streams of 20: 0..19 and 20..39 (40 is dropped)
+    next_batch = stream_batches(ids, batch_size=2, length=6)
+    first, restart = next_batch(0)
+    second, again = next_batch(1)
+    assert restart and not again
+    assert first.tolist() == [[0, 1, 2, 3, 4, 5, 6], [20, 21, 22, 23, 24, 25, 26]]
+    assert second[:, 0].tolist() == first[:, -1].tolist()  # the next window starts where the last one ended
+    assert next_batch(3)[1] and torch.equal(next_batch(3)[0], first)  # 3 windows per stream, then over again
+    with pytest.raises(ValueError, match="needs more than length=30 ids; got 20"):
+        stream_batches(ids, batch_size=2, length=30)

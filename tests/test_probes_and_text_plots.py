@@ -77,3 +77,15 @@ def test_colour_text_one_span_per_character_escaped():
         colour_text("ab", [1, 2, 3])
     with pytest.raises(ValueError, match="vmax must be greater than vmin"):
         colour_text("a", [0.0], vmin=1.0, vmax=1.0)
+
+
+def test_plot_coloured_text_draws_one_box_per_character():
+    from dl4nlp.plots import plot_coloured_text
+
+    fig = plot_coloured_text("ab\nc", [0.0, 1.0, -1.0, 0.5], title="cell 3")
+    ax = fig.axes[0]
+    assert len(ax.patches) == 4 and [t.get_text() for t in ax.texts] == ["a", "b", "⏎", "c"]
+    assert ax.get_title(loc="left") == "cell 3"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one number per character"):
+        plot_coloured_text("ab", [1.0])

@@ -187,17 +187,41 @@ def load_char_model(path: str | Path, device: str | torch.device = "cpu"):
     return model.eval(), CharVocab(checkpoint["vocab"])
 
 
+def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
+    """``next_batch(step)`` for truncated BPTT over ``batch_size`` parallel streams of ``ids``.
+
+    The text is cut into ``batch_size`` equal streams; step k returns the k-th
+    window of ``length + 1`` ids of every stream, (B, length + 1), and whether
+    the streams just started over (so the carried state must be reset).
+    """
+    streams = ids[: len(ids) // batch_size * batch_size].view(batch_size, -1)  # (B, N / B)
+    windows = (streams.shape[1] - 1) // length
+    if windows < 1:
+        raise ValueError(f"each of the {batch_size} streams needs more than length={length} ids; "
+                         f"got {streams.shape[1]}")
+
+    def next_batch(step: int):
+        k = step % windows
+        return streams[:, k * length: (k + 1) * length + 1], k == 0
+
+    return next_batch
+
+
 def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size: int = 256,
-                     embedding_dim: int = 32, steps: int = 3000, batch_size: int = 64, seq_len: int = 128,
+                     embedding_dim: int = 32, steps: int = 3000, batch_size: int = 32, seq_len: int = 128,
                      lr: float = 3e-3, seed: int = 0, device: Optional[str] = None,
                      progress: bool = True, command: str = "") -> dict:
     """Train a one-layer character LSTM on a shipped corpus; save it to ``out`` and its recipe beside it.
 
+    Training is truncated BPTT as in char-rnn: the text is read as ``batch_size``
+    parallel streams, ``seq_len`` characters at a time, and the LSTM state is
+    carried (detached) from one window to the next, so the model can learn
+    state that lasts longer than a window, such as being inside a quotation.
     The last 5% of the text is held out; the recipe (``<out>.json``) records the
     command, seed, versions, corpus md5, device and the final losses. Returns the recipe.
     """
     import dl4nlp
-    from dl4nlp.data import data_path, load_text, md5sum, random_windows
+    from dl4nlp.data import data_path, load_text, md5sum
     from dl4nlp.tokenize import CharVocab
     from dl4nlp.train import train
 
@@ -210,21 +234,23 @@ def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size
     train_ids, valid_ids = ids[:split], ids[split:]
     model = RecurrentLM(len(vocab), hidden_size, "lstm", embedding_dim).to(device)
     set_forget_bias_(model.recurrent, 1.0)
-    generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps, eta_min=lr / 10)
+    carried = {"state": None}
 
     def loss_fn(model, batch):
-        logits, _ = model(batch[:, :-1])
-        return language_model_loss(logits, batch[:, 1:])
+        windows, restart = batch
+        logits, state = model(windows[:, :-1], None if restart else carried["state"])
+        carried["state"] = tuple(s.detach() for s in state)  # truncated BPTT: keep the value, cut the graph
+        return language_model_loss(logits, windows[:, 1:])
 
     start = time.perf_counter()
-    history = train(model, loss_fn, lambda step: random_windows(train_ids, batch_size, seq_len + 1, generator),
-                    steps=steps, optimizer=optimizer, scheduler=scheduler, clip_norm=1.0, device=device,
+    history = train(model, loss_fn, stream_batches(train_ids, batch_size, seq_len), steps=steps,
+                    optimizer=optimizer, scheduler=scheduler, clip_norm=1.0, device=device,
                     progress=progress, desc="char LSTM")
     with torch.no_grad():
-        windows = valid_ids[: len(valid_ids) // (seq_len + 1) * (seq_len + 1)].view(-1, seq_len + 1).to(device)
-        valid_loss = loss_fn(model, windows).item()
+        logits, _ = model(valid_ids[None, :-1].to(device))  # the held-out text read in one pass
+        valid_loss = language_model_loss(logits, valid_ids[None, 1:].to(device)).item()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
@@ -233,7 +259,8 @@ def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size
         "command": command or f"dl4nlp.lstm.train_char_model(out={str(out)!r}, ...)",
         "arguments": dict(corpus=corpus, hidden_size=hidden_size, embedding_dim=embedding_dim, steps=steps,
                           batch_size=batch_size, seq_len=seq_len, lr=lr, seed=seed, clip_norm=1.0,
-                          forget_bias=1.0, schedule="cosine to lr/10", optimizer="Adam"),
+                          forget_bias=1.0, schedule="cosine to lr/10", optimizer="Adam",
+                          bptt="truncated, state carried across windows of parallel streams"),
         "dl4nlp_version": dl4nlp.__version__, "torch_version": torch.__version__,
         "corpus_md5": md5sum(data_path(corpus)), "device": str(device),
         "train_seconds": round(time.perf_counter() - start, 1),
@@ -254,7 +281,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     char.add_argument("--hidden-size", type=int, default=256)
     char.add_argument("--embedding-dim", type=int, default=32)
     char.add_argument("--steps", type=int, default=3000)
-    char.add_argument("--batch-size", type=int, default=64)
+    char.add_argument("--batch-size", type=int, default=32)
     char.add_argument("--seq-len", type=int, default=128)
     char.add_argument("--lr", type=float, default=3e-3)
     char.add_argument("--seed", type=int, default=0)
