@@ -82,3 +82,17 @@ def check_corpora() -> list[FileCheck]:
         found = path.stat().st_size if path.is_file() else None
         results.append(FileCheck(name, size, found, found == size and md5sum(path) == md5))
     return results
+
+
+def random_windows(ids: "torch.Tensor", batch_size: int, length: int,
+                   generator: "torch.Generator | None" = None) -> "torch.Tensor":
+    """``batch_size`` windows of ``length`` consecutive ids, starting at random places. Shape (B, length).
+
+    The language-model batches of notebooks 02 and 03: feed ``w[:, :-1]`` and predict ``w[:, 1:]``.
+    """
+    import torch
+
+    if ids.dim() != 1 or len(ids) < length:
+        raise ValueError(f"ids must be a 1-D tensor of at least length={length} ids; got shape {tuple(ids.shape)}")
+    starts = torch.randint(0, len(ids) - length + 1, (batch_size,), generator=generator)
+    return torch.stack([ids[s:s + length] for s in starts.tolist()])  # (B, length)

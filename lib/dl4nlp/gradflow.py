@@ -81,3 +81,22 @@ def layer_gradient_norms(depth: int, activation: str = "sigmoid", weight_scale: 
     loss = hidden[-1].pow(2).mean()
     loss.backward()
     return np.array([state.grad.norm().item() for state in hidden])
+
+
+def time_step_gradient_norms(loss_of_inputs: Callable[[torch.Tensor], torch.Tensor],
+                             inputs: torch.Tensor) -> np.ndarray:
+    """‖∂loss/∂x(t)‖ for every time step t of ``inputs`` (B, T, ...), first step first. Shape (T,).
+
+    The recurrent counterpart of ``layer_gradient_norms`` (notebooks 02 and 03):
+    ``loss_of_inputs`` maps the inputs to a scalar loss, e.g. a classifier's
+    cross-entropy read at the last step, and the norm is taken over the batch
+    and feature dimensions of each step's gradient.
+    """
+    if inputs.dim() < 2:
+        raise ValueError(f"inputs must have shape (batch, time, ...); got {tuple(inputs.shape)}")
+    x = inputs.detach().clone().requires_grad_(True)
+    loss = loss_of_inputs(x)
+    if loss.dim() != 0:
+        raise ValueError(f"loss_of_inputs must return a scalar tensor; got shape {tuple(loss.shape)}")
+    (grad,) = torch.autograd.grad(loss, x)
+    return grad.transpose(0, 1).reshape(x.shape[1], -1).norm(dim=1).cpu().numpy()  # (T,)

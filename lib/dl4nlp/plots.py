@@ -333,3 +333,90 @@ def plot_attention(
     if title:
         ax.set_title(title)
     return fig
+
+
+# --- heatmaps and coloured text (notebook 03) --------------------------------
+def plot_heatmap(
+    values,
+    ax: Optional[plt.Axes] = None,
+    xlabels: Optional[Sequence[str]] = None,
+    ylabels: Optional[Sequence[str]] = None,
+    title: str = "",
+    cmap: str = "viridis",
+    vmin: Optional[float] = None,
+    vmax: Optional[float] = None,
+    colorbar: bool = True,
+) -> plt.Figure:
+    """A matrix (rows, columns) as coloured cells, e.g. gate values of units (rows) over characters (columns)."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"values must be a 2-D matrix; got shape {values.shape}")
+    for name, labels, size in [("xlabels", xlabels, values.shape[1]), ("ylabels", ylabels, values.shape[0])]:
+        if labels is not None and len(labels) != size:
+            raise ValueError(f"{name} must have {size} entries, one per {'column' if name[0] == 'x' else 'row'}; "
+                             f"got {len(labels)}")
+    fig, ax = _axes(ax)
+    image = ax.imshow(values, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
+    ax.grid(False)
+    if xlabels is not None:
+        ax.set_xticks(range(len(xlabels)), [repr(x)[1:-1] if x in "\n\t " else x for x in xlabels])
+    if ylabels is not None:
+        ax.set_yticks(range(len(ylabels)), ylabels)
+    if colorbar:
+        fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: str = "RdBu_r",
+                title: str = "") -> str:
+    """HTML for ``text`` with each character's background coloured by its value (blue low, red high).
+
+    Show it with ``IPython.display.HTML(colour_text(...))``; newlines are kept.
+    Hovering a character shows its value.
+    """
+    import html
+
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(text),):
+        raise ValueError(f"values must hold one number per character, shape ({len(text)},); got {values.shape}")
+    if not vmax > vmin:
+        raise ValueError(f"vmax must be greater than vmin; got vmin={vmin}, vmax={vmax}")
+    colours = plt.get_cmap(cmap)(np.clip((values - vmin) / (vmax - vmin), 0.0, 1.0))
+    spans = []
+    for char, value, (r, g, b, _) in zip(text, values, colours):
+        shown = "⏎<br>" if char == "\n" else html.escape(char).replace(" ", "&nbsp;")
+        spans.append(f'<span title="{value:.2f}" style="background-color: rgb({int(255 * r)},{int(255 * g)},'
+                     f'{int(255 * b)})">{shown}</span>')
+    heading = f"<div><b>{html.escape(title)}</b></div>" if title else ""
+    return (f'{heading}<div style="font-family: monospace; line-height: 1.5; color: black; '
+            f'background: white; padding: 4px">{"".join(spans)}</div>')
+
+
+def plot_coloured_text(text: str, values, ax: Optional[plt.Axes] = None, vmin: float = -1.0, vmax: float = 1.0,
+                       cmap: str = "RdBu_r", title: str = "") -> plt.Figure:
+    """The figure version of ``colour_text`` (for widgets): one coloured box per character, lines as in ``text``."""
+    from matplotlib.patches import Rectangle
+
+    values = np.asarray(values, dtype=float)
+    if values.shape != (len(text),):
+        raise ValueError(f"values must hold one number per character, shape ({len(text)},); got {values.shape}")
+    if not vmax > vmin:
+        raise ValueError(f"vmax must be greater than vmin; got vmin={vmin}, vmax={vmax}")
+    lines = text.split("\n")
+    width, height = max(len(line) for line in lines) + 1, len(lines)
+    fig, ax = _axes(ax, figsize=(min(0.11 * width + 0.5, 16), 0.22 * height + 0.6))
+    colours = plt.get_cmap(cmap)(np.clip((values - vmin) / (vmax - vmin), 0.0, 1.0))
+    row = column = 0
+    for char, colour in zip(text, colours):
+        ax.add_patch(Rectangle((column, -row - 1), 1, 1, facecolor=colour, edgecolor="none"))
+        ax.text(column + 0.5, -row - 0.5, "⏎" if char == "\n" else char, ha="center", va="center",
+                family="monospace", fontsize=8)
+        row, column = (row + 1, 0) if char == "\n" else (row, column + 1)
+    ax.set_xlim(0, width)
+    ax.set_ylim(-height, 0)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, loc="left")
+    return fig

@@ -1,0 +1,92 @@
+"""What single units of a trained network respond to: labels for text, scores per unit.
+
+A *probe* here is the simplest one possible: label every character of a text
+with a property (inside a quotation? which column of its line?) and ask, for
+each hidden unit separately, how well its activation alone tells the property
+apart. Taught in notebook 03 (the interpretable cells of a character LSTM).
+
+>>> inside_quotes("a “b” c").tolist()
+[False, False, True, True, False, False, False]
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+
+
+def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") -> np.ndarray:
+    """For each character: is it inside a quotation? Shape (len(text),), bool.
+
+    The opening quote counts as inside, the closing one as outside (when both are
+    the same character, e.g. ``'"'``, they alternate). A blank line
+    (a paragraph break) also ends a quotation, because novels open every
+    paragraph of a long speech anew without closing the previous one.
+    """
+    if len(open_quote) != 1 or len(close_quote) != 1:
+        raise ValueError(f"quotes must be single characters; got {open_quote!r} and {close_quote!r}")
+    labels = np.zeros(len(text), dtype=bool)
+    inside = False
+    for index, char in enumerate(text):
+        if char == open_quote and not (inside and open_quote == close_quote):
+            inside = True
+        elif char == close_quote or (char == "\n" and text[index - 1:index] == "\n"):
+            inside = False
+        labels[index] = inside
+    return labels
+
+
+def column_in_line(text: str) -> np.ndarray:
+    """For each character: its position in its line, counting from 0 (a newline ends its line). Shape (len(text),)."""
+    columns = np.zeros(len(text), dtype=np.int64)
+    column = 0
+    for index, char in enumerate(text):
+        columns[index] = column
+        column = 0 if char == "\n" else column + 1
+    return columns
+
+
+def _as_numpy(values) -> np.ndarray:
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    return np.asarray(values, dtype=np.float64)
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..N of a 1-D array, tied values sharing the mean of their ranks."""
+    order = values.argsort(kind="stable")
+    ordered = values[order]
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(ordered)) + 1])
+    ends = np.concatenate([starts[1:], [len(values)]])
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat((starts + ends + 1) / 2, ends - starts)
+    return ranks
+
+
+def unit_auc(activations, labels) -> np.ndarray:
+    """Per unit: the probability that a random positive character has a higher activation than a random negative one
+    (ties count one half).
+
+    ``activations`` (N, H), ``labels`` (N,) bool. This is the area under the ROC
+    curve of each unit used as a one-number classifier: 0.5 is chance, 1.0 (or
+    0.0, for a unit that is *lower* on positives) separates perfectly. Shape (H,).
+    """
+    acts, labels = _as_numpy(activations), np.asarray(labels, dtype=bool)
+    if acts.ndim != 2 or labels.shape != (acts.shape[0],):
+        raise ValueError(f"need activations (N, H) and labels (N,); got {acts.shape} and {labels.shape}")
+    positives, negatives = int(labels.sum()), int((~labels).sum())
+    if positives == 0 or negatives == 0:
+        raise ValueError(f"labels must contain both classes; got {positives} positive and {negatives} negative")
+    ranks = np.stack([_average_ranks(column) for column in acts.T], axis=1)  # (N, H), 1 = lowest
+    return (ranks[labels].sum(axis=0) - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def unit_correlation(activations, target) -> np.ndarray:
+    """Per unit: Pearson correlation between its activation (N, H) and a numeric ``target`` (N,). Shape (H,)."""
+    acts, target = _as_numpy(activations), _as_numpy(target)
+    if acts.ndim != 2 or target.shape != (acts.shape[0],):
+        raise ValueError(f"need activations (N, H) and target (N,); got {acts.shape} and {target.shape}")
+    acts = acts - acts.mean(axis=0)
+    target = target - target.mean()
+    denominator = np.sqrt((acts**2).sum(axis=0) * (target**2).sum())
+    return np.divide(acts.T @ target, denominator, out=np.zeros(acts.shape[1]), where=denominator > 0)

@@ -1,0 +1,52 @@
+"""Turning text into integer ids and back.
+
+``CharVocab`` is the character-level vocabulary of notebook 03: one id per
+distinct character of a corpus, in sorted order, so the same text always
+gives the same ids.
+
+>>> vocab = CharVocab.from_text("hello")
+>>> vocab.chars, vocab.encode("hell"), vocab.decode([3, 1])
+('ehlo', [2, 1, 2, 2], 'oh')
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+
+class CharVocab:
+    """A character vocabulary: ``chars[i]`` is the character with id ``i``."""
+
+    def __init__(self, chars: str):
+        if not isinstance(chars, str) or not chars:
+            raise ValueError(f"chars must be a non-empty string of distinct characters; got {chars!r}")
+        if len(set(chars)) != len(chars):
+            repeated = sorted({c for c in chars if chars.count(c) > 1})
+            raise ValueError(f"chars must hold each character once; these repeat: {repeated}")
+        self.chars = chars
+        self.stoi = {c: i for i, c in enumerate(chars)}
+
+    @classmethod
+    def from_text(cls, text: str) -> "CharVocab":
+        """The sorted set of characters that occur in ``text``."""
+        return cls("".join(sorted(set(text))))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def __repr__(self) -> str:
+        return f"CharVocab({len(self)} characters)"
+
+    def encode(self, text: str) -> list[int]:
+        """The id of every character of ``text``; an unknown character raises ``KeyError`` naming it."""
+        try:
+            return [self.stoi[c] for c in text]
+        except KeyError as error:
+            raise KeyError(f"character {error.args[0]!r} is not in the vocabulary of {len(self)} characters") from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """The text spelled by ``ids`` (ints or a 1-D tensor)."""
+        ids = [int(i) for i in ids]
+        bad = [i for i in ids if not 0 <= i < len(self)]
+        if bad:
+            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        return "".join(self.chars[i] for i in ids)
