@@ -713,6 +713,7 @@ def per_layer(C):
     return 12 * C * C + 13 * C
 
 
+shares = {}
 for size, C, L in [("base", 768, 12), ("large", 1024, 24)]:
     b = breakdowns[size]
     layers = b["self-attention (all layers)"] + b["feed-forward (all layers)"] + b["LayerNorms (all layers)"]
@@ -723,6 +724,8 @@ for size, C, L in [("base", 768, 12), ("large", 1024, 24)]:
     share = b["token embeddings"] / count_parameters(bert_models[size])
     print(f"BERT-{size}: {L} × {per_layer(C):,} per layer + {embeddings:,} embeddings + {b['pooler']:,} pooler "
           f"= {encoder_only:,}; token embedding share {share:.1%}")
+    shares[size] = share
+assert 0.2 < shares["base"] < 0.22, "the token embedding is about a fifth of BERT-base"
 base_total = count_parameters(bert_models["base"]) - sum(breakdowns["base"][h] for h in HEADS)
 large_total = count_parameters(bert_models["large"]) - sum(breakdowns["large"][h] for h in HEADS)
 assert base_total == 109_482_240 and large_total == 335_141_888
