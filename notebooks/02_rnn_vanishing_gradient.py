@@ -621,6 +621,8 @@ ax.plot([50], [irnn_larger_lr], marker="x", markersize=10, linestyle="", color="
 ax.axhline(0.25, color="grey", linestyle="--", label="chance (1 in 4)")
 ax.set(xscale="log", xlabel="lag L (steps between the signal and the answer)", ylabel="held-out accuracy",
        ylim=(0, 1.05), title="Remembering one token across L distractors (200 training steps)")
+ax.set_xticks(lags, [str(lag) for lag in lags])
+ax.minorticks_off()
 ax.legend()
 plt.show()
 
