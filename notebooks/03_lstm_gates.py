@@ -231,6 +231,7 @@ for name in models:
 # after training, but less than $10^{-9}$ of it in the RNN.
 
 # %%
+assert abs(torch.sigmoid(torch.tensor(3.0)).item() - 0.95) < 0.005  # the initial forget gate
 assert accuracy["LSTM"] > 0.9 and accuracy["tanh RNN"] < 0.4, accuracy
 for measured in (at_start, after_training):
     ratio = {name: n[0] / n[-1] for name, n in measured.items()}
@@ -284,6 +285,7 @@ def read(passage):
 # predicts the next character far better than uniform guessing ($\log |V|$ nats).
 
 # %%
+assert model.config["hidden_size"] == 256 and model.config["num_layers"] == 1  # one layer, 256 cells
 fast, slow, _ = read(held_out[:400])
 assert (fast - slow).abs().max() < 1e-4, (fast - slow).abs().max()
 with torch.no_grad():
@@ -398,6 +400,7 @@ display(HTML(colour_text(passage[:700], sign * cell_values[:700, quote_cell],
 # %%
 assert separation[quote_cell] >= 0.9 and np.median(separation) < 0.7, (separation[quote_cell], np.median(separation))
 assert abs(correlation[line_cell]) < 0.5, correlation[line_cell]
+assert 65 <= columns.max() <= 75  # lines hard-wrapped at about 70 characters
 
 # ### Browse the cells
 #
