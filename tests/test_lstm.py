@@ -112,11 +112,15 @@ def test_train_char_model_command_writes_a_loadable_checkpoint_and_recipe(tmp_pa
     assert recipe["command"].startswith("python -m dl4nlp.lstm train-char-model")
     assert recipe["arguments"]["steps"] == 3 and recipe["device"] == "cpu" and recipe["arguments"]["seed"] == 0
     model, vocab = load_char_model(out)
-    assert len(vocab) == model.config["vocab_size"] and "“" in vocab.chars
+    assert len(vocab) == model.config["vocab_size"] and '"' in vocab.chars and "“" not in vocab.chars
+    assert recipe["arguments"]["straight_quotes"] is True
     assert model.config["hidden_size"] == 8 and not model.training
     again = train_char_model(tmp_path / "again.pt", steps=3, hidden_size=8, embedding_dim=4, batch_size=2,
                              seq_len=8, device="cpu", progress=False)
     assert again["final_train_loss"] == recipe["final_train_loss"]  # same seed, same run
+    main(["train-char-model", "--out", str(tmp_path / "curly.pt"), "--steps", "1", "--hidden-size", "4",
+          "--embedding-dim", "2", "--batch-size", "2", "--seq-len", "8", "--curly-quotes"])
+    assert "“" in load_char_model(tmp_path / "curly.pt")[1].chars
 
 
 def test_load_char_model_rejects_other_files(tmp_path):
@@ -137,3 +141,22 @@ def test_stream_batches_continue_each_stream_and_restart():
     assert next_batch(3)[1] and torch.equal(next_batch(3)[0], first)  # 3 windows per stream, then over again
     with pytest.raises(ValueError, match="needs more than length=30 ids; got 20"):
         stream_batches(ids, batch_size=2, length=30)
+
+
+def test_the_shipped_checkpoint_is_small_documented_and_matches_its_recipe():
+    from dl4nlp.data import data_path, md5sum
+
+    path = data_path("char_lstm_sherlock.pt")
+    assert path.stat().st_size < 3_000_000
+    readme = (path.parent / "README.md").read_text()
+    assert md5sum(path) in readme and f"{path.stat().st_size:,}" in readme
+    recipe = json.loads(data_path("char_lstm_sherlock.json").read_text())
+    assert recipe["corpus_md5"] == CORPORA[recipe["arguments"]["corpus"]][1]
+    model, vocab = load_char_model(path)
+    assert sum(p.numel() for p in model.parameters()) == recipe["parameters"]
+    ids = torch.tensor([vocab.encode('"Quite so," said Holmes.')])
+    with torch.no_grad():
+        embedded = model.embedding(ids)
+        expected, _ = model.recurrent(embedded)
+        outputs, _, _ = UnrolledLSTM.from_torch(model.recurrent)(embedded)
+    assert torch.allclose(outputs, expected, atol=1e-5)

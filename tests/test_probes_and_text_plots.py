@@ -84,7 +84,10 @@ def test_plot_coloured_text_draws_one_box_per_character():
 
     fig = plot_coloured_text("ab\nc", [0.0, 1.0, -1.0, 0.5], title="cell 3")
     ax = fig.axes[0]
-    assert len(ax.patches) == 4 and [t.get_text() for t in ax.texts] == ["a", "b", "⏎", "c"]
+    assert [t.get_text() for t in ax.texts] == ["a", "b", "⏎", "c"]
+    image = ax.images[0].get_array()
+    assert image.shape == (2, 3, 4) and np.allclose(image[1, 1:], 1.0)  # row 2 holds only "c": the rest is white
+    assert np.allclose(image[0, 1], plt.get_cmap("RdBu_r")(1.0))  # "b" has the highest value: darkest red
     assert ax.get_title(loc="left") == "cell 3"
     plt.close(fig)
     with pytest.raises(ValueError, match="one number per character"):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from dl4nlp.data import random_windows
 from dl4nlp.rnn import RecurrentClassifier
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
-from dl4nlp.tokenize import CharVocab
+from dl4nlp.tokenize import CharVocab, straighten_quotes
 
 
 @settings(max_examples=30, deadline=None)
@@ -79,3 +79,8 @@ def test_random_windows_are_contiguous_slices():
     assert torch.all(windows[:, 1:] - windows[:, :-1] == 1) and int(windows.max()) < 100
     with pytest.raises(ValueError, match=r"at least length=200 ids; got shape \(100,\)"):
         random_windows(ids, 2, 200)
+
+
+def test_straighten_quotes_replaces_only_double_curly_quotes():
+    assert straighten_quotes("“It’s mine,” he said.") == '"It’s mine," he said.'
+    assert straighten_quotes("no quotes") == "no quotes"

@@ -208,8 +208,8 @@ def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
 
 
 def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size: int = 256,
-                     embedding_dim: int = 32, steps: int = 3000, batch_size: int = 32, seq_len: int = 128,
-                     lr: float = 3e-3, seed: int = 0, device: Optional[str] = None,
+                     embedding_dim: int = 32, steps: int = 4000, batch_size: int = 32, seq_len: int = 128,
+                     lr: float = 3e-3, seed: int = 0, device: Optional[str] = None, straight_quotes: bool = True,
                      progress: bool = True, command: str = "") -> dict:
     """Train a one-layer character LSTM on a shipped corpus; save it to ``out`` and its recipe beside it.
 
@@ -217,17 +217,20 @@ def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size
     parallel streams, ``seq_len`` characters at a time, and the LSTM state is
     carried (detached) from one window to the next, so the model can learn
     state that lasts longer than a window, such as being inside a quotation.
+    With ``straight_quotes`` the curly double quotes become ``"``
+    (``dl4nlp.tokenize.straighten_quotes``), so that only that state tells an
+    opening quote from a closing one.
     The last 5% of the text is held out; the recipe (``<out>.json``) records the
     command, seed, versions, corpus md5, device and the final losses. Returns the recipe.
     """
     import dl4nlp
     from dl4nlp.data import data_path, load_text, md5sum
-    from dl4nlp.tokenize import CharVocab
+    from dl4nlp.tokenize import CharVocab, straighten_quotes
     from dl4nlp.train import train
 
     dl4nlp.seed_everything(seed)
     device = dl4nlp.get_device(device)
-    text = load_text(corpus)
+    text = straighten_quotes(load_text(corpus)) if straight_quotes else load_text(corpus)
     vocab = CharVocab.from_text(text)
     ids = torch.tensor(vocab.encode(text))
     split = int(0.95 * len(ids))
@@ -254,15 +257,17 @@ def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"config": model.config, "vocab": vocab.chars, "state_dict": state}, out)
+    torch.save({"config": model.config, "vocab": vocab.chars, "straight_quotes": straight_quotes,
+                "state_dict": state}, out)
     recipe = {
         "command": command or f"dl4nlp.lstm.train_char_model(out={str(out)!r}, ...)",
         "arguments": dict(corpus=corpus, hidden_size=hidden_size, embedding_dim=embedding_dim, steps=steps,
-                          batch_size=batch_size, seq_len=seq_len, lr=lr, seed=seed, clip_norm=1.0,
+                          batch_size=batch_size, seq_len=seq_len, lr=lr, seed=seed, straight_quotes=straight_quotes,
+                          clip_norm=1.0,
                           forget_bias=1.0, schedule="cosine to lr/10", optimizer="Adam",
                           bptt="truncated, state carried across windows of parallel streams"),
         "dl4nlp_version": dl4nlp.__version__, "torch_version": torch.__version__,
-        "corpus_md5": md5sum(data_path(corpus)), "device": str(device),
+        "corpus_md5": md5sum(data_path(corpus)), "device": str(device), "torch_threads": torch.get_num_threads(),
         "train_seconds": round(time.perf_counter() - start, 1),
         "final_train_loss": round(sum(history.loss[-50:]) / len(history.loss[-50:]), 4),
         "valid_loss": round(valid_loss, 4), "held_out": "last 5% of the corpus",
@@ -280,12 +285,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     char.add_argument("--corpus", default="sherlock_holmes.txt")
     char.add_argument("--hidden-size", type=int, default=256)
     char.add_argument("--embedding-dim", type=int, default=32)
-    char.add_argument("--steps", type=int, default=3000)
+    char.add_argument("--steps", type=int, default=4000)
     char.add_argument("--batch-size", type=int, default=32)
     char.add_argument("--seq-len", type=int, default=128)
     char.add_argument("--lr", type=float, default=3e-3)
     char.add_argument("--seed", type=int, default=0)
     char.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
+    char.add_argument("--curly-quotes", dest="straight_quotes", action="store_false",
+                      help="keep “ and ” apart instead of replacing both by a straight quote")
     args = vars(parser.parse_args(argv))
     args.pop("command")
     command = "python -m dl4nlp.lstm " + " ".join(sys.argv[1:] if argv is None else argv)

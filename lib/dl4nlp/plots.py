@@ -397,8 +397,6 @@ def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: 
 def plot_coloured_text(text: str, values, ax: Optional[plt.Axes] = None, vmin: float = -1.0, vmax: float = 1.0,
                        cmap: str = "RdBu_r", title: str = "") -> plt.Figure:
     """The figure version of ``colour_text`` (for widgets): one coloured box per character, lines as in ``text``."""
-    from matplotlib.patches import Rectangle
-
     values = np.asarray(values, dtype=float)
     if values.shape != (len(text),):
         raise ValueError(f"values must hold one number per character, shape ({len(text)},); got {values.shape}")
@@ -407,15 +405,15 @@ def plot_coloured_text(text: str, values, ax: Optional[plt.Axes] = None, vmin: f
     lines = text.split("\n")
     width, height = max(len(line) for line in lines) + 1, len(lines)
     fig, ax = _axes(ax, figsize=(min(0.11 * width + 0.5, 16), 0.22 * height + 0.6))
-    colours = plt.get_cmap(cmap)(np.clip((values - vmin) / (vmax - vmin), 0.0, 1.0))
+    colours = plt.get_cmap(cmap)(np.clip((values - vmin) / (vmax - vmin), 0.0, 1.0))  # (N, 4)
+    image = np.ones((height, width, 4))  # white where there is no character
     row = column = 0
     for char, colour in zip(text, colours):
-        ax.add_patch(Rectangle((column, -row - 1), 1, 1, facecolor=colour, edgecolor="none"))
-        ax.text(column + 0.5, -row - 0.5, "⏎" if char == "\n" else char, ha="center", va="center",
-                family="monospace", fontsize=8)
+        image[row, column] = colour
+        ax.text(column, row, "⏎" if char == "\n" else char, ha="center", va="center", family="monospace",
+                fontsize=8)
         row, column = (row + 1, 0) if char == "\n" else (row, column + 1)
-    ax.set_xlim(0, width)
-    ax.set_ylim(-height, 0)
+    ax.imshow(image, aspect="auto", interpolation="nearest")
     ax.axis("off")
     if title:
         ax.set_title(title, loc="left")

@@ -12,6 +12,20 @@ from __future__ import annotations
 
 from typing import Iterable
 
+CURLY_DOUBLE_QUOTES = "“”"
+
+
+def straighten_quotes(text: str) -> str:
+    """``text`` with the curly double quotes “ and ” both replaced by the straight quote ``"``.
+
+    With one symbol for opening and closing, a character model can only tell
+    what a ``"`` means by remembering whether a quotation is open (notebook 03).
+
+    >>> straighten_quotes("“Yes,” he said.")
+    '"Yes," he said.'
+    """
+    return text.translate({ord(q): '"' for q in CURLY_DOUBLE_QUOTES})
+
 
 class CharVocab:
     """A character vocabulary: ``chars[i]`` is the character with id ``i``."""
