@@ -402,6 +402,7 @@ assert separation[quote_cell] >= 0.9 and np.median(separation) < 0.7, (separatio
 assert abs(correlation[line_cell]) < 0.5, correlation[line_cell]
 assert 65 <= columns.max() <= 75  # lines hard-wrapped at about 70 characters
 
+# %% [markdown]
 # ### Browse the cells
 #
 # Most cells are not so easy to name. Pick any of the 256 cells and see what it does

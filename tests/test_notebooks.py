@@ -79,3 +79,12 @@ def test_anatomy(py):
         if "solution" in cell.metadata.get("tags", []):
             assert cell.metadata.get("jupyter", {}).get("source_hidden") is True
             assert "assert check(" in cell.source, "a solution proves itself with its check"
+
+
+@pytest.mark.parametrize("py", TWINS, ids=IDS)
+def test_no_heading_is_stranded_in_a_code_cell(py):
+    """A heading written as a comment in a code cell means a missing `# %% [markdown]` line."""
+    for index, cell in enumerate(jupytext.read(py).cells):
+        if cell.cell_type == "code":
+            headings = [line for line in cell.source.splitlines() if re.match(r"# #{1,4} ", line)]
+            assert not headings, f"code cell {index} holds markdown headings {headings}: add `# %% [markdown]`"
