@@ -76,6 +76,7 @@ def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
     assert "make test" in ci and "make test" in readme and "make lab" in readme
     assert "make e2e" in readme
+    assert ci.index("make test") < ci.index("make e2e"), "CI runs the unit and notebook tests first"
 
 
 def test_makefile_never_sets_a_matplotlib_backend():
