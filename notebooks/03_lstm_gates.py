@@ -419,8 +419,6 @@ def draw_cell(cell, characters=400):
                                     f"line-position r {correlation[cell]:+.2f}")
 
 
-draw_cell(quote_cell)
-plt.show()
 interactive_figure(
     draw_cell,
     cell=widgets.IntSlider(value=quote_cell, min=0, max=cell_values.shape[1] - 1, description="cell"),

@@ -366,8 +366,6 @@ def draw_masking(mask_prob, mask_token_prob, random_token_prob):
     return fig
 
 
-draw_masking(MASK_PROB, MASK_TOKEN_PROB, RANDOM_TOKEN_PROB)
-plt.show()
 interactive_figure(
     draw_masking,
     mask_prob=widgets.FloatSlider(value=MASK_PROB, min=0.0, max=1.0, step=0.05, description="mask_prob"),

@@ -257,14 +257,13 @@ assert attention_part[64] == 4 * attention_part[32] and attention_part[128] == 4
 # Move the sliders to see where the crossover $n = 12d$ lies.
 
 # %%
-def draw_attention_share(d_model, log10_context):
+def draw_attention_share(d_model, n):
     """Forward FLOPs per token split into linear layers and attention (Kaplan's count)."""
     contexts = np.geomspace(16, 10 ** 5.5, 200)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     for d in (64, 768, 12288):
         left.plot(contexts, [attention_share(n, d) for n in contexts], label=f"d = {d}", alpha=0.5)
     left.plot(contexts, [attention_share(n, d_model) for n in contexts], "k", label=f"d = {d_model} (chosen)")
-    n = 10 ** log10_context
     left.axvline(n, color="grey", ls=":")
     left.set(xscale="log", xlabel="context length n", ylabel="attention's share of forward FLOPs",
              title="share = n / (12 d + n)")
@@ -277,12 +276,10 @@ def draw_attention_share(d_model, log10_context):
     return fig
 
 
-draw_attention_share(1000, math.log10(512))
-plt.show()
 interactive_figure(
     draw_attention_share,
     d_model=widgets.IntSlider(value=1000, min=8, max=12288, step=8, description="d_model"),
-    log10_context=widgets.FloatSlider(value=math.log10(512), min=1.2, max=5.5, step=0.1, description="log10 n"),
+    n=widgets.SelectionSlider(options=[2**k for k in range(4, 19)], value=512, description="context n"),
 )
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -660,8 +657,6 @@ def draw_emergence(k, log_scale):
     return fig
 
 
-draw_emergence(6, False)
-plt.show()
 interactive_figure(draw_emergence, k=widgets.IntSlider(value=6, min=1, max=spec["max_k"], description="k"),
                    log_scale=widgets.Checkbox(value=False, description="log y axis"))
 

@@ -38,6 +38,28 @@ def test_an_error_in_draw_is_kept_and_shown_not_swallowed():
     assert panel.last_error is None and panel.last_figure is not None
 
 
+def test_displays_as_the_live_widget_with_a_png_of_the_figure_as_fallback():
+    import base64
+
+    slider = widgets.FloatSlider(value=1.0, min=-5, max=5)
+    panel = interactive_figure(draw_line, slope=slider)
+    bundle = panel._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == panel.widget.model_id
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+    assert bundle["text/plain"] == "interactive figure draw_line(slope=1.0)"
+    slider.value = 6.0  # beyond max: the slider clamps it, and the fallback follows the current figure
+    assert panel._repr_mimebundle_()["image/png"] != bundle["image/png"]
+
+
+def test_no_png_when_the_figure_could_not_be_drawn():
+    def broken(n):
+        raise ValueError("no")
+
+    panel = interactive_figure(broken, n=widgets.IntSlider(value=1))
+    assert "image/png" not in panel._repr_mimebundle_()
+    assert isinstance(panel.last_error, ValueError)
+
+
 def test_bad_wiring_is_rejected():
     with pytest.raises(TypeError, match="function returning a matplotlib Figure"):
         InteractiveFigure("not a function", {})

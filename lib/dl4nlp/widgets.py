@@ -3,16 +3,23 @@
 ``interactive_figure(draw, controls)`` wires ipywidgets controls to a function
 ``draw(**values) -> Figure``: every change redraws, and an error is printed in
 the output area (and kept in ``.last_error``) instead of vanishing into the
-browser console. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
+browser console. Displayed, it offers the live widget and, for viewers that
+cannot run widgets (GitHub, nbviewer, a notebook opened without its kernel), a
+PNG of the figure as it was first drawn, so a notebook needs no second, static
+copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
 """
 from __future__ import annotations
 
+import base64
+import io
 import traceback
 from typing import Callable, Mapping, Optional
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from IPython.display import display
+
+WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 
 
 class InteractiveFigure:
@@ -56,8 +63,16 @@ class InteractiveFigure:
             display(figure)
             plt.close(figure)
 
-    def _ipython_display_(self) -> None:
-        display(self.widget)
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """The widget view, a PNG of the current figure as the fallback, and a line of text."""
+        values = ", ".join(f"{name}={value!r}" for name, value in self.values.items())
+        bundle = {"text/plain": f"interactive figure {getattr(self.draw, '__name__', 'draw')}({values})",
+                  WIDGET_VIEW_MIMETYPE: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
+        if self.last_figure is not None:
+            png = io.BytesIO()
+            self.last_figure.savefig(png, format="png", bbox_inches="tight")
+            bundle["image/png"] = base64.b64encode(png.getvalue()).decode("ascii")
+        return bundle
 
 
 def interactive_figure(draw: Callable[..., plt.Figure], **controls: widgets.ValueWidget) -> InteractiveFigure:
