@@ -7,7 +7,9 @@ throw-away settings and workspace folder), drives Debian's Chromium through
 Playwright, and for each notebook: opens it, runs all cells, and fails if a
 cell errors, if an interactive figure does not render as controls, or if fewer
 figures appear than the committed notebook holds. Saves one screenshot per
-notebook in e2e/screenshots/. Needs /usr/bin/chromium (`make e2e` installs it).
+notebook in e2e/screenshots/. Finally checks the README's way of presenting:
+RISE's slideshow command, bound to Alt+R, renders the first notebook as slides
+(screenshot rise_preview.png). Needs /usr/bin/chromium (`make e2e` installs it).
 """
 from __future__ import annotations
 
@@ -164,6 +166,30 @@ def run_notebook(page: Page, base: str, token: str, ipynb: Path) -> list[str]:
     return problems
 
 
+RISE_SHORTCUT = """() => {
+  const app = window.jupyterapp;
+  const bound = app.commands.keyBindings.filter(b => b.command === 'RISE:preview').map(b => b.keys.join(' '));
+  return {command: app.commands.hasCommand('RISE:preview'), keys: bound,
+          label: app.commands.hasCommand('RISE:preview') ? app.commands.label('RISE:preview') : ''};
+}"""
+
+
+def check_slideshow(page: Page) -> list[str]:
+    """The README's presenting instructions: RISE's command, its Alt+R shortcut, and a rendered slide."""
+    rise = page.evaluate(RISE_SHORTCUT)
+    if not rise["command"]:
+        return ["RISE (jupyterlab-rise) is not installed: no 'RISE:preview' command"]
+    problems = [] if "Alt R" in rise["keys"] else [f"RISE:preview is bound to {rise['keys']}, not Alt R"]
+    page.evaluate("() => window.jupyterapp.commands.execute('RISE:preview')")
+    try:  # the preview is an iframe holding reveal.js slides built from the notebook
+        frame = page.frame_locator("iframe").last
+        frame.locator(".reveal .slides section").first.wait_for(timeout=60_000)
+        page.screenshot(path=str(SCREENSHOTS / "rise_preview.png"))
+    except Exception as error:  # reported, not raised: the notebooks' own results still count
+        problems.append(f"the RISE slideshow did not render: {type(error).__name__}: {str(error).splitlines()[0]}")
+    return problems
+
+
 def main(argv: list[str]) -> int:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM}: install Debian's chromium (make e2e does it)")
@@ -186,12 +212,22 @@ def main(argv: list[str]) -> int:
                         print(f"    {problem}", flush=True)
                     if problems:
                         failures[ipynb.name] = problems
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/{select(argv)[0].with_suffix('.ipynb').name}?token={token}&reset")
+                page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+                page.evaluate("async () => { await window.jupyterapp.restored; }")
+                page.locator(".jp-Notebook").first.wait_for(timeout=60_000)
+                slideshow = check_slideshow(page)
+                print(f"RISE slideshow (Alt+R): {'ok' if not slideshow else 'FAILED'}", flush=True)
+                for problem in slideshow:
+                    print(f"    {problem}", flush=True)
+                if slideshow:
+                    failures["RISE slideshow"] = slideshow
                 browser.close()
         finally:
             lab.terminate()
             lab.wait(timeout=30)
     print(f"screenshots in {SCREENSHOTS.relative_to(ROOT)}/")
-    print(f"e2e: {len(select(argv)) - len(failures)} passed, {len(failures)} failed")
+    print(f"e2e: {len(select(argv)) + 1 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
