@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from dl4nlp import date_task
-from dl4nlp.date_task import (FORMATS, SOURCE_VOCAB, TARGET_VOCAB, CharVocab, batch_sampler, encode_batch,
+from dl4nlp.date_task import (FORMATS, SOURCE_VOCAB, TARGET_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch,
                               format_date, make_pairs, ordinal_suffix, ordinal_word, reverse_pairs)
 from dl4nlp.plots import plot_attention
 
@@ -51,18 +51,18 @@ def test_vocab_round_trip_and_specials():
     source, target = make_pairs(1, seed=1)[0]
     assert SOURCE_VOCAB.decode(SOURCE_VOCAB.encode(source)) == source
     ids = TARGET_VOCAB.encode(target)
-    assert ids[-1] == CharVocab.EOS and TARGET_VOCAB.decode([CharVocab.BOS] + ids + [5, 6]) == target
+    assert ids[-1] == Seq2SeqVocab.EOS and TARGET_VOCAB.decode([Seq2SeqVocab.BOS] + ids + [5, 6]) == target
     assert len(TARGET_VOCAB) == 3 + len(" -0123456789")
 
 
 def test_encode_batch_pads_and_shifts_the_target():
     batch = encode_batch([("3 mar 1998", "1998-03-03"), ("1998.03.03", "1998-03-03")])
     assert batch["src"].shape == (2, 11) and batch["src_lengths"].tolist() == [11, 11]
-    assert batch["tgt_in"][:, 0].tolist() == [CharVocab.BOS] * 2
+    assert batch["tgt_in"][:, 0].tolist() == [Seq2SeqVocab.BOS] * 2
     assert torch.equal(batch["tgt_in"][:, 1:], batch["tgt_out"][:, :-1])
     assert TARGET_VOCAB.decode(batch["tgt_out"][0]) == "1998-03-03"
     short = encode_batch([("abc", "cba"), ("a", "a")], date_task.REVERSE_VOCAB, date_task.REVERSE_VOCAB)
-    assert short["src"][1].tolist() == [date_task.REVERSE_VOCAB.stoi["a"], CharVocab.EOS, CharVocab.PAD, CharVocab.PAD]
+    assert short["src"][1].tolist() == [date_task.REVERSE_VOCAB.stoi["a"], Seq2SeqVocab.EOS, Seq2SeqVocab.PAD, Seq2SeqVocab.PAD]
 
 
 def test_reverse_pairs_and_the_batch_sampler():
@@ -88,7 +88,7 @@ def test_errors_name_expected_and_received():
     with pytest.raises(ValueError, match=r"characters \['!'\] are not in the vocabulary"):
         SOURCE_VOCAB.encode("1 may 2000!")
     with pytest.raises(ValueError, match="alphabet must not repeat characters"):
-        CharVocab("aa")
+        Seq2SeqVocab("aa")
     with pytest.raises(ValueError, match=r"batch_size must be in \[1, 3\] .* got 4"):
         batch_sampler(make_pairs(3), 4)
     with pytest.raises(ValueError, match="lengths must be positive integers; got \\[0\\]"):

@@ -101,8 +101,13 @@ def field_spans(date: dt.date, fmt: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
-class CharVocab:
-    """Characters <-> ids, with PAD = 0, BOS = 1 (start of output) and EOS = 2 (end of sequence)."""
+class Seq2SeqVocab:
+    """Characters <-> ids, with PAD = 0, BOS = 1 (start of output) and EOS = 2 (end of sequence).
+
+    A seq2seq vocabulary: unlike ``dl4nlp.tokenize.CharVocab`` (plain characters of a
+    corpus, for language models), it reserves ids for padding and the start and end
+    of a sequence, and ``decode`` stops at EOS.
+    """
 
     PAD, BOS, EOS = 0, 1, 2
     SPECIALS = ("<pad>", "<bos>", "<eos>")
@@ -134,13 +139,13 @@ class CharVocab:
         return "".join(out)
 
 
-SOURCE_VOCAB = CharVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
-TARGET_VOCAB = CharVocab(" -0123456789")
-REVERSE_VOCAB = CharVocab("abcdefghij")
+SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
+TARGET_VOCAB = Seq2SeqVocab(" -0123456789")
+REVERSE_VOCAB = Seq2SeqVocab("abcdefghij")
 
 
-def encode_batch(pairs: Sequence[tuple[str, str]], source_vocab: CharVocab = SOURCE_VOCAB,
-                 target_vocab: CharVocab = TARGET_VOCAB) -> dict[str, torch.Tensor]:
+def encode_batch(pairs: Sequence[tuple[str, str]], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+                 target_vocab: Seq2SeqVocab = TARGET_VOCAB) -> dict[str, torch.Tensor]:
     """Pad a list of pairs into tensors.
 
     Returns ``src`` (B, S) ids ending in EOS, ``src_lengths`` (B,),
@@ -152,13 +157,13 @@ def encode_batch(pairs: Sequence[tuple[str, str]], source_vocab: CharVocab = SOU
     sources = [source_vocab.encode(s) for s, _ in pairs]
     targets = [target_vocab.encode(t) for _, t in pairs]
     S, T = max(map(len, sources)), max(map(len, targets))
-    src = torch.full((len(pairs), S), CharVocab.PAD, dtype=torch.long)
-    tgt_in = torch.full((len(pairs), T), CharVocab.PAD, dtype=torch.long)
-    tgt_out = torch.full((len(pairs), T), CharVocab.PAD, dtype=torch.long)
+    src = torch.full((len(pairs), S), Seq2SeqVocab.PAD, dtype=torch.long)
+    tgt_in = torch.full((len(pairs), T), Seq2SeqVocab.PAD, dtype=torch.long)
+    tgt_out = torch.full((len(pairs), T), Seq2SeqVocab.PAD, dtype=torch.long)
     for b, (s, t) in enumerate(zip(sources, targets)):
         src[b, : len(s)] = torch.tensor(s)
         tgt_out[b, : len(t)] = torch.tensor(t)
-        tgt_in[b, : len(t)] = torch.tensor([CharVocab.BOS] + t[:-1])
+        tgt_in[b, : len(t)] = torch.tensor([Seq2SeqVocab.BOS] + t[:-1])
     return {"src": src, "src_lengths": torch.tensor([len(s) for s in sources]), "tgt_in": tgt_in, "tgt_out": tgt_out}
 
 
@@ -206,7 +211,7 @@ def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0,
 
 
 def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int = 0,
-                  source_vocab: CharVocab = SOURCE_VOCAB, target_vocab: CharVocab = TARGET_VOCAB):
+                  source_vocab: Seq2SeqVocab = SOURCE_VOCAB, target_vocab: Seq2SeqVocab = TARGET_VOCAB):
     """A ``next_batch(step)`` function for ``dl4nlp.train``: random batches drawn from ``pairs``.
 
     The pairs are encoded once; each batch is cut to its own longest source
@@ -216,7 +221,7 @@ def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int =
     if not 1 <= batch_size <= len(pairs):
         raise ValueError(f"batch_size must be in [1, {len(pairs)}] (the number of pairs); got {batch_size!r}")
     pool = encode_batch(pairs, source_vocab, target_vocab)
-    target_lengths = (pool["tgt_out"] != CharVocab.PAD).sum(1)
+    target_lengths = (pool["tgt_out"] != Seq2SeqVocab.PAD).sum(1)
     generator = torch.Generator().manual_seed(seed)
 
     def next_batch(step: int) -> dict[str, torch.Tensor]:
@@ -229,8 +234,8 @@ def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int =
 
 
 # --- translating, scoring, and the recipe of the shipped checkpoints ---------
-def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: CharVocab = SOURCE_VOCAB,
-              target_vocab: CharVocab = TARGET_VOCAB, max_len: int = 12) -> list[str]:
+def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+              target_vocab: Seq2SeqVocab = TARGET_VOCAB, max_len: int = 12) -> list[str]:
     """Greedy translations of ``sources`` by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
     batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
     device = next(model.parameters()).device
@@ -238,8 +243,8 @@ def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: CharVocab = 
     return [target_vocab.decode(row) for row in ids.tolist()]
 
 
-def sequence_accuracy(model: Seq2Seq, pairs: Sequence[tuple[str, str]], source_vocab: CharVocab = SOURCE_VOCAB,
-                      target_vocab: CharVocab = TARGET_VOCAB) -> float:
+def sequence_accuracy(model: Seq2Seq, pairs: Sequence[tuple[str, str]], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+                      target_vocab: Seq2SeqVocab = TARGET_VOCAB) -> float:
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
     max_len = max(len(t) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
