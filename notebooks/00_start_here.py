@@ -118,7 +118,9 @@ assert abs(weights[0].item() - 0.8808) < 5e-5 and abs(weights[1].item() - 0.1192
 # that draws the figure for given settings (the course's tests call it
 # directly), then controls wired to it. Drag the slider: a low *temperature*
 # sharpens a softmax towards the largest score, a high one flattens it.
-# (Controls need a live kernel; in a static view only the first figure shows.)
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Controls need a live kernel; in a static view only the first figure shows.
 
 # %%
 def draw_softmax(temperature):
@@ -202,8 +204,9 @@ print(f"{device}: matrix product agrees with the CPU")
 # **In Colab:** click the badge at the top of any notebook, then *Runtime → Run all*.
 # For a GPU choose *Runtime → Change runtime type → T4 GPU* first. The set-up cell
 # takes about a minute the first time in a fresh Colab session.
-#
-# **Presenting in class:** `dl4nlp.plots.use_style("presentation")` (or starting
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Presenting in class: `dl4nlp.plots.use_style("presentation")` (or starting
 # Jupyter with `DL4NLP_STYLE=presentation`) switches every figure to large fonts
 # and thick lines; the README explains slide mode.
 

@@ -215,12 +215,13 @@ slides = [-0.20, 0.39, -0.39, -0.59, 0.20]
 for name, exact, rounded in zip(names, torch_grads, slides):
     print(f"df/d{name} = {exact:+.6f}   (slides: {rounded:+.2f})")
 
-# %% [markdown]
-# The slides round the local gradient to 0.2 and then multiply the rounded value
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The slides round the local gradient to 0.2 and then multiply the rounded value
 # (their $x_0$ line reads $0.2 \times 2 = 0.4$). The exact local gradient is
 # $\sigma(1)(1-\sigma(1)) = 0.196612$, so $\partial f/\partial x_0 = 2 \times 0.196612 = 0.393224$,
 # which rounds to 0.39, not 0.4.
-#
+
+# %% [markdown]
 # **Checkpoint.** Both graphs and PyTorch agree to machine precision, and every
 # number rounds to the lecture's.
 
@@ -416,8 +417,10 @@ assert ratio["relu, scale 1"] < 0.1, "ReLU with scale 1 should lose gradient wit
 #
 # Change the depth, the activation, the weight scale and the residual switch.
 # Try to find, for each activation, the scale at which the line is flat.
-# (The figure below the controls is redrawn on every change; an input the
-# library rejects is explained there.)
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The figure below the controls is redrawn on every change; an input the
+# library rejects is explained there.
 
 # %%
 def draw_depth_experiment(depth, activation, weight_scale, residual):
@@ -536,8 +539,8 @@ at_sqrt2 = layer_gradient_norms(30, activation="relu", weight_scale=math.sqrt(2)
 print(f"level from scale {best_scale}; at sqrt(2) the first/last ratio is {at_sqrt2[0] / at_sqrt2[-1]:.1f}")
 assert best_scale < math.sqrt(2) and not gradient_is_level(math.sqrt(2))
 
-# %% [markdown]
-# The theory is an average over random networks of infinite width. On one
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The theory is an average over random networks of infinite width. On one
 # network of width 64, thirty small deviations from "exactly level" multiply,
 # so the measured best scale lands a little below $\sqrt 2$. The lesson stands: the right scale is the one that makes
 # the per-layer factor one.

@@ -104,10 +104,13 @@ torch.set_num_threads(1)
 # so the model's size does not depend on the length of the text.
 #
 # ### 1a. One step, then a loop
-#
-# PyTorch's `nn.RNN` stores $W_e$ as `weight_ih_l0`, $W_h$ as `weight_hh_l0`, and
-# splits $b_1$ into two biases `bias_ih_l0 + bias_hh_l0`. We write the step
-# ourselves, loop it over time, and compare with `nn.RNN` holding the same weights.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** PyTorch's `nn.RNN` stores $W_e$ as `weight_ih_l0`, $W_h$ as `weight_hh_l0`, and
+# splits $b_1$ into two biases `bias_ih_l0 + bias_hh_l0`.
+
+# %% [markdown]
+# We write the step ourselves, loop it over time, and compare with `nn.RNN` holding the same weights.
 
 # %%
 def rnn_step(e_t, h_prev, W_e, W_h, b):
@@ -195,8 +198,11 @@ print(f"log |V| = log {len(vocab)} = {math.log(len(vocab)):.3f} nats; untrained 
 
 # %% [markdown]
 # Now a short training run with the course's shared loop `dl4nlp.train.train`:
-# random 65-character windows, teacher forcing, Adam. One forward pass scores all
-# 64 predictions of a window at once, which is what makes teacher forcing cheap.
+# random 65-character windows, teacher forcing, Adam.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** One forward pass scores all 64 predictions of a window at once,
+# which is what makes teacher forcing cheap.
 
 # %%
 generator = torch.Generator().manual_seed(0)
@@ -374,12 +380,13 @@ assert round(float(up), -4) == 20_000 and float(down) < 1e-4
 assert 0.04 < 1 - 20_000 / float(up) < 0.05  # the slide's rounding is about 5% low
 assert round(1 / float(down), -3) == 23_000  # a 1% deficit per step divides by about 23 thousand
 
-# %% [markdown]
-# So the slide's "≈ 20,000" is $1.01^{1000} = 20\,959.16$ rounded to one significant
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** So the slide's "≈ 20,000" is $1.01^{1000} = 20\,959.16$ rounded to one significant
 # figure (about 5% low), and its "≈ 0" is $0.99^{1000} = 4.317 \times 10^{-5}$, small but not
 # zero. The asymmetry is worth noticing: a 1% excess per step multiplies a signal
 # by twenty thousand over 1000 steps, a 1% deficit divides it by twenty-three thousand.
-#
+
+# %% [markdown]
 # ### Play with it
 #
 # Choose an eigenvalue $\lambda$ and a distance $k$. The curve shows $\lambda^j$ for

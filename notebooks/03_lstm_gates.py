@@ -244,10 +244,14 @@ for measured in (at_start, after_training):
 # course ships one: a character-level LSTM language model (one layer, 256
 # cells) trained on *The Adventures of Sherlock Holmes* by truncated BPTT (the
 # state is carried from one 128-character window to the next, as in notebook 02).
-# Training it takes 10 to 20 minutes on a CPU, longer than this notebook should
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Training it takes 10 to 20 minutes on a CPU, longer than this notebook should
 # run, so it was trained once by a library command and saved in `data/` with its
-# recipe; section 5 runs the start of such a training live. We load it with
-# PyTorch's fast `nn.LSTM` inside, and copy its weights into the from-scratch
+# recipe; section 5 runs the start of such a training live.
+
+# %% [markdown]
+# We load it with PyTorch's fast `nn.LSTM` inside, and copy its weights into the from-scratch
 # `UnrolledLSTM` to read the gates.
 #
 # One preparation matters for section 4. The book prints opening and closing
@@ -387,10 +391,12 @@ display(HTML(colour_text(passage[:700], sign * cell_values[:700, quote_cell],
 # speech) and drops at the closing quote. Nothing in training asked for it: the
 # model only ever learned to predict the next character, and knowing whether a
 # quotation is open is what tells it what follows a `"`.
-#
-# The line-position cell that Karpathy et al. found in larger models did not
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The line-position cell that Karpathy et al. found in larger models did not
 # appear in this small one: the best cell's correlation with the column is weak.
-#
+
+# %% [markdown]
 # **Checkpoint.** The best quotation cell separates inside from outside far
 # better than chance (AUC at least 0.9 against 0.5), while a typical cell barely does
 # (median below 0.7); no cell tracks the position in the line nearly as well

@@ -193,10 +193,14 @@ for n, without, with_attention in zip(LENGTHS, *accuracy.values()):
 # with length: a 48-number summary, learned in 90 steps, holds two characters
 # reliably, three often, and seven or more hardly ever. With attention the decoder never has
 # to remember the input; it looks up the one position it needs, so length barely
-# matters. (Given far more training the bottleneck model would do better, but
+# matters.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Given far more training the bottleneck model would do better, but
 # the curve keeps its shape: Cho et al. (2014) and Bahdanau et al. (2015) saw the
-# same fall with sentence length in real translation.)
-#
+# same fall with sentence length in real translation.
+
+# %% [markdown]
 # **Checkpoint.** The margins below hold for every seed we tried.
 
 # %%
@@ -264,12 +268,14 @@ print("by hand == dl4nlp.attention")
 # | dot (Luong et al., 2015) | $s_t^\top h_i$ | none | needs $s_t$ and $h_i$ of the same size |
 # | general, bilinear (Luong et al., 2015) | $s_t^\top W h_i$ | $W \in \mathbb{R}^{d_s \times d_h}$ | a learned notion of "match" |
 # | additive, MLP (Bahdanau et al., 2015) | $v^\top \tanh(W_1 s_t + W_2 h_i + b)$ | $W_1, W_2, b, v$ | a one-hidden-layer network on each pair |
-#
-# The lecture's version of the additive score, $z_i = \mathrm{act}(p^\top a + q^\top x_i + r)$,
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The lecture's version of the additive score, $z_i = \mathrm{act}(p^\top a + q^\top x_i + r)$,
 # is the same idea with a hidden layer of width one. The dot and general scores
 # are a matrix product for all pairs at once; the additive score builds a hidden
 # vector for every (query, key) pair, so it costs more memory.
-#
+
+# %% [markdown]
 # **Verify.** Each module against a brute-force loop over pairs (or `einsum`), and
 # its gradients against finite differences with `gradcheck`.
 
@@ -345,10 +351,13 @@ assert all(acc >= 0.98 for acc in date_accuracy.values()), date_accuracy
 # run the additive score's loss fell fastest and lowest and the dot score's was
 # the bumpiest, but the general and additive scores pay for their flexibility
 # with parameters (and the additive one with memory for every query-key pair)
-# that an alignment this easy hardly needs. Luong et al. (2015) found the
-# general score best for their global attention; on large tasks the differences
-# are modest, and the Transformer (notebook 05) uses the dot score, scaled.
-#
+# that an alignment this easy hardly needs.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Luong et al. (2015) found the general score best for their global
+# attention; on large tasks the differences are modest, and the Transformer (notebook 05) uses the dot score, scaled.
+
+# %% [markdown]
 # **Checkpoint.** Each checkpoint matches the checksum its recipe records, so
 # what you load is what was trained.
 

@@ -138,10 +138,13 @@ print(f"\nz_1 = {weights[0, 0]:.4f} * v_1 + {weights[0, 1]:.4f} * v_2 = {Z[0].nu
 # %% [markdown]
 # "Thinking" scores 112 against its own key and 96 against "Machines"; after
 # scaling, 14 and 12; the softmax turns a gap of 2 into weights
-# $1/(1 + e^{-2}) = 0.8808$ and $0.1192$, the slides' 0.88 and 0.12. (These
-# matrices also make "Machines" attend to itself: 64 and 80, scaled 8 and 10,
-# the same weights mirrored.)
-#
+# $1/(1 + e^{-2}) = 0.8808$ and $0.1192$, the slides' 0.88 and 0.12.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** These matrices also make "Machines" attend to itself: 64 and 80,
+# scaled 8 and 10, the same weights mirrored.
+
+# %% [markdown]
 # **Checkpoint.** The slides' numbers exactly, and the same result from
 # `dl4nlp.attention.scaled_dot_product_attention` and from PyTorch's fused
 # `F.scaled_dot_product_attention`.
@@ -178,12 +181,13 @@ for row, query in enumerate(sentence[:2]):
         print(f"    weight on {key!r:8}: exact {exact[row, j].item():.6f}, rounded {exact[row, j].item():.2f},"
               f" slides {slide_weights[row][j]:.2f}{flag}")
 
-# %% [markdown]
-# The first row nearly agrees: the exact weights round to 0.88, 0.12, 0.00, 0.00.
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The first row nearly agrees: the exact weights round to 0.88, 0.12, 0.00, 0.00.
 # The slides' 0.87 is a rounding slip, and their 0.01 for "dog" is far too large:
 # $e^{2}/\sum$ is about $5 \times 10^{-6}$, because a scaled score of 2 is 12 below the
 # winner's 14 and $e^{-12} \approx 6 \times 10^{-6}$.
-#
+
+# %% [markdown]
 # The second row does not agree at all. Scaled, the scores are 11.5, 15.5, 2.75
 # and 1: "brown" beats "the" by 4, so "brown" gets $1/(1+e^{-4}) = 0.982$ and "the"
 # $0.018$, not 0.91 and 0.08. Weights of 0.91 and 0.08 would need a scaled gap of
@@ -504,11 +508,14 @@ print("on this machine, self-attention is slower than the GRU from n =",
 # (on the machine that built this notebook, between $n = 2048$ and $n = 4096$;
 # yours will differ). Counting operations alone, the two layers would cost the
 # same when $n \approx d$; the "sequential operations" column of the table is why
-# the measured crossover lies much further out. On a GPU, which has far more
-# parallel hardware, the crossover moves further still; and for long documents
-# the $n^2$ memory is usually the real limit (16 GiB of weights per head at
+# the measured crossover lies much further out.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** On a GPU, which has far more parallel hardware, the crossover moves
+# further still; and for long documents the $n^2$ memory is usually the real limit (16 GiB of weights per head at
 # $n = 65{,}536$), which is what sparse and linear attention variants attack.
-#
+
+# %% [markdown]
 # **Checkpoint.** No absolute times are asserted (they depend on the machine and
 # on what else it is doing), only the shape: from $n = 1024$ to $n = 4096$
 # self-attention's time grows much faster than linearly, the GRU's roughly linearly.

@@ -459,10 +459,12 @@ offsets_table = clipped_relative_positions(8, 3)
 print(offsets_table.numpy())
 assert all(offsets_table[i, j] == max(-3, min(3, j - i)) for i in range(8) for j in range(8))
 
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** T5 (Raffel et al., 2020) adds a learned scalar per bucket of offsets to the
+# attention scores; ALiBi (Press et al., 2022) adds a fixed penalty
+# proportional to the distance.
+
 # %% [markdown]
-# - T5 (Raffel et al., 2020) adds a learned scalar per bucket of offsets to the
-#   attention scores; ALiBi (Press et al., 2022) adds a fixed penalty
-#   proportional to the distance.
 # - **Rotary embeddings** (RoPE; Su et al., 2021) rotate each query and key
 #   pair by the angle $m\,\omega_i$ of its position $m$, the same rotations as
 #   in section 3a. Rotating $q$ by $m\omega$ and $k$ by $n\omega$ leaves
@@ -519,11 +521,12 @@ print(f"{'position embedding':42s} {'stated mean':>11s} {'mean of 9':>9s} {'mean
 for name, (scores, mean, std) in GLUE.items():
     print(f"{name:42s} {mean:7.1f} ± {std:.2f} {sum(scores) / 9:9.2f} {sum(scores[:8]) / 8:17.2f}")
 
-# %% [markdown]
-# The "mean" column is not the mean of the nine scores: it is the mean of the
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The "mean" column is not the mean of the nine scores: it is the mean of the
 # first eight, leaving out WNLI (common practice, since WNLI's test set is
 # adversarial), which the slide does not say. We recomputed it for every row.
-#
+
+# %% [markdown]
 # **Checkpoint.** What the table supports: (1) every row's stated mean is the
 # eight-task mean, to rounding; (2) removing positions costs more than 3.9 points,
 # by far the largest effect; (3) among the variants with positions the spread

@@ -288,9 +288,10 @@ print("original :", vocab.decode(original))
 print("model in :", vocab.decode(example["input_ids"][0]))
 print("targets  :", " ".join(vocab.itos[t] if t != IGNORE_INDEX else "_" for t in example["labels"][0].tolist()))
 
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** This one example uses a 30 % rate so that a short pair shows several choices.
+
 # %% [markdown]
-# (This one example uses a 30 % rate so that a short pair shows several choices.)
-#
 # **Verify the rates.** Over many samples the counts must look like draws from
 # binomial distributions: the number of chosen tokens among $n$ ordinary ones
 # is $\text{Binomial}(n, 0.15)$, and among the chosen ones the `[MASK]`, random and
@@ -431,11 +432,12 @@ assert sum(false_next) <= 0.02 * len(false_next), "NotNext pairs should not be c
 print(f"IsNext: {is_next_count} of {len(pairs)}; IsNext pairs consecutive: {sum(true_next)}/{len(true_next)}; "
       f"NotNext pairs consecutive: {sum(false_next)}/{len(false_next)}")
 
-# %% [markdown]
-# Later work (RoBERTa; Liu et al., 2019) found that dropping next-sentence
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Later work (RoBERTa; Liu et al., 2019) found that dropping next-sentence
 # prediction and training on longer contiguous text works at least as well; the
 # masked language model is what matters.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. A tiny BERT trained on TinyStories
 #
 # `dl4nlp.bert.Bert` is BERT's architecture around `dl4nlp.transformer.TransformerEncoder`:
@@ -464,14 +466,15 @@ assert recipe["wall_time_s"] < 20 * 60, "the recipe trains in minutes, not hours
 assert recipe["corpus_md5"] == md5sum(data_path(recipe["corpus"])), "the checkpoint was trained on this corpus"
 assert checkpoint_vocab.itos == vocab.itos, "the checkpoint's vocabulary is the one built here from the corpus"
 
-# %% [markdown]
-# The tiny model is pre-LN (`norm_first=True`): a LayerNorm before each
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The tiny model is pre-LN (`norm_first=True`): a LayerNorm before each
 # sublayer, as in GPT-2. The original BERT is post-LN. In our short trial runs
 # (300 steps) the two reached about the same masked-token accuracy; we kept
 # pre-LN because it is known to be less sensitive to the learning-rate warm-up
 # (Xiong et al., 2020), which matters when there is no time to tune it.
 # BERT-base and -large in section 7 are post-LN, like the originals.
-#
+
+# %% [markdown]
 # **A short live run.** A fresh, smaller model trained for a few seconds with
 # the same data, masking and loss (`dl4nlp.bert_pretrain.pretrain`, which uses
 # the course's training loop `dl4nlp.train.train`).

@@ -143,7 +143,8 @@ print(f"N spans a factor {N[sizes[-1]] / N[sizes[0]]:.0f}, i.e. {math.log10(N[si
 # For the smallest model the embeddings ($65$ characters plus $64$ positions, times
 # the width) outweigh the blocks, and Kaplan's $12\,n_\text{layer}d^2$ misses 13% of
 # the non-embedding parameters; for the largest it misses under 2%.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. What is counted: FLOPs per token
 #
 # A multiply-add is 2 FLOPs, and in a forward pass every weight of a linear layer
@@ -392,8 +393,8 @@ for steps in budgets[:2]:  # with very little data, a bigger model is not always
     assert not np.all(np.diff(short) < 0), steps
 print(f"at {budgets[0]} and {budgets[1]} steps the 2x32 model is no better than the 2x24 one")
 
-# %% [markdown]
-# Our exponent is not Kaplan's, and should not be. Their $L(N)$ describes models
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Our exponent is not Kaplan's, and should not be. Their $L(N)$ describes models
 # trained to convergence on billions of tokens, so the only limit is $N$. Ours
 # were all stopped at 2.1M characters; the bigger ones were far from done (look at
 # their curves above), so the floor $E$ here mixes the entropy of Shakespeare
@@ -401,7 +402,8 @@ print(f"at {budgets[0]} and {budgets[1]} steps the 2x32 model is no better than 
 # the less data, the flatter $L(N)$, and at the two smallest budgets a bigger model
 # is sometimes *worse*. Their loss is per BPE token of web text, ours per
 # character, so even the units differ.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Loss against data: $L(D)$
 #
 # Every size was trained for five budgets, each run with its own, finished
@@ -540,11 +542,12 @@ print(f"LSTM pair:           alpha = {alpha_lstm:+.3f} (the larger model is wors
 print(f"Transformer-XL pair: alpha = {alpha_txl:+.3f} (Kaplan's alpha_N: 0.076)")
 assert alpha_lstm < 0 < alpha_txl and 0.04 < alpha_txl < 0.05
 
-# %% [markdown]
-# Two points from different set-ups are not a scaling law, but the contrast is
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Two points from different set-ups are not a scaling law, but the contrast is
 # the slide's message: the Transformers kept improving with size where those
 # LSTMs did not.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 8. Learning-rate schedules bend the curve
 #
 # A cosine schedule lowers the learning rate smoothly to a tenth of its peak at
@@ -609,7 +612,8 @@ for size in spec["constant_lr_sizes"]:
 # reason the earlier paper favoured bigger models. In our short runs the same
 # reading errs the other way (a long run's midpoint beats a finished short run):
 # either way, match the schedule to the budget.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 9. Emergence as a measurement choice
 #
 # An ability is called *emergent* when small models score at chance and, beyond

@@ -88,3 +88,25 @@ def test_no_heading_is_stranded_in_a_code_cell(py):
         if cell.cell_type == "code":
             headings = [line for line in cell.source.splitlines() if re.match(r"# #{1,4} ", line)]
             assert not headings, f"code cell {index} holds markdown headings {headings}: add `# %% [markdown]`"
+
+
+@pytest.mark.parametrize("py", TWINS, ids=IDS)
+def test_asides_are_speaker_notes(py):
+    """A side remark starts with **Aside.** and is a RISE speaker note: in the notebook, not on the slides."""
+    cells = jupytext.read(py).cells
+    notes = [c for c in cells if c.metadata.get("slideshow", {}).get("slide_type") == "notes"]
+    asides = [c for c in cells if c.cell_type == "markdown" and c.source.startswith("**Aside.**")]
+    assert asides, "every notebook has at least one aside for the instructor's notes"
+    assert notes == asides, "exactly the cells that start with **Aside.** are speaker notes"
+
+
+@pytest.mark.parametrize("py", TWINS, ids=IDS)
+def test_every_section_starts_a_slide(py):
+    """A `## ` section heading is the first line of a cell that starts a RISE slide."""
+    for index, cell in enumerate(jupytext.read(py).cells):
+        if cell.cell_type != "markdown":
+            continue
+        for number, line in enumerate(cell.source.splitlines()):
+            if line.startswith("## "):
+                assert number == 0 and cell.metadata.get("slideshow", {}).get("slide_type") == "slide", (
+                    f"cell {index}: section {line!r} must open its own cell with slide_type 'slide'")

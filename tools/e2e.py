@@ -185,6 +185,9 @@ def check_slideshow(page: Page) -> list[str]:
         frame = page.frame_locator("iframe").last
         frame.locator(".reveal .slides section").first.wait_for(timeout=60_000)
         page.screenshot(path=str(SCREENSHOTS / "rise_preview.png"))
+        notes = frame.locator(".reveal aside.notes").count()  # the **Aside.** cells: speaker notes, off the slides
+        if notes == 0:
+            problems.append("the slideshow has no speaker notes, although the notebook's asides are notes cells")
     except Exception as error:  # reported, not raised: the notebooks' own results still count
         problems.append(f"the RISE slideshow did not render: {type(error).__name__}: {str(error).splitlines()[0]}")
     return problems
