@@ -34,9 +34,10 @@
 # Every notebook opens with the same cell. In Google Colab, and only there, it
 # first downloads the course and installs its library, `dl4nlp`, keeping the
 # PyTorch that Colab already has. Everywhere it then seeds every random number
-# generator (so you see the numbers the text talks about), picks the fastest
-# device — a CUDA GPU, else an Apple-silicon GPU, else the CPU — and prints one
-# line about your environment.
+# generator (so you see the numbers the text talks about), puts PyTorch on one
+# CPU thread (the course's models are so small that more threads only wait for
+# each other), picks the fastest device — a CUDA GPU, else an Apple-silicon GPU,
+# else the CPU — and prints one line about your environment.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs

@@ -80,11 +80,9 @@ from dl4nlp.train import train
 from dl4nlp.widgets import interactive_figure
 
 # Speed on a CPU, without changing any result: vanishing gradients produce "denormal"
-# floats, which many CPUs process a hundred times more slowly, so flush them to zero;
-# and the small recurrent networks here run fastest on one thread (several threads
-# mostly wait for each other, especially on a busy machine).
+# floats, which many CPUs process a hundred times more slowly, so flush them to zero.
+# (dl4nlp.start() already put torch on one CPU thread, the fastest for models this small.)
 torch.set_flush_denormal(True)
-torch.set_num_threads(1)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. The RNN language model

@@ -79,10 +79,8 @@ from dl4nlp.tokenize import straighten_quotes
 from dl4nlp.train import train
 from dl4nlp.widgets import interactive_figure
 
-# Speed on a CPU, without changing any result (see notebook 02): flush denormal
-# floats to zero, and run these small recurrent networks on one thread.
+# Speed on a CPU, without changing any result (see notebook 02): flush denormal floats to zero.
 torch.set_flush_denormal(True)
-torch.set_num_threads(1)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. The LSTM cell, gate by gate

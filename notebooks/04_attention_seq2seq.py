@@ -76,8 +76,6 @@ from dl4nlp.train import History, train
 from dl4nlp.transformer import count_parameters
 from dl4nlp.widgets import interactive_figure
 
-torch.set_num_threads(1)  # the models here are tiny: one CPU thread is as fast as two, and never stalls
-
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Two small translation tasks that need alignment
 #

@@ -76,8 +76,6 @@ from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, count_parameters
 from dl4nlp.widgets import interactive_figure
 
-torch.set_num_threads(1)  # small tensors, and stable timings in section 7: one CPU thread
-
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. One query, two keys: "Thinking Machines"
 #

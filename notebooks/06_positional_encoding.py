@@ -72,10 +72,6 @@ from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
 from dl4nlp.widgets import interactive_figure
 
-# The models here are tiny: one CPU thread runs them as fast as several, and a
-# thread never waits for a core that another program is using.
-torch.set_num_threads(1)
-
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Why positions are needed: self-attention sees a bag of words
 #

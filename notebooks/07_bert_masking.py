@@ -80,10 +80,6 @@ from dl4nlp.plots import plot_parameter_breakdown
 from dl4nlp.transformer import count_parameters
 from dl4nlp.widgets import interactive_figure
 
-# The models here are tiny: one CPU thread runs them as fast as several, and a
-# thread never waits for a core that another program is using.
-torch.set_num_threads(1)
-
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Tokenization: from characters to word pieces
 #

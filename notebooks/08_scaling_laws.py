@@ -78,8 +78,6 @@ from dl4nlp.scaling import (attention_share, fit_power_law, flops_breakdown, fro
 from dl4nlp.sweep import SweepSpec, load_models, load_sweep, model_config, run_sweep
 from dl4nlp.transformer import TransformerLM, count_parameters
 from dl4nlp.widgets import interactive_figure
-
-torch.set_num_threads(1)  # the models here are tiny: one thread beats several (no work worth sharing)
 sweep = load_sweep()  # data/scaling_sweep.json: every run's curve and evaluations, with its recipe
 models, chars = load_models()  # data/scaling_sweep_models.pt: the longest-trained model of each size
 spec, runs = sweep["recipe"]["spec"], sweep["runs"]

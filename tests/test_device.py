@@ -118,3 +118,21 @@ def test_describe_environment_names_the_gpu(no_env):
 @needs_cuda
 def test_cuda_is_picked_first_on_a_gpu_machine(no_env):
     assert dl4nlp.get_device().type == "cuda"
+
+
+def test_start_puts_torch_on_one_cpu_thread_unless_told_otherwise(monkeypatch, capsys):
+    from dl4nlp.notebook import start
+
+    monkeypatch.setenv("DL4NLP_DEVICE", "cpu")
+    before = torch.get_num_threads()
+    try:
+        assert start(seed=0).type == "cpu" and torch.get_num_threads() == 1
+        assert "device: cpu (1 thread)" in capsys.readouterr().out
+        torch.set_num_threads(2)
+        start(seed=0, threads=None)
+        assert torch.get_num_threads() == 2
+        for bad in (0, -1, 1.5, True, "2"):
+            with pytest.raises(ValueError, match="threads must be a positive int or None"):
+                start(seed=0, threads=bad)
+    finally:
+        torch.set_num_threads(before)

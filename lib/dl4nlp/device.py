@@ -98,7 +98,8 @@ def describe_environment(device: Optional[Union[torch.device, str]] = None) -> s
     elif device.type == "mps":
         where = "mps (Apple GPU)"
     else:
-        where = f"cpu ({torch.get_num_threads()} threads)"
+        threads = torch.get_num_threads()
+        where = f"cpu ({threads} thread{'s' if threads != 1 else ''})"
     return (
         f"dl4nlp {__version__} | torch {torch.__version__} | "
         f"Python {platform.python_version()} | device: {where}"

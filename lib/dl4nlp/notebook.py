@@ -7,12 +7,18 @@ from dl4nlp.device import describe_environment, get_device, seed_everything
 from dl4nlp.plots import use_style
 
 
-def start(seed: int = 0, style: str | None = None) -> torch.device:
-    """Seed everything, apply the figure style, pick the device and print one line about it.
+def start(seed: int = 0, style: str | None = None, threads: int | None = 1) -> torch.device:
+    """Seed everything, set torch's CPU threads, apply the figure style, pick the device and print one line about it.
 
     ``style`` defaults to ``$DL4NLP_STYLE`` or ``'notebook'``; the device obeys
-    ``$DL4NLP_DEVICE``. Returns the device to compute on.
+    ``$DL4NLP_DEVICE``. ``threads`` defaults to 1: the course's models are tiny, so
+    one CPU thread runs them as fast as several and never waits for a core that
+    another program holds; ``None`` keeps torch's default. Returns the device to compute on.
     """
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int or None; got {threads!r}")
+        torch.set_num_threads(threads)
     seed_everything(seed)
     use_style(style)
     device = get_device()
