@@ -35,8 +35,8 @@
 # first downloads the course and installs its library, `dl4nlp`, keeping the
 # PyTorch that Colab already has. Everywhere it then seeds every random number
 # generator (so you see the numbers the text talks about), puts PyTorch on one
-# CPU thread (the course's models are so small that more threads only wait for
-# each other), picks the fastest device — a CUDA GPU, else an Apple-silicon GPU,
+# CPU thread (the course's models are tiny: more threads barely speed them up, and
+# on a busy computer they can slow them down several times), picks the fastest device — a CUDA GPU, else an Apple-silicon GPU,
 # else the CPU — and prints one line about your environment.
 
 # %%

@@ -81,7 +81,7 @@ from dl4nlp.widgets import interactive_figure
 
 # Speed on a CPU, without changing any result: vanishing gradients produce "denormal"
 # floats, which many CPUs process a hundred times more slowly, so flush them to zero.
-# (dl4nlp.start() already put torch on one CPU thread, the fastest for models this small.)
+# (dl4nlp.start() has already put torch on one CPU thread.)
 torch.set_flush_denormal(True)
 
 # %% [markdown] slideshow={"slide_type": "slide"}

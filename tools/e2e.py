@@ -215,7 +215,8 @@ def main(argv: list[str]) -> int:
                         print(f"    {problem}", flush=True)
                     if problems:
                         failures[ipynb.name] = problems
-                page.goto(f"http://127.0.0.1:{port}/lab/tree/{select(argv)[0].with_suffix('.ipynb').name}?token={token}&reset")
+                first = select(argv)[0].with_suffix(".ipynb").name
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/{first}?token={token}&reset")
                 page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
                 page.evaluate("async () => { await window.jupyterapp.restored; }")
                 page.locator(".jp-Notebook").first.wait_for(timeout=60_000)

@@ -12,8 +12,8 @@ def start(seed: int = 0, style: str | None = None, threads: int | None = 1) -> t
 
     ``style`` defaults to ``$DL4NLP_STYLE`` or ``'notebook'``; the device obeys
     ``$DL4NLP_DEVICE``. ``threads`` defaults to 1: the course's models are tiny, so
-    one CPU thread runs them as fast as several and never waits for a core that
-    another program holds; ``None`` keeps torch's default. Returns the device to compute on.
+    more threads barely speed them up, and on a busy CPU they can slow them down
+    several times; ``None`` keeps torch's default. Returns the device to compute on.
     """
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
