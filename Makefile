@@ -35,7 +35,9 @@ lab: setup
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
-	$(BIN)/python -m pytest -q tests notebooks --nbval-lax --nbval-current-env --nbval-cell-timeout=300
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -q tests notebooks --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 unit: setup
 	$(BIN)/python -m pytest -q tests

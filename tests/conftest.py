@@ -1,4 +1,5 @@
 """Shared test set-up: make tools/ importable and keep figures off-screen."""
+
 import sys
 from pathlib import Path
 

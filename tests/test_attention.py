@@ -1,4 +1,5 @@
 """dl4nlp.attention against PyTorch's fused attention and nn.MultiheadAttention."""
+
 import math
 
 import pytest
@@ -8,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from dl4nlp.attention import (MultiHeadAttention, causal_mask, masked_softmax, padding_mask,
-                              scaled_dot_product_attention)
+from dl4nlp.attention import MultiHeadAttention, causal_mask, masked_softmax, padding_mask, scaled_dot_product_attention
 
 
 def rand(*shape, seed=0):
@@ -17,8 +17,15 @@ def rand(*shape, seed=0):
 
 
 @settings(max_examples=40, deadline=None)
-@given(B=st.integers(1, 3), H=st.integers(1, 3), Tq=st.integers(1, 6), Tk=st.integers(1, 6),
-       d=st.integers(1, 8), dv=st.integers(1, 8), seed=st.integers(0, 1000))
+@given(
+    B=st.integers(1, 3),
+    H=st.integers(1, 3),
+    Tq=st.integers(1, 6),
+    Tk=st.integers(1, 6),
+    d=st.integers(1, 8),
+    dv=st.integers(1, 8),
+    seed=st.integers(0, 1000),
+)
 def test_sdpa_matches_torch_for_any_shape(B, H, Tq, Tk, d, dv, seed):
     q, k, v = rand(B, H, Tq, d, seed=seed), rand(B, H, Tk, d, seed=seed + 1), rand(B, H, Tk, dv, seed=seed + 2)
     out, weights = scaled_dot_product_attention(q, k, v)

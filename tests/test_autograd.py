@@ -1,4 +1,5 @@
 """dl4nlp.autograd.Value against hand-worked examples and torch.autograd."""
+
 import math
 
 import pytest
@@ -24,7 +25,8 @@ def test_sigmoid_neuron_matches_closed_form():
     local = s * (1 - s)
     assert out.data == pytest.approx(s, abs=1e-15)
     assert [w0.grad, x0.grad, w1.grad, x1.grad, w2.grad] == pytest.approx(
-        [-local, 2 * local, -2 * local, -3 * local, local], abs=1e-15)
+        [-local, 2 * local, -2 * local, -3 * local, local], abs=1e-15
+    )
 
 
 def test_shared_node_accumulates_gradient():

@@ -1,4 +1,5 @@
 """dl4nlp.bert: masking rates against binomial intervals, never-chosen specials, the published sizes, the heads."""
+
 import math
 import random
 
@@ -6,8 +7,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from dl4nlp.bert import (IGNORE_INDEX, KEEP_PROB, KEPT, MASK_PROB, MASK_TOKEN_PROB, MASKED, RANDOM_TOKEN_PROB,
-                         RANDOMIZED, Bert, bert_config, mask_tokens, parameter_breakdown, pretraining_loss)
+from dl4nlp.bert import (
+    IGNORE_INDEX,
+    KEEP_PROB,
+    KEPT,
+    MASK_PROB,
+    MASK_TOKEN_PROB,
+    MASKED,
+    RANDOM_TOKEN_PROB,
+    RANDOMIZED,
+    Bert,
+    bert_config,
+    mask_tokens,
+    parameter_breakdown,
+    pretraining_loss,
+)
 from dl4nlp.bert_pretrain import PretrainingData, evaluate, load_checkpoint, make_model, pretrain, save_checkpoint
 from dl4nlp.transformer import count_parameters
 
@@ -58,9 +72,17 @@ def test_masking_rates_match_their_binomial_intervals():
 
 def test_random_replacements_are_uniform_over_ordinary_tokens():
     ids = torch.full((2000, 50), 7)
-    out = mask_tokens(ids, mask_id=MASK, special_ids=SPECIAL, vocab_size=10, mask_prob=1.0,
-                      mask_token_prob=0.0, random_token_prob=1.0, keep_prob=0.0,
-                      generator=torch.Generator().manual_seed(0))
+    out = mask_tokens(
+        ids,
+        mask_id=MASK,
+        special_ids=SPECIAL,
+        vocab_size=10,
+        mask_prob=1.0,
+        mask_token_prob=0.0,
+        random_token_prob=1.0,
+        keep_prob=0.0,
+        generator=torch.Generator().manual_seed(0),
+    )
     counts = torch.bincount(out.input_ids.flatten(), minlength=10)
     assert counts[:5].sum() == 0
     for token in range(5, 10):
@@ -74,11 +96,14 @@ def test_masking_is_reproducible_with_a_generator():
     assert torch.equal(a.input_ids, b.input_ids) and torch.equal(a.labels, b.labels)
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    (dict(mask_prob=1.5), ValueError, r"mask_prob must be in \[0, 1\]; got 1.5"),
-    (dict(mask_token_prob=0.8, random_token_prob=0.1, keep_prob=0.2), ValueError, "must be 1 with each >= 0"),
-    (dict(mask_id=9), ValueError, r"mask_id must be one of special_ids \[0, 1, 2, 3, 4\]; got 9"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (dict(mask_prob=1.5), ValueError, r"mask_prob must be in \[0, 1\]; got 1.5"),
+        (dict(mask_token_prob=0.8, random_token_prob=0.1, keep_prob=0.2), ValueError, "must be 1 with each >= 0"),
+        (dict(mask_id=9), ValueError, r"mask_id must be one of special_ids \[0, 1, 2, 3, 4\]; got 9"),
+    ],
+)
 def test_masking_errors(kwargs, error, message):
     args = dict(mask_id=MASK, special_ids=SPECIAL, vocab_size=V) | kwargs
     with pytest.raises(error, match=message):
@@ -128,8 +153,13 @@ def test_heads_padding_and_loss():
     assert model.nsp_logits(hidden).shape == (2, 2)
     labels = torch.full_like(ids, IGNORE_INDEX)
     labels[chosen] = ids[chosen]
-    batch = {"input_ids": ids, "segments": torch.zeros_like(ids), "valid": valid, "labels": labels,
-             "is_next": torch.tensor([0, 1])}
+    batch = {
+        "input_ids": ids,
+        "segments": torch.zeros_like(ids),
+        "valid": valid,
+        "labels": labels,
+        "is_next": torch.tensor([0, 1]),
+    }
     loss, stats = pretraining_loss(model, batch, nsp_weight=0.0)
     reference = F.cross_entropy(model.mlm_logits(hidden).reshape(-1, V), labels.reshape(-1))  # ignores -100
     assert loss.item() == pytest.approx(reference.item(), abs=1e-5)
@@ -141,7 +171,8 @@ def test_heads_padding_and_loss():
 
 TEXT = "\n\n".join(
     f"Tom had a red ball number {i}. He threw the ball to Sue. Sue caught the ball and smiled. They played all day."
-    for i in range(60))
+    for i in range(60)
+)
 
 
 def test_pretraining_data_pairs_and_batches():
@@ -155,7 +186,7 @@ def test_pretraining_data_pairs_and_batches():
     assert (batch["input_ids"][:, 0] == v["[CLS]"]).all()
     for row, segments, (a, b, _) in zip(batch["input_ids"], batch["segments"], pairs[:4]):
         assert row[len(a) + 1] == v["[SEP]"] and row[len(a) + len(b) + 2] == v["[SEP]"]
-        assert segments[: len(a) + 2].sum() == 0 and segments[len(a) + 2: len(a) + len(b) + 3].all()
+        assert segments[: len(a) + 2].sum() == 0 and segments[len(a) + 2 : len(a) + len(b) + 3].all()
     with pytest.raises(ValueError, match="split must be one of"):
         data.pairs(1, rng, split="test")
 

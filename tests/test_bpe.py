@@ -1,4 +1,5 @@
 """dl4nlp.bpe: the lecture's worked example, readable == fast, and the Hugging Face trainer as the reference."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """dl4nlp.data (shipped corpora) and dl4nlp.plots (styles, graph drawing)."""
+
 import matplotlib.pyplot as plt
 import pytest
 

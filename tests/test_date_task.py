@@ -1,4 +1,5 @@
 """dl4nlp.date_task: the date formats, the vocabularies, batching; and the attention heatmap."""
+
 import datetime as dt
 import random
 
@@ -7,8 +8,19 @@ import pytest
 import torch
 
 from dl4nlp import date_task
-from dl4nlp.date_task import (FORMATS, SOURCE_VOCAB, TARGET_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch,
-                              format_date, make_pairs, ordinal_suffix, ordinal_word, reverse_pairs)
+from dl4nlp.date_task import (
+    FORMATS,
+    SOURCE_VOCAB,
+    TARGET_VOCAB,
+    Seq2SeqVocab,
+    batch_sampler,
+    encode_batch,
+    format_date,
+    make_pairs,
+    ordinal_suffix,
+    ordinal_word,
+    reverse_pairs,
+)
 from dl4nlp.plots import plot_attention
 
 
@@ -27,11 +39,22 @@ def test_every_format_on_a_known_date():
     }
 
 
-@pytest.mark.parametrize("day, word, short", [(1, "first", "1st"), (2, "second", "2nd"), (11, "eleventh", "11th"),
-                                              (12, "twelfth", "12th"), (13, "thirteenth", "13th"),
-                                              (20, "twentieth", "20th"), (21, "twenty-first", "21st"),
-                                              (22, "twenty-second", "22nd"), (23, "twenty-third", "23rd"),
-                                              (30, "thirtieth", "30th"), (31, "thirty-first", "31st")])
+@pytest.mark.parametrize(
+    "day, word, short",
+    [
+        (1, "first", "1st"),
+        (2, "second", "2nd"),
+        (11, "eleventh", "11th"),
+        (12, "twelfth", "12th"),
+        (13, "thirteenth", "13th"),
+        (20, "twentieth", "20th"),
+        (21, "twenty-first", "21st"),
+        (22, "twenty-second", "22nd"),
+        (23, "twenty-third", "23rd"),
+        (30, "thirtieth", "30th"),
+        (31, "thirty-first", "31st"),
+    ],
+)
 def test_ordinals(day, word, short):
     assert ordinal_word(day) == word and ordinal_suffix(day) == short
 
@@ -62,7 +85,12 @@ def test_encode_batch_pads_and_shifts_the_target():
     assert torch.equal(batch["tgt_in"][:, 1:], batch["tgt_out"][:, :-1])
     assert TARGET_VOCAB.decode(batch["tgt_out"][0]) == "1998-03-03"
     short = encode_batch([("abc", "cba"), ("a", "a")], date_task.REVERSE_VOCAB, date_task.REVERSE_VOCAB)
-    assert short["src"][1].tolist() == [date_task.REVERSE_VOCAB.stoi["a"], Seq2SeqVocab.EOS, Seq2SeqVocab.PAD, Seq2SeqVocab.PAD]
+    assert short["src"][1].tolist() == [
+        date_task.REVERSE_VOCAB.stoi["a"],
+        Seq2SeqVocab.EOS,
+        Seq2SeqVocab.PAD,
+        Seq2SeqVocab.PAD,
+    ]
 
 
 def test_reverse_pairs_and_the_batch_sampler():
@@ -118,7 +146,10 @@ def test_field_spans_point_at_each_field():
         assert text[slice(*spans["day"])] in ("21", "21st", "twenty-first")
     iso = date.isoformat()
     assert {kind: iso[slice(*span)] for kind, span in date_task.ISO_SPANS.items()} == {
-        "year": "2031", "month": "05", "day": "21"}
+        "year": "2031",
+        "month": "05",
+        "day": "21",
+    }
 
 
 @pytest.mark.parametrize("score", ["dot", "general", "additive"])

@@ -1,4 +1,5 @@
 """dl4nlp.device: device choice and its errors, seeding, autocast, the summary line."""
+
 import random
 
 import numpy as np
@@ -22,8 +23,9 @@ def fake_hardware(monkeypatch, cuda: bool, mps: bool) -> None:
     monkeypatch.setattr(device_module, "_mps_available", lambda: mps)
 
 
-@pytest.mark.parametrize("cuda, mps, expected", [
-    (True, True, "cuda"), (True, False, "cuda"), (False, True, "mps"), (False, False, "cpu")])
+@pytest.mark.parametrize(
+    "cuda, mps, expected", [(True, True, "cuda"), (True, False, "cuda"), (False, True, "mps"), (False, False, "cpu")]
+)
 def test_preference_order_is_cuda_then_mps_then_cpu(no_env, cuda, mps, expected):
     fake_hardware(no_env, cuda, mps)
     assert dl4nlp.get_device().type == expected

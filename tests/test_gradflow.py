@@ -1,4 +1,5 @@
 """dl4nlp.gradflow: the deep-network gradient experiment of notebook 01."""
+
 import numpy as np
 import pytest
 import torch
@@ -39,11 +40,14 @@ def test_float64_keeps_tiny_gradients_nonzero():
     assert layer_gradient_norms(50, "sigmoid")[0] > 0
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(depth=0), "depth must be a positive integer; got 0"),
-    (dict(depth=3, activation="gelu"), "activation must be one of"),
-    (dict(depth=3, weight_scale=0.0), "weight_scale must be positive; got 0.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(depth=0), "depth must be a positive integer; got 0"),
+        (dict(depth=3, activation="gelu"), "activation must be one of"),
+        (dict(depth=3, weight_scale=0.0), "weight_scale must be positive; got 0.0"),
+    ],
+)
 def test_bad_settings_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         layer_gradient_norms(**kwargs)

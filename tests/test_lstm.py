@@ -1,4 +1,5 @@
 """dl4nlp.lstm: LSTM and GRU cells against torch.nn.LSTM / nn.GRU; the char-model command."""
+
 import json
 
 import pytest
@@ -8,13 +9,28 @@ from hypothesis import strategies as st
 from torch import nn
 
 from dl4nlp.data import CORPORA
-from dl4nlp.lstm import (GRUCell, LSTMCell, UnrolledGRU, UnrolledLSTM, load_char_model, main, set_forget_bias_,
-                         stream_batches, train_char_model)
+from dl4nlp.lstm import (
+    GRUCell,
+    LSTMCell,
+    UnrolledGRU,
+    UnrolledLSTM,
+    load_char_model,
+    main,
+    set_forget_bias_,
+    stream_batches,
+    train_char_model,
+)
 
 
 @settings(max_examples=25, deadline=None)
-@given(batch=st.integers(1, 4), steps=st.integers(1, 9), inputs=st.integers(1, 6), hidden=st.integers(1, 8),
-       seed=st.integers(0, 1000), with_state=st.booleans())
+@given(
+    batch=st.integers(1, 4),
+    steps=st.integers(1, 9),
+    inputs=st.integers(1, 6),
+    hidden=st.integers(1, 8),
+    seed=st.integers(0, 1000),
+    with_state=st.booleans(),
+)
 def test_unrolled_lstm_equals_torch_lstm(batch, steps, inputs, hidden, seed, with_state):
     torch.manual_seed(seed)
     reference = nn.LSTM(inputs, hidden, batch_first=True)
@@ -66,8 +82,13 @@ def test_stacked_bidirectional_lstm_layer_by_layer():
 
 
 @settings(max_examples=20, deadline=None)
-@given(batch=st.integers(1, 3), steps=st.integers(1, 8), inputs=st.integers(1, 5), hidden=st.integers(1, 6),
-       seed=st.integers(0, 1000))
+@given(
+    batch=st.integers(1, 3),
+    steps=st.integers(1, 8),
+    inputs=st.integers(1, 5),
+    hidden=st.integers(1, 6),
+    seed=st.integers(0, 1000),
+)
 def test_unrolled_gru_equals_torch_gru(batch, steps, inputs, hidden, seed):
     torch.manual_seed(seed)
     reference = nn.GRU(inputs, hidden, batch_first=True)
@@ -105,8 +126,28 @@ def test_forget_bias_sets_the_initial_forget_gate():
 
 def test_train_char_model_command_writes_a_loadable_checkpoint_and_recipe(tmp_path):
     out = tmp_path / "tiny.pt"
-    assert main(["train-char-model", "--out", str(out), "--steps", "3", "--hidden-size", "8",
-                 "--embedding-dim", "4", "--batch-size", "2", "--seq-len", "8", "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "train-char-model",
+                "--out",
+                str(out),
+                "--steps",
+                "3",
+                "--hidden-size",
+                "8",
+                "--embedding-dim",
+                "4",
+                "--batch-size",
+                "2",
+                "--seq-len",
+                "8",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     recipe = json.loads(out.with_suffix(".json").read_text())
     assert recipe["corpus_md5"] == CORPORA["sherlock_holmes.txt"][1]
     assert recipe["command"].startswith("python -m dl4nlp.lstm train-char-model")
@@ -115,11 +156,35 @@ def test_train_char_model_command_writes_a_loadable_checkpoint_and_recipe(tmp_pa
     assert len(vocab) == model.config["vocab_size"] and '"' in vocab.chars and "“" not in vocab.chars
     assert recipe["arguments"]["straight_quotes"] is True
     assert model.config["hidden_size"] == 8 and not model.training
-    again = train_char_model(tmp_path / "again.pt", steps=3, hidden_size=8, embedding_dim=4, batch_size=2,
-                             seq_len=8, device="cpu", progress=False)
+    again = train_char_model(
+        tmp_path / "again.pt",
+        steps=3,
+        hidden_size=8,
+        embedding_dim=4,
+        batch_size=2,
+        seq_len=8,
+        device="cpu",
+        progress=False,
+    )
     assert again["final_train_loss"] == recipe["final_train_loss"]  # same seed, same run
-    main(["train-char-model", "--out", str(tmp_path / "curly.pt"), "--steps", "1", "--hidden-size", "4",
-          "--embedding-dim", "2", "--batch-size", "2", "--seq-len", "8", "--curly-quotes"])
+    main(
+        [
+            "train-char-model",
+            "--out",
+            str(tmp_path / "curly.pt"),
+            "--steps",
+            "1",
+            "--hidden-size",
+            "4",
+            "--embedding-dim",
+            "2",
+            "--batch-size",
+            "2",
+            "--seq-len",
+            "8",
+            "--curly-quotes",
+        ]
+    )
     assert "“" in load_char_model(tmp_path / "curly.pt")[1].chars
 
 

@@ -2,14 +2,14 @@
 
 Executing them is nbval's job (`pytest --nbval-lax notebooks`, run by `make test`).
 """
+
 import json
 import re
 from pathlib import Path
 
 import jupytext
-import pytest
-
 import notebook_template
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TWINS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
@@ -31,7 +31,8 @@ def test_pair_is_in_sync(py):
     assert ipynb.exists(), f"{ipynb.name} is missing: run `make notebooks NB={py.stem[:2]}`"
     regenerated = jupytext.writes(jupytext.read(ipynb), fmt="py:percent")
     assert regenerated == py.read_text(), (
-        f"{ipynb.name} and {py.name} differ: edit the .py, then run `make notebooks NB={py.stem[:2]}`")
+        f"{ipynb.name} and {py.name} differ: edit the .py, then run `make notebooks NB={py.stem[:2]}`"
+    )
 
 
 @pytest.mark.parametrize("py", TWINS, ids=IDS)
@@ -45,8 +46,15 @@ def test_every_code_cell_was_executed_without_error(py):
 @pytest.mark.parametrize("py", TWINS, ids=IDS)
 def test_outputs_hold_no_paths_addresses_or_timings(py):
     text = json.dumps([c["outputs"] for c in code_cells(py.with_suffix(".ipynb"))])
-    for pattern in [r"/work/", r"/home/", r"/root/", r"/Users/", r"site-packages", r"at 0x[0-9a-f]{6,}",
-                    r"\b20\d\d-\d\d-\d\d[T ]\d\d:\d\d"]:  # a timestamp, not a date the lesson is about
+    for pattern in [
+        r"/work/",
+        r"/home/",
+        r"/root/",
+        r"/Users/",
+        r"site-packages",
+        r"at 0x[0-9a-f]{6,}",
+        r"\b20\d\d-\d\d-\d\d[T ]\d\d:\d\d",
+    ]:  # a timestamp, not a date the lesson is about
         assert not re.search(pattern, text), f"stored output contains {pattern!r}"
 
 
@@ -61,7 +69,8 @@ def test_nbval_markers_stand_alone(py):
 def test_badge_and_set_up_cell_come_from_the_one_template(py):
     text = py.read_text()
     assert notebook_template.render(text, py.with_suffix(".ipynb").name) == text, (
-        "run `python tools/notebook_template.py` to update the badge and set-up cell")
+        "run `python tools/notebook_template.py` to update the badge and set-up cell"
+    )
     assert notebook_template.colab_badge(py.with_suffix(".ipynb").name) in text
     assert notebook_template.setup_cell() in text
 
@@ -109,4 +118,5 @@ def test_every_section_starts_a_slide(py):
         for number, line in enumerate(cell.source.splitlines()):
             if line.startswith("## "):
                 assert number == 0 and cell.metadata.get("slideshow", {}).get("slide_type") == "slide", (
-                    f"cell {index}: section {line!r} must open its own cell with slide_type 'slide'")
+                    f"cell {index}: section {line!r} must open its own cell with slide_type 'slide'"
+                )

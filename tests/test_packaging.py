@@ -1,7 +1,9 @@
 """The set-up files agree with each other: pyproject, environment.yml, pins, CI, README."""
+
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 import dl4nlp
 
@@ -28,7 +30,7 @@ def pyproject_packages() -> set[str]:
 def conda_packages() -> set[str]:
     names = set()
     text = (ROOT / "environment.yml").read_text()
-    for line in text[text.index("dependencies:"):].splitlines():
+    for line in text[text.index("dependencies:") :].splitlines():
         match = re.match(r"^  - ([A-Za-z0-9_.-]+)", line)  # top-level conda dependencies only
         if match:
             name = _name(match.group(1))

@@ -1,4 +1,5 @@
 """The properties of the sinusoids that notebook 06 proves, and the relative alternatives (rotary, clipped)."""
+
 import math
 
 import pytest
@@ -6,8 +7,14 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.positional import (binary_encoding, clipped_relative_positions, frequencies, rotary, shift_matrix,
-                               sinusoidal_encoding)
+from dl4nlp.positional import (
+    binary_encoding,
+    clipped_relative_positions,
+    frequencies,
+    rotary,
+    shift_matrix,
+    sinusoidal_encoding,
+)
 
 
 def table64(max_len, d_model, base=10000.0):
@@ -30,8 +37,9 @@ def test_shift_matrix_moves_every_position_by_the_offset(offset, half, base):
     positions = torch.arange(max(0, -offset), min(700, 700 - offset))
     assert torch.allclose(table[positions] @ M.T, table[positions + offset], atol=1e-9)
     assert torch.allclose(M.T @ M, torch.eye(d, dtype=torch.float64), atol=1e-12)  # a rotation: orthogonal
-    assert torch.allclose(shift_matrix(offset, d, base) @ shift_matrix(-offset, d, base),
-                          torch.eye(d, dtype=torch.float64), atol=1e-12)
+    assert torch.allclose(
+        shift_matrix(offset, d, base) @ shift_matrix(-offset, d, base), torch.eye(d, dtype=torch.float64), atol=1e-12
+    )
 
 
 def test_dot_product_depends_only_on_the_offset_and_has_a_closed_form():
@@ -105,8 +113,9 @@ def test_encoder_without_positions_is_permutation_equivariant(seed, T):
     none, sinusoids = make_positional("none", 16, 16), make_positional("sinusoidal", 16, 16).double()
     assert torch.allclose(encoder(none(x[:, permutation])), encoder(none(x))[:, permutation], atol=1e-10)
     if not torch.equal(permutation, torch.arange(T)):
-        assert not torch.allclose(encoder(sinusoids(x[:, permutation])), encoder(sinusoids(x))[:, permutation],
-                                  atol=1e-6)
+        assert not torch.allclose(
+            encoder(sinusoids(x[:, permutation])), encoder(sinusoids(x))[:, permutation], atol=1e-6
+        )
 
 
 def test_position_plots_return_figures():

@@ -1,4 +1,5 @@
 """dl4nlp.probes (labels for text, per-unit scores) and the heatmap / coloured-text plots."""
+
 import itertools
 
 import matplotlib.pyplot as plt
@@ -25,8 +26,10 @@ def test_column_in_line():
 
 
 @settings(max_examples=40, deadline=None)
-@given(values=st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0]), min_size=2, max_size=25),
-       seed=st.integers(0, 1000))
+@given(
+    values=st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 1.0, 3.0]), min_size=2, max_size=25),
+    seed=st.integers(0, 1000),
+)
 def test_unit_auc_equals_the_pairwise_definition(values, seed):
     rng = np.random.default_rng(seed)
     labels = rng.random(len(values)) < 0.5

@@ -1,5 +1,4 @@
 """dl4nlp.rnn against torch.nn.RNN, closed forms and autograd; dl4nlp.gradflow over time."""
-import math
 
 import numpy as np
 import pytest
@@ -9,13 +8,29 @@ from hypothesis import strategies as st
 from torch import nn
 
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.rnn import (RecurrentClassifier, RecurrentLM, RNNCell, UnrolledRNN, identity_init_, jacobian_norms,
-                        language_model_loss, make_recurrent, sample, scaled_orthogonal)
+from dl4nlp.rnn import (
+    RecurrentClassifier,
+    RecurrentLM,
+    RNNCell,
+    UnrolledRNN,
+    identity_init_,
+    jacobian_norms,
+    language_model_loss,
+    make_recurrent,
+    sample,
+    scaled_orthogonal,
+)
 
 
 @settings(max_examples=25, deadline=None)
-@given(batch=st.integers(1, 4), steps=st.integers(1, 9), inputs=st.integers(1, 6), hidden=st.integers(1, 8),
-       nonlinearity=st.sampled_from(["tanh", "relu"]), seed=st.integers(0, 1000))
+@given(
+    batch=st.integers(1, 4),
+    steps=st.integers(1, 9),
+    inputs=st.integers(1, 6),
+    hidden=st.integers(1, 8),
+    nonlinearity=st.sampled_from(["tanh", "relu"]),
+    seed=st.integers(0, 1000),
+)
 def test_unrolled_rnn_equals_torch_rnn(batch, steps, inputs, hidden, nonlinearity, seed):
     torch.manual_seed(seed)
     reference = nn.RNN(inputs, hidden, nonlinearity=nonlinearity, batch_first=True)
@@ -137,10 +152,12 @@ def test_jacobian_norms_match_autograd(nonlinearity):
     for u in inputs:
         states.append(act(w @ states[-1] + u))
     for k in [1, 3, steps]:
-        def run(h):
-            for u in inputs[steps - k:]:
+
+        def run(h, k=k):
+            for u in inputs[steps - k :]:
                 h = act(w @ h + u)
             return h
+
         jacobian = torch.autograd.functional.jacobian(run, states[steps - k])
         assert norms[k] == pytest.approx(torch.linalg.matrix_norm(jacobian, ord=2).item(), rel=1e-9, abs=1e-14)
 

@@ -1,4 +1,5 @@
 """dl4nlp.scaling and dl4nlp.sweep: counts against the modules, fits against known laws, a resumable sweep."""
+
 import json
 import math
 
@@ -8,11 +9,34 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.scaling import (attention_share, fit_power_law, flops_breakdown, frontier, kaplan_forward_flops,
-                            kaplan_parameters, measure_forward_flops, non_embedding_parameters, training_flops)
-from dl4nlp.sweep import (CharData, SweepSpec, continuation_metrics, eval_steps, heldout_loss, load_models,
-                          load_sweep, lr_factor, main, model_config, models_path, parse_size, peak_lr, run_sweep)
 from dl4nlp.data import load_text
+from dl4nlp.scaling import (
+    attention_share,
+    fit_power_law,
+    flops_breakdown,
+    frontier,
+    kaplan_forward_flops,
+    kaplan_parameters,
+    measure_forward_flops,
+    non_embedding_parameters,
+    training_flops,
+)
+from dl4nlp.sweep import (
+    CharData,
+    SweepSpec,
+    continuation_metrics,
+    eval_steps,
+    heldout_loss,
+    load_models,
+    load_sweep,
+    lr_factor,
+    main,
+    model_config,
+    models_path,
+    parse_size,
+    peak_lr,
+    run_sweep,
+)
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
 
@@ -29,8 +53,9 @@ def one_thread():
 @settings(max_examples=15, deadline=None)
 @given(layers=st.integers(1, 3), heads=st.integers(1, 4), head_dim=st.integers(1, 8), norm_first=st.booleans())
 def test_parameter_formula_matches_the_module(layers, heads, head_dim, norm_first):
-    config = TransformerConfig(vocab_size=11, d_model=2 * heads * head_dim, n_heads=heads, n_layers=layers,
-                               max_len=16, norm_first=norm_first)
+    config = TransformerConfig(
+        vocab_size=11, d_model=2 * heads * head_dim, n_heads=heads, n_layers=layers, max_len=16, norm_first=norm_first
+    )
     model = TransformerLM(config)
     assert non_embedding_parameters(config) == count_parameters(model, exclude_embeddings=True)
     d = config.d_model
@@ -53,8 +78,10 @@ def test_attention_flops_grow_quadratically_per_sequence():
     config = TransformerConfig(vocab_size=20, d_model=16, n_heads=2, n_layers=2, max_len=128)
     model = TransformerLM(config)
     per_seq = {T: measure_forward_flops(model, T) * T for T in (32, 64, 128)}
-    attention = {T: per_seq[T] - T * (flops_breakdown(config, T)["linear"] + flops_breakdown(config, T)["de-embedding"])
-                 for T in per_seq}
+    attention = {
+        T: per_seq[T] - T * (flops_breakdown(config, T)["linear"] + flops_breakdown(config, T)["de-embedding"])
+        for T in per_seq
+    }
     assert attention[64] == 4 * attention[32] and attention[128] == 4 * attention[64]
 
 
@@ -123,8 +150,18 @@ def test_frontier_takes_the_lowest_curve_where_it_exists():
 
 
 # ---- the sweep --------------------------------------------------------------
-TINY = dict(sizes=("1x8", "1x16"), steps=16, budget_fractions=(0.5, 1.0), constant_lr_sizes=("1x8",),
-            batch_size=4, context=16, eval_windows=8, emergence_windows=16, emergence_start=4, max_k=4)
+TINY = dict(
+    sizes=("1x8", "1x16"),
+    steps=16,
+    budget_fractions=(0.5, 1.0),
+    constant_lr_sizes=("1x8",),
+    batch_size=4,
+    context=16,
+    eval_windows=8,
+    emergence_windows=16,
+    emergence_start=4,
+    max_k=4,
+)
 
 
 def test_sizes_schedules_and_evaluation_points():
@@ -169,8 +206,9 @@ def test_continuation_metrics_of_a_perfect_and_a_constant_predictor():
     assert perfect["token_accuracy"] == 1.0 and perfect["exact_match"] == [1.0, 1.0, 1.0]
     assert perfect["words"] == 1 and perfect["word_exact_match"] == 1.0  # "aab"; "ba" runs into the window's edge
     assert perfect["completions"] == 1 and perfect["completion_exact_match"] == 1.0  # "ab" after the first "a"
-    always_a = continuation_metrics(Oracle(torch.ones_like(windows[:, 1:])), windows, chars, start=0, max_k=3,
-                                    min_completion=2)
+    always_a = continuation_metrics(
+        Oracle(torch.ones_like(windows[:, 1:])), windows, chars, start=0, max_k=3, min_completion=2
+    )
     assert always_a["token_accuracy"] == pytest.approx(3 / 8)  # targets "b aab ba": an a at 3 of 8
     assert always_a["exact_match"][1] == pytest.approx(1 / 7) and always_a["exact_match"][2] == 0.0
     assert always_a["word_exact_match"] == 0.0 and always_a["completion_exact_match"] == 0.0
@@ -202,7 +240,8 @@ def test_sweep_resumes_to_the_same_numbers(tmp_path):
     data = CharData(load_text("tinyshakespeare.txt"))
     final = run["curve"][-1]["heldout_loss"]
     assert heldout_loss(models["1x16"], data.heldout_windows(spec.eval_windows, spec.context)) == pytest.approx(
-        final, abs=0.01)  # float16 storage changes the loss by far less than 0.01
+        final, abs=0.01
+    )  # float16 storage changes the loss by far less than 0.01
     assert peak_lr(3e-3, 16) == pytest.approx(6e-3)
     with pytest.raises(ValueError, match="different spec"):
         run_sweep(SweepSpec(**{**TINY, "lr": 1e-2}), out, tmp_path / "w2", progress=False)
@@ -227,9 +266,32 @@ def test_cli_help_and_a_tiny_run(tmp_path, capsys):
         main(["--help"])
     assert exit_info.value.code == 0 and "--max-steps" in capsys.readouterr().out
     out = tmp_path / "cli.json"
-    assert main(["--sizes", "1x8", "--steps", "8", "--budgets", "1/2,1", "--constant-lr-sizes", "",
-                 "--batch-size", "2", "--context", "64", "--out", str(out), "--workdir", str(tmp_path / "w"),
-                 "--device", "cpu", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "--sizes",
+                "1x8",
+                "--steps",
+                "8",
+                "--budgets",
+                "1/2,1",
+                "--constant-lr-sizes",
+                "",
+                "--batch-size",
+                "2",
+                "--context",
+                "64",
+                "--out",
+                str(out),
+                "--workdir",
+                str(tmp_path / "w"),
+                "--device",
+                "cpu",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     stored = load_sweep(out)
     assert stored["complete"] and stored["recipe"]["command"].startswith("python -m dl4nlp.scaling --sizes 1x8")
     with pytest.raises(SystemExit):

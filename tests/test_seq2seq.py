@@ -1,4 +1,5 @@
 """dl4nlp.seq2seq: the encoder-decoder's plumbing, and greedy / beam search against brute force."""
+
 import itertools
 import math
 
@@ -44,7 +45,7 @@ def exhaustive_best(table: dict, vocab: int, max_len: int) -> tuple[float, list[
 def test_beam_search_with_a_huge_beam_is_exhaustive_search(vocab, max_len, seed):
     table = random_table(vocab, max_len, seed)
     step, state = table_step(table)
-    result = beam_search(step, state, bos=BOS, eos=EOS, beam_size=vocab ** max_len, max_len=max_len)
+    result = beam_search(step, state, bos=BOS, eos=EOS, beam_size=vocab**max_len, max_len=max_len)
     score, tokens = exhaustive_best(table, vocab, max_len)
     assert result.best.score == pytest.approx(score, abs=1e-9)
     assert result.best.tokens[1:] == tokens
@@ -71,8 +72,15 @@ def test_greedy_takes_the_argmax_at_every_step_and_equals_beam_size_one(vocab, m
 
 def test_beam_finds_a_better_output_than_greedy_on_a_small_table():
     # greedy takes 1 (p = 0.5), then can only end badly; 2 (p = 0.4) leads to a sure thing.
-    table = {(): [0.1, 0.5, 0.4], (1,): [0.4, 0.3, 0.3], (2,): [0.95, 0.03, 0.02],
-             (1, 1): [1, 0, 0], (1, 2): [1, 0, 0], (2, 1): [1, 0, 0], (2, 2): [1, 0, 0]}
+    table = {
+        (): [0.1, 0.5, 0.4],
+        (1,): [0.4, 0.3, 0.3],
+        (2,): [0.95, 0.03, 0.02],
+        (1, 1): [1, 0, 0],
+        (1, 2): [1, 0, 0],
+        (2, 1): [1, 0, 0],
+        (2, 2): [1, 0, 0],
+    }
     step, state = table_step(table)
     greedy = greedy_search(step, state, bos=BOS, eos=EOS, max_len=3)
     beam = beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=3)
@@ -83,9 +91,15 @@ def test_beam_finds_a_better_output_than_greedy_on_a_small_table():
 
 def test_beam_search_can_score_below_greedy_it_is_not_exhaustive():
     # Greedy's path falls off a beam of 2 at step 2 and turns out to be the best one.
-    table = {(): [0.0, 0.4, 0.35, 0.25],
-             (1,): [0.0, 0.34, 0.33, 0.33], (2,): [0.0, 0.51, 0.49, 0.0], (3,): [0.0, 0.9, 0.1, 0.0],
-             (1, 1): [0.0, 1.0, 0.0, 0.0], (2, 1): [0.0, 0.34, 0.33, 0.33], (2, 2): [0.0, 0.34, 0.33, 0.33]}
+    table = {
+        (): [0.0, 0.4, 0.35, 0.25],
+        (1,): [0.0, 0.34, 0.33, 0.33],
+        (2,): [0.0, 0.51, 0.49, 0.0],
+        (3,): [0.0, 0.9, 0.1, 0.0],
+        (1, 1): [0.0, 1.0, 0.0, 0.0],
+        (2, 1): [0.0, 0.34, 0.33, 0.33],
+        (2, 2): [0.0, 0.34, 0.33, 0.33],
+    }
     step, state = table_step(table)
     greedy = greedy_search(step, state, bos=BOS, eos=EOS, max_len=3)
     beam = beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=3)
@@ -106,8 +120,11 @@ def test_search_errors_name_expected_and_received():
 # --- the model ---------------------------------------------------------------
 def small_model(score="dot", seed=0):
     torch.manual_seed(seed)
-    return Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=8, d_hidden=16,
-                   score=score).double().eval()
+    return (
+        Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=8, d_hidden=16, score=score)
+        .double()
+        .eval()
+    )
 
 
 def test_shapes_and_attention_weights_are_distributions_over_the_real_source():
@@ -165,7 +182,7 @@ def test_beam_search_on_the_model_with_a_huge_beam_equals_brute_force_scoring(on
     token_scores = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]  # (n, 2)
     scores = {tokens: token_scores[i, : len(tokens)].sum().item() for i, tokens in enumerate(outputs)}
     state = model.encode(batch["src"], batch["src_lengths"])
-    result = beam_search(model.step, state, bos=bos, eos=eos, beam_size=vocab_size ** 2, max_len=2)
+    result = beam_search(model.step, state, bos=bos, eos=eos, beam_size=vocab_size**2, max_len=2)
     best = max(scores, key=scores.get)
     assert tuple(result.best.tokens[1:]) == best and result.best.score == pytest.approx(scores[best], abs=1e-9)
     for hypothesis in result.hypotheses:
@@ -185,8 +202,9 @@ def test_the_attention_model_learns_to_reverse_short_strings(one_thread):
     torch.manual_seed(0)
     vocab = date_task.REVERSE_VOCAB
     model = Seq2Seq(len(vocab), len(vocab), d_embed=16, d_hidden=32, score="dot")
-    next_batch = date_task.batch_sampler(date_task.reverse_pairs(2000, [3, 4], seed=0), 64, seed=0,
-                                         source_vocab=vocab, target_vocab=vocab)
+    next_batch = date_task.batch_sampler(
+        date_task.reverse_pairs(2000, [3, 4], seed=0), 64, seed=0, source_vocab=vocab, target_vocab=vocab
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     for step in range(60):
         optimizer.zero_grad()

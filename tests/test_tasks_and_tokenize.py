@@ -1,4 +1,5 @@
 """dl4nlp.tasks (the long-lag memory task), dl4nlp.tokenize.CharVocab, dl4nlp.data.random_windows."""
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -11,8 +12,13 @@ from dl4nlp.tokenize import CharVocab, straighten_quotes
 
 
 @settings(max_examples=30, deadline=None)
-@given(batch=st.integers(1, 20), lag=st.integers(1, 30), classes=st.integers(2, 6), distractors=st.integers(1, 9),
-       seed=st.integers(0, 10_000))
+@given(
+    batch=st.integers(1, 20),
+    lag=st.integers(1, 30),
+    classes=st.integers(2, 6),
+    distractors=st.integers(1, 9),
+    seed=st.integers(0, 10_000),
+)
 def test_long_lag_task_layout(batch, lag, classes, distractors, seed):
     tokens, labels = long_lag_task(batch, lag, classes, distractors, torch.Generator().manual_seed(seed))
     assert tokens.shape == (batch, lag + 1) and labels.shape == (batch,)
@@ -30,12 +36,15 @@ def test_labels_are_balanced_and_distractors_carry_no_information():
     assert abs(same - 1 / 8) < 0.015
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(batch_size=0, lag=3), "batch_size must be an integer >= 1; got 0"),
-    (dict(batch_size=2, lag=0), "lag must be an integer >= 1; got 0"),
-    (dict(batch_size=2, lag=3, num_classes=1), "num_classes must be an integer >= 2; got 1"),
-    (dict(batch_size=2, lag=2.5), "lag must be an integer >= 1; got 2.5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(batch_size=0, lag=3), "batch_size must be an integer >= 1; got 0"),
+        (dict(batch_size=2, lag=0), "lag must be an integer >= 1; got 0"),
+        (dict(batch_size=2, lag=3, num_classes=1), "num_classes must be an integer >= 2; got 1"),
+        (dict(batch_size=2, lag=2.5), "lag must be an integer >= 1; got 2.5"),
+    ],
+)
 def test_long_lag_task_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         long_lag_task(**kwargs)

@@ -1,4 +1,5 @@
 """dl4nlp.train: the shared training loop."""
+
 import math
 
 import pytest
@@ -10,9 +11,11 @@ from dl4nlp.train import History, to_device, train
 def regression_task(seed=0):
     generator = torch.Generator().manual_seed(seed)
     true_w = torch.tensor([[2.0], [-3.0]])
+
     def next_batch(step):
         x = torch.randn(32, 2, generator=generator)
         return x, x @ true_w
+
     return next_batch, true_w
 
 

@@ -1,14 +1,18 @@
 """dl4nlp.positional and dl4nlp.transformer against closed forms and PyTorch's layers."""
+
 import math
 
 import pytest
 import torch
 from torch import nn
 
-from dl4nlp.positional import (LearnedPositionalEmbedding, SinusoidalPositionalEncoding, make_positional,
-                               sinusoidal_encoding)
-from dl4nlp.transformer import (TransformerBlock, TransformerConfig, TransformerEncoder, TransformerLM,
-                                count_parameters)
+from dl4nlp.positional import (
+    LearnedPositionalEmbedding,
+    SinusoidalPositionalEncoding,
+    make_positional,
+    sinusoidal_encoding,
+)
+from dl4nlp.transformer import TransformerBlock, TransformerConfig, TransformerEncoder, TransformerLM, count_parameters
 
 
 def test_sinusoid_table_matches_the_formula():
@@ -37,8 +41,11 @@ def test_positional_modules_add_to_embeddings_and_refuse_long_inputs():
 def test_block_matches_nn_transformer_encoder_layer(norm_first):
     torch.manual_seed(0)
     config = TransformerConfig(vocab_size=10, d_model=16, n_heads=4, d_ff=32, norm_first=norm_first)
-    reference = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, activation="gelu",
-                                           batch_first=True, norm_first=norm_first).double().eval()
+    reference = (
+        nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, activation="gelu", batch_first=True, norm_first=norm_first)
+        .double()
+        .eval()
+    )
     mine = TransformerBlock(config).double().load_from_torch(reference).eval()
     x = torch.randn(3, 6, 16, dtype=torch.float64)
     assert torch.allclose(mine(x), reference(x), atol=1e-10)
@@ -79,8 +86,9 @@ def test_language_model_is_causal_and_learns():
 
 def test_parameter_count_matches_the_formula_and_ties_weights():
     V, C, L, T = 50, 32, 3, 16
-    model = TransformerLM(TransformerConfig(vocab_size=V, d_model=C, n_heads=4, n_layers=L, max_len=T,
-                                            positional="learned"))
+    model = TransformerLM(
+        TransformerConfig(vocab_size=V, d_model=C, n_heads=4, n_layers=L, max_len=T, positional="learned")
+    )
     per_block = 4 * (C * C + C) + (C * 4 * C + 4 * C) + (4 * C * C + C) + 2 * 2 * C
     assert count_parameters(model) == V * C + T * C + L * per_block + 2 * C  # final LayerNorm; head tied
     assert count_parameters(model, exclude_embeddings=True) == L * per_block + 2 * C
@@ -89,17 +97,21 @@ def test_parameter_count_matches_the_formula_and_ties_weights():
 
 def test_builds_on_the_meta_device_without_memory():
     with torch.device("meta"):
-        model = TransformerEncoder(TransformerConfig(vocab_size=30522, d_model=768, n_heads=12, n_layers=12,
-                                                     norm_first=False))
+        model = TransformerEncoder(
+            TransformerConfig(vocab_size=30522, d_model=768, n_heads=12, n_layers=12, norm_first=False)
+        )
     assert next(model.parameters()).is_meta
     assert count_parameters(model) == 12 * (4 * (768 * 768 + 768) + 2 * 768 * 3072 + 3072 + 768 + 4 * 768)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(vocab_size=0), "vocab_size must be a positive integer; got 0"),
-    (dict(vocab_size=5, d_model=10, n_heads=3), "d_model must be divisible by n_heads"),
-    (dict(vocab_size=5, dropout=1.0), r"dropout must be in \[0, 1\); got 1.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(vocab_size=0), "vocab_size must be a positive integer; got 0"),
+        (dict(vocab_size=5, d_model=10, n_heads=3), "d_model must be divisible by n_heads"),
+        (dict(vocab_size=5, dropout=1.0), r"dropout must be in \[0, 1\); got 1.0"),
+    ],
+)
 def test_config_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         TransformerConfig(**kwargs)

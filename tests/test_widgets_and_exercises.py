@@ -1,4 +1,5 @@
 """dl4nlp.widgets wiring and dl4nlp.exercises.check, without a browser."""
+
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest

@@ -12,6 +12,7 @@ another process could take in between. A cell still running after
 CELL_TIMEOUT_S is reported as a hang; the notebook is then run once more, and
 the table says so.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -54,32 +55,53 @@ def bench(ipynb: Path) -> dict:
     notebook.cells.append(nbformat.v4.new_code_cell(PEAK_MEMORY_CELL))
     with tempfile.TemporaryDirectory() as sockets:
         kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = NotebookClient(notebook, km=kernel, timeout=CELL_TIMEOUT_S, record_timing=True,
-                                resources={"metadata": {"path": str(NOTEBOOKS)}})
+        client = NotebookClient(
+            notebook,
+            km=kernel,
+            timeout=CELL_TIMEOUT_S,
+            record_timing=True,
+            resources={"metadata": {"path": str(NOTEBOOKS)}},
+        )
         start = time.perf_counter()
         client.execute()
         wall = time.perf_counter() - start
-    cells = [(i, _seconds(c.metadata["execution"])) for i, c in enumerate(notebook.cells[:-1])
-             if c.cell_type == "code" and "execution" in c.metadata]
+    cells = [
+        (i, _seconds(c.metadata["execution"]))
+        for i, c in enumerate(notebook.cells[:-1])
+        if c.cell_type == "code" and "execution" in c.metadata
+    ]
     slowest_index, slowest = max(cells, key=lambda item: item[1])
     peak_mb = float(notebook.cells[-1].outputs[0]["text"].strip())
-    return {"notebook": ipynb.name, "wall_s": round(wall, 1), "slowest_cell_s": round(slowest, 1),
-            "slowest_cell_index": slowest_index, "peak_memory_mb": round(peak_mb)}
+    return {
+        "notebook": ipynb.name,
+        "wall_s": round(wall, 1),
+        "slowest_cell_s": round(slowest, 1),
+        "slowest_cell_index": slowest_index,
+        "peak_memory_mb": round(peak_mb),
+    }
 
 
 def table(rows: list[dict]) -> str:
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    lines = [f"Measured by `make bench` on {machine}, device `{os.environ.get('DL4NLP_DEVICE', 'auto')}`.",
-             f"Budgets: notebook <= {BUDGET_NOTEBOOK_S:g} s, cell <= {BUDGET_CELL_S:g} s, "
-             f"peak memory <= {BUDGET_MEMORY_MB:g} MB.", "",
-             "| notebook | wall time (s) | slowest cell (s) | peak memory (MB) | within budget |",
-             "|---|---:|---:|---:|---|"]
+    lines = [
+        f"Measured by `make bench` on {machine}, device `{os.environ.get('DL4NLP_DEVICE', 'auto')}`.",
+        f"Budgets: notebook <= {BUDGET_NOTEBOOK_S:g} s, cell <= {BUDGET_CELL_S:g} s, "
+        f"peak memory <= {BUDGET_MEMORY_MB:g} MB.",
+        "",
+        "| notebook | wall time (s) | slowest cell (s) | peak memory (MB) | within budget |",
+        "|---|---:|---:|---:|---|",
+    ]
     for r in rows:
-        ok = (r["wall_s"] <= BUDGET_NOTEBOOK_S and r["slowest_cell_s"] <= BUDGET_CELL_S
-              and r["peak_memory_mb"] <= BUDGET_MEMORY_MB)
+        ok = (
+            r["wall_s"] <= BUDGET_NOTEBOOK_S
+            and r["slowest_cell_s"] <= BUDGET_CELL_S
+            and r["peak_memory_mb"] <= BUDGET_MEMORY_MB
+        )
         r["within_budget"] = ok
-        lines.append(f"| {r['notebook']} | {r['wall_s']} | {r['slowest_cell_s']} (cell {r['slowest_cell_index']}) "
-                     f"| {r['peak_memory_mb']} | {'yes' if ok else 'NO'} |")
+        lines.append(
+            f"| {r['notebook']} | {r['wall_s']} | {r['slowest_cell_s']} (cell {r['slowest_cell_index']}) "
+            f"| {r['peak_memory_mb']} | {'yes' if ok else 'NO'} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -90,8 +112,10 @@ def main(argv: list[str]) -> int:
         try:
             rows.append(bench(py.with_suffix(".ipynb")))
         except CellTimeoutError as error:
-            print(f"{py.stem}: a cell hung for {CELL_TIMEOUT_S} s ({str(error).splitlines()[0]}); running it again",
-                  flush=True)
+            print(
+                f"{py.stem}: a cell hung for {CELL_TIMEOUT_S} s ({str(error).splitlines()[0]}); running it again",
+                flush=True,
+            )
             rows.append(dict(bench(py.with_suffix(".ipynb")), notebook=f"{py.with_suffix('.ipynb').name} (2nd try)"))
     report = table(rows)
     out = ROOT / "bench"

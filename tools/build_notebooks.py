@@ -7,6 +7,7 @@ Run on the CPU (the Makefile sets DL4NLP_DEVICE=cpu) with the seeds the
 notebooks set, so the stored outputs are reproducible. The .py twin is then
 rewritten from the executed notebook, so the pair is byte-for-byte in sync.
 """
+
 from __future__ import annotations
 
 import sys
@@ -35,8 +36,9 @@ def build(py: Path) -> float:
     """Execute the notebook made from ``py``; write the .ipynb and the canonical .py. Returns seconds."""
     notebook = jupytext.read(py)
     start = time.perf_counter()
-    NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    NotebookClient(
+        notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
     seconds = time.perf_counter() - start
     for cell in notebook.cells:  # no timestamps in committed outputs
         cell.metadata.pop("execution", None)

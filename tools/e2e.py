@@ -11,6 +11,7 @@ notebook in e2e/screenshots/. Finally checks the README's way of presenting:
 RISE's slideshow command, bound to Alt+R, renders the first notebook as slides
 (screenshot rise_preview.png). Needs /usr/bin/chromium (`make e2e` installs it).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_notebooks import NOTEBOOKS, ROOT, select  # noqa: E402
 
 CHROMIUM = os.environ.get("DL4NLP_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 NOTEBOOK_TIMEOUT_S = 240
 SCREENSHOTS = ROOT / "e2e" / "screenshots"
 
@@ -57,16 +65,30 @@ def start_lab(port: int, token: str, scratch: Path) -> subprocess.Popen:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
     shutil.copytree(NOTEBOOKS, scratch / "notebooks")  # the browser never writes into the repository
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
+    env = dict(
+        os.environ,
+        JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+    )
     jupyter = Path(sys.executable).with_name("jupyter")
     process = subprocess.Popen(
-        [str(jupyter), "lab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={scratch / 'notebooks'}",
-         "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=None",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        [
+            str(jupyter),
+            "lab",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={scratch / 'notebooks'}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ]
         + (["--allow-root"] if os.geteuid() == 0 else []),
-        env=env, stdout=open(scratch / "lab.log", "w"), stderr=subprocess.STDOUT)
+        env=env,
+        stdout=open(scratch / "lab.log", "w"),
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
@@ -77,15 +99,21 @@ def start_lab(port: int, token: str, scratch: Path) -> subprocess.Popen:
                 break
             time.sleep(0.5)
     process.kill()
-    raise RuntimeError(f"JupyterLab did not start; see {scratch / 'lab.log'}:\n" + (scratch / "lab.log").read_text()[-3000:])
+    raise RuntimeError(
+        f"JupyterLab did not start; see {scratch / 'lab.log'}:\n" + (scratch / "lab.log").read_text()[-3000:]
+    )
 
 
 def expectations(ipynb: Path) -> dict:
     """What the committed notebook shows: figures in cell outputs, cells with interactive figures."""
     cells = [c for c in json.loads(ipynb.read_text())["cells"] if c["cell_type"] == "code"]
     figures = sum("image/png" in o.get("data", {}) for c in cells for o in c["outputs"])
-    widget_cells = [i for i, c in enumerate(cells) if "interactive_figure(" in "".join(c["source"])
-                    and any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c["outputs"])]
+    widget_cells = [
+        i
+        for i, c in enumerate(cells)
+        if "interactive_figure(" in "".join(c["source"])
+        and any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c["outputs"])
+    ]
     return {"figures": figures, "widget_cells": widget_cells}
 
 
@@ -123,7 +151,10 @@ RENDERED = """(widgetCells) => {
   const codeCells = panel.content.widgets.filter(w => w.model.type === 'code');
   const widgets = widgetCells.map(i => {
     const node = codeCells[i].node;
-    return {cell: i, controls: node.querySelectorAll('.jupyter-widgets.widget-slider, .widget-dropdown, .widget-checkbox, .widget-toggle-buttons, .widget-text, .widget-select, .widget-button, .widget-int-text, .widget-float-text, .widget-radio').length,
+    const controls = ['.jupyter-widgets.widget-slider', '.widget-dropdown', '.widget-checkbox',
+                      '.widget-toggle-buttons', '.widget-text', '.widget-select', '.widget-button',
+                      '.widget-int-text', '.widget-float-text', '.widget-radio'].join(', ');
+    return {cell: i, controls: node.querySelectorAll(controls).length,
             figure: node.querySelectorAll('.widget-output img, .jp-OutputArea-output img').length,
             failed: /Error displaying widget|Loading widget/.test(node.innerText)};
   });
@@ -157,8 +188,11 @@ def run_notebook(page: Page, base: str, token: str, ipynb: Path) -> list[str]:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shot = SCREENSHOTS / f"{ipynb.stem}.png"
     if expected["widget_cells"]:  # the first interactive figure, rendered live
-        cell = page.evaluate_handle("""(i) => window.jupyterapp.shell.currentWidget.content.widgets
-            .filter(w => w.model.type === 'code')[i].node""", expected["widget_cells"][0]).as_element()
+        cell = page.evaluate_handle(
+            """(i) => window.jupyterapp.shell.currentWidget.content.widgets
+            .filter(w => w.model.type === 'code')[i].node""",
+            expected["widget_cells"][0],
+        ).as_element()
         cell.scroll_into_view_if_needed()
         cell.screenshot(path=str(shot))
     else:

@@ -5,12 +5,14 @@ the Colab badge and the set-up cell of every notebook are made from it here.
 ``python tools/notebook_template.py`` rewrites them in every notebooks/NN_*.py
 twin; tests/test_notebooks.py fails when a notebook has drifted.
 """
+
 from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -30,8 +32,7 @@ def colab_url(notebook_name: str) -> str:
 
 def colab_badge(notebook_name: str) -> str:
     """Markdown for the 'Open in Colab' badge of one notebook."""
-    return (f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
-            f"({colab_url(notebook_name)})")
+    return f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_url(notebook_name)})"
 
 
 def setup_cell() -> str:

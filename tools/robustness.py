@@ -10,6 +10,7 @@ the network unavailable (`make e2e` starts it inside `unshare --net`); it
 reports whether the network was reachable. DL4NLP_DEVICE is honoured, so
 `DL4NLP_DEVICE=cpu` checks the CPU path on a GPU machine.
 """
+
 from __future__ import annotations
 
 import os
@@ -52,13 +53,17 @@ def checked_text(cell: nbformat.NotebookNode) -> str:
 def run_twice(ipynb: Path) -> list[str]:
     """Problems found running ``ipynb`` twice in one kernel from a temporary folder."""
     stored = nbformat.read(ipynb, as_version=4)
-    checked = {i: checked_text(c) for i, c in enumerate(stored.cells)
-               if c.cell_type == "code" and MARKER in c.source.splitlines()}
+    checked = {
+        i: checked_text(c)
+        for i, c in enumerate(stored.cells)
+        if c.cell_type == "code" and MARKER in c.source.splitlines()
+    }
     problems = []
     with tempfile.TemporaryDirectory() as folder:
         notebook = nbformat.read(ipynb, as_version=4)
-        client = NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": folder}})
+        client = NotebookClient(
+            notebook, timeout=600, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": folder}}
+        )
         with client.setup_kernel():
             for run in (1, 2):
                 for index, cell in enumerate(notebook.cells):

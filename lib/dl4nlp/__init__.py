@@ -3,6 +3,7 @@
 One concept per module; the notebooks build each idea step by step and then
 import the verified version from here. Start with ``dl4nlp.start()``.
 """
+
 from dl4nlp.device import autocast, describe_environment, get_device, seed_everything
 from dl4nlp.notebook import start
 

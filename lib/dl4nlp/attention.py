@@ -11,6 +11,7 @@ tested equal to PyTorch's fused one. Taught in notebooks 04 and 05.
 >>> weights.shape
 torch.Size([1, 2, 2])
 """
+
 from __future__ import annotations
 
 import math
@@ -109,8 +110,13 @@ class MultiHeadAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, self.n_heads, self.d_head).transpose(1, 2)
 
-    def forward(self, x: torch.Tensor, context: Optional[torch.Tensor] = None,
-                mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        context: Optional[torch.Tensor] = None,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+    ) -> torch.Tensor:
         context = x if context is None else context
         if x.dim() != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"x must have shape (B, T, {self.d_model}); got {tuple(x.shape)}")
@@ -133,12 +139,13 @@ class MultiHeadAttention(nn.Module):
         return self.out_proj(out)
 
     @torch.no_grad()
-    def load_from_torch(self, reference: nn.MultiheadAttention) -> "MultiHeadAttention":
+    def load_from_torch(self, reference: nn.MultiheadAttention) -> MultiHeadAttention:
         """Copy the weights of a ``torch.nn.MultiheadAttention`` with the same sizes."""
         if reference.embed_dim != self.d_model or reference.num_heads != self.n_heads:
             raise ValueError(
                 f"reference must have embed_dim={self.d_model}, num_heads={self.n_heads}; "
-                f"got embed_dim={reference.embed_dim}, num_heads={reference.num_heads}")
+                f"got embed_dim={reference.embed_dim}, num_heads={reference.num_heads}"
+            )
         w_q, w_k, w_v = reference.in_proj_weight.chunk(3)
         for proj, weight in zip((self.q_proj, self.k_proj, self.v_proj), (w_q, w_k, w_v)):
             proj.weight.copy_(weight)
@@ -222,8 +229,9 @@ def make_score(kind: str, d_query: int, d_key: int) -> nn.Module:
     return SCORES[kind](d_query, d_key)
 
 
-def attend(scores: torch.Tensor, values: torch.Tensor,
-           mask: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
+def attend(
+    scores: torch.Tensor, values: torch.Tensor, mask: Optional[torch.Tensor] = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """alpha = softmax(scores) over the keys (where ``mask`` allows), a = Σ_i alpha_i h_i.
 
     scores (B, T_q, T_k), values (B, T_k, d_v), mask broadcastable to the

@@ -12,6 +12,7 @@ expression can be checked against ``torch.autograd``. Taught in notebook 01.
 >>> f.data, x.grad, y.grad, z.grad
 (-12.0, -4.0, -4.0, 3.0)
 """
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ class Value:
     the Values it was computed from; ``label`` is an optional name for drawing.
     """
 
-    def __init__(self, data: Number, inputs: Tuple["Value", ...] = (), op: str = "", label: str = ""):
+    def __init__(self, data: Number, inputs: Tuple[Value, ...] = (), op: str = "", label: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise TypeError(f"Value expects an int or float; got {type(data).__name__} {data!r}")
         self.data = float(data)
@@ -42,11 +43,11 @@ class Value:
         return f"Value({name}{self.data:.4g}, grad={self.grad:.4g})"
 
     @staticmethod
-    def _lift(other: Union["Value", Number]) -> "Value":
+    def _lift(other: Union[Value, Number]) -> Value:
         return other if isinstance(other, Value) else Value(other)
 
     # --- primitive operations: each sets how its inputs' gradients accumulate ---
-    def __add__(self, other: Union["Value", Number]) -> "Value":
+    def __add__(self, other: Union[Value, Number]) -> Value:
         other = self._lift(other)
         out = Value(self.data + other.data, (self, other), "+")
 
@@ -57,7 +58,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def __mul__(self, other: Union["Value", Number]) -> "Value":
+    def __mul__(self, other: Union[Value, Number]) -> Value:
         other = self._lift(other)
         out = Value(self.data * other.data, (self, other), "*")
 
@@ -68,7 +69,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def __pow__(self, exponent: Number) -> "Value":
+    def __pow__(self, exponent: Number) -> Value:
         if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
             raise TypeError(f"Value ** expects a constant int or float exponent; got {exponent!r}")
         out = Value(self.data**exponent, (self,), f"**{exponent:g}")
@@ -79,7 +80,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def exp(self) -> "Value":
+    def exp(self) -> Value:
         out = Value(math.exp(self.data), (self,), "exp")
 
         def _backward() -> None:  # d(e^a)/da = e^a
@@ -88,7 +89,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def log(self) -> "Value":
+    def log(self) -> Value:
         if self.data <= 0:
             raise ValueError(f"log expects a positive value; got {self.data}")
         out = Value(math.log(self.data), (self,), "log")
@@ -99,7 +100,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def tanh(self) -> "Value":
+    def tanh(self) -> Value:
         out = Value(math.tanh(self.data), (self,), "tanh")
 
         def _backward() -> None:  # d tanh(a)/da = 1 - tanh(a)^2
@@ -108,7 +109,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def sigmoid(self) -> "Value":
+    def sigmoid(self) -> Value:
         out = Value(_stable_sigmoid(self.data), (self,), "sigmoid")
 
         def _backward() -> None:  # d sigma(a)/da = sigma(a) (1 - sigma(a)), from the cached output
@@ -117,7 +118,7 @@ class Value:
         out._backward = _backward
         return out
 
-    def relu(self) -> "Value":
+    def relu(self) -> Value:
         out = Value(max(0.0, self.data), (self,), "relu")
 
         def _backward() -> None:  # 1 where the input was positive, else 0 (PyTorch's choice at 0)
@@ -127,25 +128,25 @@ class Value:
         return out
 
     # --- composites, built from the primitives above ---
-    def __neg__(self) -> "Value":
+    def __neg__(self) -> Value:
         return self * -1
 
-    def __sub__(self, other: Union["Value", Number]) -> "Value":
+    def __sub__(self, other: Union[Value, Number]) -> Value:
         return self + (-self._lift(other))
 
-    def __truediv__(self, other: Union["Value", Number]) -> "Value":
+    def __truediv__(self, other: Union[Value, Number]) -> Value:
         return self * self._lift(other) ** -1
 
-    def __radd__(self, other: Number) -> "Value":
+    def __radd__(self, other: Number) -> Value:
         return self + other
 
-    def __rmul__(self, other: Number) -> "Value":
+    def __rmul__(self, other: Number) -> Value:
         return self * other
 
-    def __rsub__(self, other: Number) -> "Value":
+    def __rsub__(self, other: Number) -> Value:
         return self._lift(other) - self
 
-    def __rtruediv__(self, other: Number) -> "Value":
+    def __rtruediv__(self, other: Number) -> Value:
         return self._lift(other) / self
 
     # --- the backward pass ---

@@ -12,6 +12,7 @@ embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
 and ``bert_config('large')`` give the published sizes. Pre-training data and
 the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 07.
 """
+
 from __future__ import annotations
 
 import math
@@ -73,8 +74,10 @@ def mask_tokens(
         raise ValueError(f"mask_prob must be in [0, 1]; got {mask_prob!r}")
     shares = (mask_token_prob, random_token_prob, keep_prob)
     if min(shares) < 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
-        raise ValueError(f"mask_token_prob + random_token_prob + keep_prob must be 1 with each >= 0; "
-                         f"got {mask_token_prob} + {random_token_prob} + {keep_prob} = {sum(shares)}")
+        raise ValueError(
+            f"mask_token_prob + random_token_prob + keep_prob must be 1 with each >= 0; "
+            f"got {mask_token_prob} + {random_token_prob} + {keep_prob} = {sum(shares)}"
+        )
     if ids.dtype != torch.long:
         raise TypeError(f"ids must be a torch.long tensor; got dtype {ids.dtype}")
     if mask_id not in special_ids:
@@ -169,8 +172,9 @@ class Bert(nn.Module):
         x = self.position(self.token_embedding(ids) + self.segment_embedding(segments))  # (B, T, C)
         return self.dropout(self.embedding_norm(x))
 
-    def forward(self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None,
-                valid: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def forward(
+        self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None, valid: Optional[torch.Tensor] = None
+    ) -> torch.Tensor:
         """Hidden states (B, T, C); ``valid`` (B, T) bool is False at padding, which no token attends to."""
         mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
         return self.encoder(self.embed(ids, segments), mask=mask)
@@ -201,7 +205,9 @@ def pretraining_loss(model: Bert, batch: dict, nsp_weight: float = 1.0) -> tuple
     if nsp_weight:
         nsp_logits = model.nsp_logits(hidden)
         nsp = F.cross_entropy(nsp_logits, batch["is_next"])
-        stats.update(nsp_loss=nsp.item(), nsp_accuracy=(nsp_logits.argmax(-1) == batch["is_next"]).float().mean().item())
+        stats.update(
+            nsp_loss=nsp.item(), nsp_accuracy=(nsp_logits.argmax(-1) == batch["is_next"]).float().mean().item()
+        )
         loss = loss + nsp_weight * nsp
     return loss, stats
 

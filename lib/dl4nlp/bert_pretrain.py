@@ -10,6 +10,7 @@ of the time, and is taken from another paragraph otherwise (NotNext, 0).
 Both commands write a recipe (command, seed, library version, corpus md5,
 device, steps, wall time, results) next to their output. Taught in notebook 07.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,10 @@ class PretrainingData:
         cut = int(len(documents) * (1 - held_out))
         self.vocab = WordVocab.build((" ".join(d) for d in documents[:cut]), max_size=vocab_size)
         encode = self.vocab.encode
-        self.documents = {"train": [[encode(s) for s in d] for d in documents[:cut]],
-                          "held_out": [[encode(s) for s in d] for d in documents[cut:]]}
+        self.documents = {
+            "train": [[encode(s) for s in d] for d in documents[:cut]],
+            "held_out": [[encode(s) for s in d] for d in documents[cut:]],
+        }
 
     @cached_property
     def unigram_counts(self) -> torch.Tensor:
@@ -87,8 +90,7 @@ class PretrainingData:
             out.append((a, b[: budget - len(a)], int(is_next)))
         return out
 
-    def batch(self, pairs: Sequence, generator: Optional[torch.Generator] = None,
-              mask_prob: float = MASK_PROB) -> dict:
+    def batch(self, pairs: Sequence, generator: Optional[torch.Generator] = None, mask_prob: float = MASK_PROB) -> dict:
         """Pad a list of pairs into tensors and apply BERT's masking: a dict ready for ``pretraining_loss``."""
         v = self.vocab
         rows = [pair_inputs(a, b, cls=v["[CLS]"], sep=v["[SEP]"]) for a, b, _ in pairs]
@@ -98,10 +100,21 @@ class PretrainingData:
         for i, (tokens, segment_ids, _) in enumerate(rows):
             ids[i, : len(tokens)] = torch.tensor(tokens)
             segments[i, : len(tokens)] = torch.tensor(segment_ids)
-        masked = mask_tokens(ids, mask_id=v["[MASK]"], special_ids=v.special_ids, vocab_size=len(v),
-                             mask_prob=mask_prob, generator=generator)
-        return {"input_ids": masked.input_ids, "segments": segments, "valid": ids != v["[PAD]"],
-                "labels": masked.labels, "is_next": torch.tensor([p[2] for p in pairs])}
+        masked = mask_tokens(
+            ids,
+            mask_id=v["[MASK]"],
+            special_ids=v.special_ids,
+            vocab_size=len(v),
+            mask_prob=mask_prob,
+            generator=generator,
+        )
+        return {
+            "input_ids": masked.input_ids,
+            "segments": segments,
+            "valid": ids != v["[PAD]"],
+            "labels": masked.labels,
+            "is_next": torch.tensor([p[2] for p in pairs]),
+        }
 
 
 def make_model(vocab_size: int, **overrides) -> Bert:
@@ -109,29 +122,58 @@ def make_model(vocab_size: int, **overrides) -> Bert:
     return Bert(bert_config("base", vocab_size=vocab_size, **{**TINY, **overrides}))
 
 
-def pretrain(model: Bert, data: PretrainingData, *, steps: int, batch_size: int = 32, lr: float = 2e-3,
-             warmup: int = 100, seed: int = 0, mask_prob: float = MASK_PROB, nsp_weight: float = 1.0,
-             device: Optional[torch.device] = None, progress: bool = True, desc: str = "pre-training") -> History:
+def pretrain(
+    model: Bert,
+    data: PretrainingData,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    lr: float = 2e-3,
+    warmup: int = 100,
+    seed: int = 0,
+    mask_prob: float = MASK_PROB,
+    nsp_weight: float = 1.0,
+    device: Optional[torch.device] = None,
+    progress: bool = True,
+    desc: str = "pre-training",
+) -> History:
     """Train with AdamW, linear warm-up then linear decay to zero, as BERT did (smaller and faster)."""
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     max_len = model.config.max_len
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
-                                  lr=lr)
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}], lr=lr
+    )
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
     device = device or next(model.parameters()).device
     model.to(device)
-    return train(model, lambda m, b: pretraining_loss(m, b, nsp_weight)[0],
-                 lambda step: data.batch(data.pairs(batch_size, rng, max_len=max_len), generator, mask_prob),
-                 steps=steps, optimizer=optimizer, scheduler=schedule, clip_norm=1.0, device=device,
-                 progress=progress, desc=desc)
+    return train(
+        model,
+        lambda m, b: pretraining_loss(m, b, nsp_weight)[0],
+        lambda step: data.batch(data.pairs(batch_size, rng, max_len=max_len), generator, mask_prob),
+        steps=steps,
+        optimizer=optimizer,
+        scheduler=schedule,
+        clip_norm=1.0,
+        device=device,
+        progress=progress,
+        desc=desc,
+    )
 
 
 @torch.no_grad()
-def evaluate(model: Bert, data: PretrainingData, *, n_pairs: int = 512, seed: int = 1234,
-             mask_prob: float = MASK_PROB, batch_size: int = 128) -> dict:
+def evaluate(
+    model: Bert,
+    data: PretrainingData,
+    *,
+    n_pairs: int = 512,
+    seed: int = 1234,
+    mask_prob: float = MASK_PROB,
+    batch_size: int = 128,
+) -> dict:
     """Held-out masked-token accuracy and loss, NSP accuracy, and the unigram baseline on the same positions.
 
     The unigram baseline always predicts the most frequent ordinary training word.
@@ -143,7 +185,7 @@ def evaluate(model: Bert, data: PretrainingData, *, n_pairs: int = 512, seed: in
     model.eval()
     totals = dict(correct=0, baseline=0, n=0, loss=0.0, nsp_correct=0, pairs=0)
     for i in range(0, n_pairs, batch_size):
-        batch = {k: v.to(device) for k, v in data.batch(pairs[i:i + batch_size], generator, mask_prob).items()}
+        batch = {k: v.to(device) for k, v in data.batch(pairs[i : i + batch_size], generator, mask_prob).items()}
         _, stats = pretraining_loss(model, batch)
         targets = batch["labels"][batch["labels"] != IGNORE_INDEX]
         totals["n"] += len(targets)
@@ -152,9 +194,14 @@ def evaluate(model: Bert, data: PretrainingData, *, n_pairs: int = 512, seed: in
         totals["baseline"] += int((targets == most_frequent).sum())
         totals["nsp_correct"] += round(stats["nsp_accuracy"] * len(batch["is_next"]))
         totals["pairs"] += len(batch["is_next"])
-    return {"masked_accuracy": totals["correct"] / totals["n"], "masked_loss": totals["loss"] / totals["n"],
-            "unigram_accuracy": totals["baseline"] / totals["n"], "unigram_token": data.vocab.itos[most_frequent],
-            "nsp_accuracy": totals["nsp_correct"] / totals["pairs"], "predicted_tokens": totals["n"]}
+    return {
+        "masked_accuracy": totals["correct"] / totals["n"],
+        "masked_loss": totals["loss"] / totals["n"],
+        "unigram_accuracy": totals["baseline"] / totals["n"],
+        "unigram_token": data.vocab.itos[most_frequent],
+        "nsp_accuracy": totals["nsp_correct"] / totals["pairs"],
+        "predicted_tokens": totals["n"],
+    }
 
 
 def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
@@ -162,10 +209,20 @@ def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
 
     The MLM output weight is tied to the token embedding, so it is stored once.
     """
-    state = {k: v.detach().to("cpu", torch.float16) for k, v in model.state_dict().items()
-             if not (model.config.tie_weights and k == "mlm_decoder.weight")}
-    torch.save({"config": asdict(model.config), "specials": list(vocab.specials),
-                "words": vocab.itos[len(vocab.specials):], "state_dict": state}, path)
+    state = {
+        k: v.detach().to("cpu", torch.float16)
+        for k, v in model.state_dict().items()
+        if not (model.config.tie_weights and k == "mlm_decoder.weight")
+    }
+    torch.save(
+        {
+            "config": asdict(model.config),
+            "specials": list(vocab.specials),
+            "words": vocab.itos[len(vocab.specials) :],
+            "state_dict": state,
+        },
+        path,
+    )
 
 
 def load_checkpoint(path: Path, device: Optional[torch.device] = None) -> tuple[Bert, WordVocab]:
@@ -180,10 +237,19 @@ def load_checkpoint(path: Path, device: Optional[torch.device] = None) -> tuple[
 
 def _recipe(args: argparse.Namespace, corpus: str, started: float, **results) -> dict:
     from dl4nlp import __version__
-    return {"command": "python -m dl4nlp.bert_pretrain " + " ".join(sys.argv[1:]), "seed": args.seed,
-            "library_version": __version__, "torch_version": torch.__version__, "corpus": corpus,
-            "corpus_md5": md5sum(data_path(corpus)), "device": f"cpu ({torch.get_num_threads()} threads)", "steps": args.steps,
-            "wall_time_s": round(time.time() - started, 1), **results}
+
+    return {
+        "command": "python -m dl4nlp.bert_pretrain " + " ".join(sys.argv[1:]),
+        "seed": args.seed,
+        "library_version": __version__,
+        "torch_version": torch.__version__,
+        "corpus": corpus,
+        "corpus_md5": md5sum(data_path(corpus)),
+        "device": f"cpu ({torch.get_num_threads()} threads)",
+        "steps": args.steps,
+        "wall_time_s": round(time.time() - started, 1),
+        **results,
+    }
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -207,8 +273,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         history = pretrain(model, data, steps=args.steps, lr=args.lr, seed=args.seed)
         save_checkpoint(args.out, model, data.vocab)
         results = evaluate(model, data)
-        recipe = _recipe(args, args.corpus, started, config=asdict(model.config), final_loss=history.loss[-1],
-                         **results)
+        recipe = _recipe(
+            args, args.corpus, started, config=asdict(model.config), final_loss=history.loss[-1], **results
+        )
     else:
         rows = []
         for rate in (float(r) for r in args.rates.split(",")):
@@ -217,9 +284,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             pretrain(model, data, steps=args.steps, lr=args.lr, seed=args.seed, mask_prob=rate, nsp_weight=0.0)
             at_15 = evaluate(model, data, mask_prob=0.15)
             at_rate = evaluate(model, data, mask_prob=rate)
-            rows.append({"mask_prob": rate, "accuracy_at_15": round(at_15["masked_accuracy"], 4),
-                         "accuracy_at_own_rate": round(at_rate["masked_accuracy"], 4),
-                         "loss_at_15": round(at_15["masked_loss"], 4)})
+            rows.append(
+                {
+                    "mask_prob": rate,
+                    "accuracy_at_15": round(at_15["masked_accuracy"], 4),
+                    "accuracy_at_own_rate": round(at_rate["masked_accuracy"], 4),
+                    "loss_at_15": round(at_15["masked_loss"], 4),
+                }
+            )
             print(rows[-1], flush=True)
         with open(args.out, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

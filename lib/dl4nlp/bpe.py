@@ -20,6 +20,7 @@ words a merge touches, keep the counts in a heap), tested equal.
 ``WordVocab`` maps whole words to ids, with BERT's special tokens first.
 Taught in notebook 07.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -139,7 +140,7 @@ def train_bpe(counts: Mapping[str, int], num_merges: int, score: str = "frequenc
         if not pairs:
             break
 
-        def key(pair):
+        def key(pair, pairs=pairs, symbols=symbols):
             value = pairs[pair] if score == "frequency" else pairs[pair] / (symbols[pair[0]] * symbols[pair[1]])
             return (-value, order[pair[0]], order[pair[1]])
 
@@ -207,7 +208,7 @@ class WordVocab:
         self.specials = tuple(specials)
 
     @classmethod
-    def build(cls, texts: Iterable[str], max_size: int, min_count: int = 1, lowercase: bool = True) -> "WordVocab":
+    def build(cls, texts: Iterable[str], max_size: int, min_count: int = 1, lowercase: bool = True) -> WordVocab:
         """The ``max_size`` most frequent words of ``texts`` (special tokens included in the size)."""
         if not isinstance(max_size, int) or max_size <= len(SPECIAL_TOKENS):
             raise ValueError(f"max_size must be an integer above {len(SPECIAL_TOKENS)}; got {max_size!r}")

@@ -5,12 +5,17 @@ folder (provenance and licences in ``data/README.md``). ``DL4NLP_DATA`` points
 elsewhere when the package is installed without the repository around it
 (the Colab set-up cell sets it).
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
 
 DATA_ENV_VAR = "DL4NLP_DATA"
 
@@ -84,8 +89,9 @@ def check_corpora() -> list[FileCheck]:
     return results
 
 
-def random_windows(ids: "torch.Tensor", batch_size: int, length: int,
-                   generator: "torch.Generator | None" = None) -> "torch.Tensor":
+def random_windows(
+    ids: torch.Tensor, batch_size: int, length: int, generator: torch.Generator | None = None
+) -> torch.Tensor:
     """``batch_size`` windows of ``length`` consecutive ids, starting at random places. Shape (B, length).
 
     The language-model batches of notebooks 02 and 03: feed ``w[:, :-1]`` and predict ``w[:, 1:]``.
@@ -95,4 +101,4 @@ def random_windows(ids: "torch.Tensor", batch_size: int, length: int,
     if ids.dim() != 1 or len(ids) < length:
         raise ValueError(f"ids must be a 1-D tensor of at least length={length} ids; got shape {tuple(ids.shape)}")
     starts = torch.randint(0, len(ids) - length + 1, (batch_size,), generator=generator)
-    return torch.stack([ids[s:s + length] for s in starts.tolist()])  # (B, length)
+    return torch.stack([ids[s : s + length] for s in starts.tolist()])  # (B, length)

@@ -12,6 +12,7 @@ which is what breaks an encoder-decoder without attention. Characters are the
 tokens. ``python -m dl4nlp.date_task`` trains the date models shipped in
 ``data/``. Taught in notebook 04.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,12 +30,43 @@ from dl4nlp.device import seed_everything
 from dl4nlp.seq2seq import Seq2Seq
 from dl4nlp.train import History, train
 
-MONTHS = ["january", "february", "march", "april", "may", "june", "july",
-          "august", "september", "october", "november", "december"]
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_UNITS = ["", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-          "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-          "seventeenth", "eighteenth", "nineteenth"]
+_UNITS = [
+    "",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+]
 
 
 def ordinal_word(day: int) -> str:
@@ -67,15 +99,32 @@ FORMATS = {
     "the dth of month yyyy": "the {dth} of {month} {yyyy}",
     "the spelled day of month yyyy": "the {dayword} of {month} {yyyy}",
 }
-FIELD_KIND = {"d": "day", "dd": "day", "dth": "day", "dayword": "day", "month": "month", "mon": "month",
-              "mm": "month", "yyyy": "year", "weekday": "weekday"}
+FIELD_KIND = {
+    "d": "day",
+    "dd": "day",
+    "dth": "day",
+    "dayword": "day",
+    "month": "month",
+    "mon": "month",
+    "mm": "month",
+    "yyyy": "year",
+    "weekday": "weekday",
+}
 ISO_SPANS = {"year": (0, 4), "month": (5, 7), "day": (8, 10)}  # where each field sits in '1998-03-03'
 
 
 def _fields(date: dt.date) -> dict[str, str]:
-    return {"d": str(date.day), "dd": f"{date.day:02d}", "dth": ordinal_suffix(date.day),
-            "dayword": ordinal_word(date.day), "month": MONTHS[date.month - 1], "mon": MONTHS[date.month - 1][:3],
-            "mm": f"{date.month:02d}", "yyyy": str(date.year), "weekday": WEEKDAYS[date.weekday()]}
+    return {
+        "d": str(date.day),
+        "dd": f"{date.day:02d}",
+        "dth": ordinal_suffix(date.day),
+        "dayword": ordinal_word(date.day),
+        "month": MONTHS[date.month - 1],
+        "mon": MONTHS[date.month - 1][:3],
+        "mm": f"{date.month:02d}",
+        "yyyy": str(date.year),
+        "weekday": WEEKDAYS[date.weekday()],
+    }
 
 
 def _check_format(fmt: str) -> None:
@@ -123,7 +172,7 @@ class Seq2SeqVocab:
 
     def encode(self, text: str, eos: bool = True) -> list[int]:
         """Ids of ``text``'s characters (then EOS); unknown characters raise an error naming them."""
-        unknown = sorted(set(text) - set(self.itos[len(self.SPECIALS):]))
+        unknown = sorted(set(text) - set(self.itos[len(self.SPECIALS) :]))
         if unknown:
             raise ValueError(f"characters {unknown} are not in the vocabulary {''.join(self.itos[3:])!r}")
         return [self.stoi[ch] for ch in text] + ([self.EOS] if eos else [])
@@ -144,8 +193,11 @@ TARGET_VOCAB = Seq2SeqVocab(" -0123456789")
 REVERSE_VOCAB = Seq2SeqVocab("abcdefghij")
 
 
-def encode_batch(pairs: Sequence[tuple[str, str]], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
-                 target_vocab: Seq2SeqVocab = TARGET_VOCAB) -> dict[str, torch.Tensor]:
+def encode_batch(
+    pairs: Sequence[tuple[str, str]],
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+) -> dict[str, torch.Tensor]:
     """Pad a list of pairs into tensors.
 
     Returns ``src`` (B, S) ids ending in EOS, ``src_lengths`` (B,),
@@ -183,8 +235,9 @@ def make_pair(rng: random.Random, n_dates: int = 1, formats: Optional[Sequence[s
     return source, " ".join(d.isoformat() for d in dates)
 
 
-def make_pairs(n: int, n_dates: Sequence[int] = (1,), formats: Optional[Sequence[str]] = None,
-               seed: int = 0) -> list[tuple[str, str]]:
+def make_pairs(
+    n: int, n_dates: Sequence[int] = (1,), formats: Optional[Sequence[str]] = None, seed: int = 0
+) -> list[tuple[str, str]]:
     """``n`` pairs; each draws its number of dates uniformly from ``n_dates``. Reproducible by ``seed``."""
     rng = random.Random(seed)
     return [make_pair(rng, rng.choice(list(n_dates)), formats) for _ in range(n)]
@@ -193,8 +246,7 @@ def make_pairs(n: int, n_dates: Sequence[int] = (1,), formats: Optional[Sequence
 # --- a second, simpler task: reverse a string (the bottleneck experiment) ----
 
 
-def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0,
-                  alphabet: str = "abcdefghij") -> list[tuple[str, str]]:
+def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0, alphabet: str = "abcdefghij") -> list[tuple[str, str]]:
     """``n`` pairs (random string, the same string reversed), lengths drawn from ``lengths``.
 
     Every output character comes from one input position, the mirrored one,
@@ -210,8 +262,13 @@ def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0,
     return out
 
 
-def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int = 0,
-                  source_vocab: Seq2SeqVocab = SOURCE_VOCAB, target_vocab: Seq2SeqVocab = TARGET_VOCAB):
+def batch_sampler(
+    pairs: Sequence[tuple[str, str]],
+    batch_size: int,
+    seed: int = 0,
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+):
     """A ``next_batch(step)`` function for ``dl4nlp.train``: random batches drawn from ``pairs``.
 
     The pairs are encoded once; each batch is cut to its own longest source
@@ -227,15 +284,24 @@ def batch_sampler(pairs: Sequence[tuple[str, str]], batch_size: int, seed: int =
     def next_batch(step: int) -> dict[str, torch.Tensor]:
         index = torch.randint(len(pairs), (batch_size,), generator=generator)
         S, T = int(pool["src_lengths"][index].max()), int(target_lengths[index].max())
-        return {"src": pool["src"][index, :S], "src_lengths": pool["src_lengths"][index],
-                "tgt_in": pool["tgt_in"][index, :T], "tgt_out": pool["tgt_out"][index, :T]}
+        return {
+            "src": pool["src"][index, :S],
+            "src_lengths": pool["src_lengths"][index],
+            "tgt_in": pool["tgt_in"][index, :T],
+            "tgt_out": pool["tgt_out"][index, :T],
+        }
 
     return next_batch
 
 
 # --- translating, scoring, and the recipe of the shipped checkpoints ---------
-def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
-              target_vocab: Seq2SeqVocab = TARGET_VOCAB, max_len: int = 12) -> list[str]:
+def translate(
+    model: Seq2Seq,
+    sources: Sequence[str],
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+    max_len: int = 12,
+) -> list[str]:
     """Greedy translations of ``sources`` by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
     batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
     device = next(model.parameters()).device
@@ -243,8 +309,12 @@ def translate(model: Seq2Seq, sources: Sequence[str], source_vocab: Seq2SeqVocab
     return [target_vocab.decode(row) for row in ids.tolist()]
 
 
-def sequence_accuracy(model: Seq2Seq, pairs: Sequence[tuple[str, str]], source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
-                      target_vocab: Seq2SeqVocab = TARGET_VOCAB) -> float:
+def sequence_accuracy(
+    model: Seq2Seq,
+    pairs: Sequence[tuple[str, str]],
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+) -> float:
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
     max_len = max(len(t) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
@@ -255,17 +325,28 @@ CHECKPOINT = "seq2seq_dates_{score}.pt"  # in data/, made by `python -m dl4nlp.d
 RECIPE = dict(steps=400, batch_size=256, lr=1e-2, d_embed=32, d_hidden=64, train_pairs=20_000, seed=0)
 
 
-def train_date_model(score: Optional[str], steps: int = RECIPE["steps"], seed: int = RECIPE["seed"],
-                     progress: bool = True) -> tuple[Seq2Seq, History]:
+def train_date_model(
+    score: Optional[str], steps: int = RECIPE["steps"], seed: int = RECIPE["seed"], progress: bool = True
+) -> tuple[Seq2Seq, History]:
     """Train a ``Seq2Seq`` on dates with the shipped recipe (``RECIPE``); returns (model, history)."""
     seed_everything(seed)
-    model = Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=RECIPE["d_embed"],
-                    d_hidden=RECIPE["d_hidden"], score=score)
+    model = Seq2Seq(
+        len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=RECIPE["d_embed"], d_hidden=RECIPE["d_hidden"], score=score
+    )
     optimizer = torch.optim.Adam(model.parameters(), lr=RECIPE["lr"])
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
     next_batch = batch_sampler(make_pairs(RECIPE["train_pairs"], seed=seed + 1), RECIPE["batch_size"], seed=seed)
-    history = train(model, lambda m, batch: m.loss(batch), next_batch, steps=steps, optimizer=optimizer,
-                    scheduler=schedule, clip_norm=1.0, progress=progress, desc=f"dates, {score} score")
+    history = train(
+        model,
+        lambda m, batch: m.loss(batch),
+        next_batch,
+        steps=steps,
+        optimizer=optimizer,
+        scheduler=schedule,
+        clip_norm=1.0,
+        progress=progress,
+        desc=f"dates, {score} score",
+    )
     return model, history
 
 
@@ -274,8 +355,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     from dl4nlp import __version__
 
     parser = argparse.ArgumentParser(prog="python -m dl4nlp.date_task", description=main.__doc__)
-    parser.add_argument("--score", nargs="+", default=["dot", "general", "additive"],
-                        choices=["dot", "general", "additive"])
+    parser.add_argument(
+        "--score", nargs="+", default=["dot", "general", "additive"], choices=["dot", "general", "additive"]
+    )
     parser.add_argument("--steps", type=int, default=RECIPE["steps"])
     parser.add_argument("--seed", type=int, default=RECIPE["seed"])
     args = parser.parse_args(argv)
@@ -285,11 +367,18 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         model, history = train_date_model(score, steps=args.steps, seed=args.seed)
         path = data_dir() / CHECKPOINT.format(score=score)
         model.save(path)
-        recipe = {"command": f"python -m dl4nlp.date_task --score {score} --steps {args.steps} --seed {args.seed}",
-                  "recipe": {**RECIPE, "steps": args.steps, "seed": args.seed, "score": score},
-                  "dl4nlp": __version__, "torch": torch.__version__, "python": platform.python_version(),
-                  "device": "cpu (1 thread)", "md5": md5sum(path), "bytes": path.stat().st_size,
-                  "test_accuracy": sequence_accuracy(model, test), "loss": [round(x, 5) for x in history.loss]}
+        recipe = {
+            "command": f"python -m dl4nlp.date_task --score {score} --steps {args.steps} --seed {args.seed}",
+            "recipe": {**RECIPE, "steps": args.steps, "seed": args.seed, "score": score},
+            "dl4nlp": __version__,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "device": "cpu (1 thread)",
+            "md5": md5sum(path),
+            "bytes": path.stat().st_size,
+            "test_accuracy": sequence_accuracy(model, test),
+            "loss": [round(x, 5) for x in history.loss],
+        }
         path.with_suffix(".json").write_text(json.dumps(recipe, indent=1) + "\n")
         print(f"{path.name}: test accuracy {recipe['test_accuracy']:.3f}, md5 {recipe['md5']}")
 

@@ -6,6 +6,7 @@ it for a device and never hard-codes one. Taught in notebook 00.
 >>> get_device("cpu")
 device(type='cpu')
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -100,7 +101,4 @@ def describe_environment(device: Optional[Union[torch.device, str]] = None) -> s
     else:
         threads = torch.get_num_threads()
         where = f"cpu ({threads} thread{'s' if threads != 1 else ''})"
-    return (
-        f"dl4nlp {__version__} | torch {torch.__version__} | "
-        f"Python {platform.python_version()} | device: {where}"
-    )
+    return f"dl4nlp {__version__} | torch {torch.__version__} | Python {platform.python_version()} | device: {where}"

@@ -3,6 +3,7 @@
 ``check`` never raises: it prints what is right or wrong and returns a bool, so
 a student can run it on an unfinished answer. Solution cells ``assert`` it.
 """
+
 from __future__ import annotations
 
 import math

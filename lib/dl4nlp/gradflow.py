@@ -5,6 +5,7 @@ activation, weight scale and optional residual connections. Backpropagating a
 loss through it shows the gradient shrinking (or growing) by roughly the same
 factor per layer. Taught in notebook 01; the recurrent version is notebook 02.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -29,9 +30,15 @@ class DeepMLP(nn.Module):
     h ← h + act(W h + b).
     """
 
-    def __init__(self, depth: int, width: int = 64, activation: str = "sigmoid",
-                 weight_scale: float = 1.0, residual: bool = False,
-                 generator: torch.Generator | None = None):
+    def __init__(
+        self,
+        depth: int,
+        width: int = 64,
+        activation: str = "sigmoid",
+        weight_scale: float = 1.0,
+        residual: bool = False,
+        generator: torch.Generator | None = None,
+    ):
         super().__init__()
         if not isinstance(depth, int) or depth < 1:
             raise ValueError(f"depth must be a positive integer; got {depth!r}")
@@ -61,9 +68,15 @@ class DeepMLP(nn.Module):
         return states
 
 
-def layer_gradient_norms(depth: int, activation: str = "sigmoid", weight_scale: float = 1.0,
-                         residual: bool = False, width: int = 64, batch: int = 128,
-                         seed: int = 0) -> np.ndarray:
+def layer_gradient_norms(
+    depth: int,
+    activation: str = "sigmoid",
+    weight_scale: float = 1.0,
+    residual: bool = False,
+    width: int = 64,
+    batch: int = 128,
+    seed: int = 0,
+) -> np.ndarray:
     """Norm of dLoss/dh_l for the output h_l of every layer l, first layer first.
 
     This is the gradient signal arriving at each layer from above (the factor
@@ -83,8 +96,9 @@ def layer_gradient_norms(depth: int, activation: str = "sigmoid", weight_scale: 
     return np.array([state.grad.norm().item() for state in hidden])
 
 
-def time_step_gradient_norms(loss_of_inputs: Callable[[torch.Tensor], torch.Tensor],
-                             inputs: torch.Tensor) -> np.ndarray:
+def time_step_gradient_norms(
+    loss_of_inputs: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor
+) -> np.ndarray:
     """‖∂loss/∂x(t)‖ for every time step t of ``inputs`` (B, T, ...), first step first. Shape (T,).
 
     The recurrent counterpart of ``layer_gradient_norms`` (notebooks 02 and 03):

@@ -14,6 +14,7 @@ The command ``python -m dl4nlp.lstm train-char-model --out data/char_lstm_sherlo
 trains the character-level LSTM language model that notebook 03 inspects
 and writes its recipe next to it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -169,7 +170,7 @@ def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
     with torch.no_grad():
         for name, param in module.named_parameters():
             if name.startswith("bias_"):
-                param[hidden:2 * hidden] = value if name.startswith("bias_ih") else 0.0
+                param[hidden : 2 * hidden] = value if name.startswith("bias_ih") else 0.0
     return module
 
 
@@ -197,20 +198,32 @@ def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
     streams = ids[: len(ids) // batch_size * batch_size].view(batch_size, -1)  # (B, N / B)
     windows = (streams.shape[1] - 1) // length
     if windows < 1:
-        raise ValueError(f"each of the {batch_size} streams needs more than length={length} ids; "
-                         f"got {streams.shape[1]}")
+        raise ValueError(
+            f"each of the {batch_size} streams needs more than length={length} ids; got {streams.shape[1]}"
+        )
 
     def next_batch(step: int):
         k = step % windows
-        return streams[:, k * length: (k + 1) * length + 1], k == 0
+        return streams[:, k * length : (k + 1) * length + 1], k == 0
 
     return next_batch
 
 
-def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size: int = 256,
-                     embedding_dim: int = 32, steps: int = 4000, batch_size: int = 32, seq_len: int = 128,
-                     lr: float = 3e-3, seed: int = 0, device: Optional[str] = None, straight_quotes: bool = True,
-                     progress: bool = True, command: str = "") -> dict:
+def train_char_model(
+    out: Path,
+    corpus: str = "sherlock_holmes.txt",
+    hidden_size: int = 256,
+    embedding_dim: int = 32,
+    steps: int = 4000,
+    batch_size: int = 32,
+    seq_len: int = 128,
+    lr: float = 3e-3,
+    seed: int = 0,
+    device: Optional[str] = None,
+    straight_quotes: bool = True,
+    progress: bool = True,
+    command: str = "",
+) -> dict:
     """Train a one-layer character LSTM on a shipped corpus; save it to ``out`` and its recipe beside it.
 
     Training is truncated BPTT as in char-rnn: the text is read as ``batch_size``
@@ -248,30 +261,56 @@ def train_char_model(out: Path, corpus: str = "sherlock_holmes.txt", hidden_size
         return language_model_loss(logits, windows[:, 1:])
 
     start = time.perf_counter()
-    history = train(model, loss_fn, stream_batches(train_ids, batch_size, seq_len), steps=steps,
-                    optimizer=optimizer, scheduler=scheduler, clip_norm=1.0, device=device,
-                    progress=progress, desc="char LSTM")
+    history = train(
+        model,
+        loss_fn,
+        stream_batches(train_ids, batch_size, seq_len),
+        steps=steps,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        clip_norm=1.0,
+        device=device,
+        progress=progress,
+        desc="char LSTM",
+    )
     with torch.no_grad():
         logits, _ = model(valid_ids[None, :-1].to(device))  # the held-out text read in one pass
         valid_loss = language_model_loss(logits, valid_ids[None, 1:].to(device)).item()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save({"config": model.config, "vocab": vocab.chars, "straight_quotes": straight_quotes,
-                "state_dict": state}, out)
+    torch.save(
+        {"config": model.config, "vocab": vocab.chars, "straight_quotes": straight_quotes, "state_dict": state}, out
+    )
     recipe = {
         "command": command or f"dl4nlp.lstm.train_char_model(out={str(out)!r}, ...)",
-        "arguments": dict(corpus=corpus, hidden_size=hidden_size, embedding_dim=embedding_dim, steps=steps,
-                          batch_size=batch_size, seq_len=seq_len, lr=lr, seed=seed, straight_quotes=straight_quotes,
-                          clip_norm=1.0,
-                          forget_bias=1.0, schedule="cosine to lr/10", optimizer="Adam",
-                          bptt="truncated, state carried across windows of parallel streams"),
-        "dl4nlp_version": dl4nlp.__version__, "torch_version": torch.__version__,
-        "corpus_md5": md5sum(data_path(corpus)), "device": str(device), "torch_threads": torch.get_num_threads(),
+        "arguments": dict(
+            corpus=corpus,
+            hidden_size=hidden_size,
+            embedding_dim=embedding_dim,
+            steps=steps,
+            batch_size=batch_size,
+            seq_len=seq_len,
+            lr=lr,
+            seed=seed,
+            straight_quotes=straight_quotes,
+            clip_norm=1.0,
+            forget_bias=1.0,
+            schedule="cosine to lr/10",
+            optimizer="Adam",
+            bptt="truncated, state carried across windows of parallel streams",
+        ),
+        "dl4nlp_version": dl4nlp.__version__,
+        "torch_version": torch.__version__,
+        "corpus_md5": md5sum(data_path(corpus)),
+        "device": str(device),
+        "torch_threads": torch.get_num_threads(),
         "train_seconds": round(time.perf_counter() - start, 1),
         "final_train_loss": round(sum(history.loss[-50:]) / len(history.loss[-50:]), 4),
-        "valid_loss": round(valid_loss, 4), "held_out": "last 5% of the corpus",
-        "parameters": sum(p.numel() for p in model.parameters()), "diverged": history.diverged,
+        "valid_loss": round(valid_loss, 4),
+        "held_out": "last 5% of the corpus",
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "diverged": history.diverged,
     }
     out.with_suffix(".json").write_text(json.dumps(recipe, indent=2) + "\n")
     return recipe
@@ -291,8 +330,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     char.add_argument("--lr", type=float, default=3e-3)
     char.add_argument("--seed", type=int, default=0)
     char.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
-    char.add_argument("--curly-quotes", dest="straight_quotes", action="store_false",
-                      help="keep “ and ” apart instead of replacing both by a straight quote")
+    char.add_argument(
+        "--curly-quotes",
+        dest="straight_quotes",
+        action="store_false",
+        help="keep “ and ” apart instead of replacing both by a straight quote",
+    )
     args = vars(parser.parse_args(argv))
     args.pop("command")
     command = "python -m dl4nlp.lstm " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -1,4 +1,5 @@
 """What every notebook's set-up cell calls, so the cell stays three lines long."""
+
 from __future__ import annotations
 
 import torch

@@ -5,6 +5,7 @@ thick lines for projecting in class (or set ``DL4NLP_STYLE=presentation``
 before starting Jupyter). Every plotting function takes an optional ``ax`` and
 returns the figure, so a widget can redraw it and a test can inspect it.
 """
+
 from __future__ import annotations
 
 import os
@@ -115,14 +116,31 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
         ax.text(x, y, text, ha="center", va="center", fontsize=plt.rcParams["font.size"], bbox=box, zorder=3)
         if node.op:
             op_x = x - 1.45
-            ax.text(op_x, y, OP_SYMBOLS.get(node.op, node.op), ha="center", va="center", zorder=3,
-                    bbox=dict(boxstyle="circle,pad=0.3", facecolor="#fff4d6", edgecolor="#a07a1a"))
-            ax.annotate("", xy=(x - 0.75, y), xytext=(op_x + 0.25, y),
-                        arrowprops=dict(arrowstyle="->", color="#555555"), zorder=2)
+            ax.text(
+                op_x,
+                y,
+                OP_SYMBOLS.get(node.op, node.op),
+                ha="center",
+                va="center",
+                zorder=3,
+                bbox=dict(boxstyle="circle,pad=0.3", facecolor="#fff4d6", edgecolor="#a07a1a"),
+            )
+            ax.annotate(
+                "",
+                xy=(x - 0.75, y),
+                xytext=(op_x + 0.25, y),
+                arrowprops=dict(arrowstyle="->", color="#555555"),
+                zorder=2,
+            )
             for parent in node.inputs:
                 px, py = positions[id(parent)]
-                ax.annotate("", xy=(op_x - 0.3, y), xytext=(px + 0.75, py),
-                            arrowprops=dict(arrowstyle="->", color="#555555"), zorder=1)
+                ax.annotate(
+                    "",
+                    xy=(op_x - 0.3, y),
+                    xytext=(px + 0.75, py),
+                    arrowprops=dict(arrowstyle="->", color="#555555"),
+                    zorder=1,
+                )
     ax.set_xlim(-1.3, width - 1.0)
     ax.set_ylim(-height + 0.6, 0.9)
     ax.axis("off")
@@ -170,8 +188,13 @@ def plot_power_law(
     points = ax.plot(x, y, "o", color=color, label=label)[0]
     if fit is not None:
         grid = np.geomspace(x.min(), x.max(), 100)
-        ax.plot(grid, fit(grid), "--", color=points.get_color(),
-                label=f"fit: α = {fit.alpha:.3f} ± {fit.alpha_se:.3f}" + (", with E" if fit.n_params == 3 else ""))
+        ax.plot(
+            grid,
+            fit(grid),
+            "--",
+            color=points.get_color(),
+            label=f"fit: α = {fit.alpha:.3f} ± {fit.alpha_se:.3f}" + (", with E" if fit.n_params == 3 else ""),
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain_log_ticks(ax)
@@ -226,6 +249,7 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
         target.set_major_formatter(plain)
         target.set_minor_formatter(plain)
 
+
 # --- positional encodings (notebook 06) and BERT (notebook 07) ---------------
 def plot_position_heatmap(
     table,
@@ -263,7 +287,13 @@ def plot_accuracy_by_position(
     the longest training length and chance marked."""
     fig, ax = _axes(ax)
     for name, accuracy in accuracy_by_name.items():
-        ax.plot(first_position + np.arange(len(accuracy)), np.asarray(accuracy, dtype=float), marker="o", markersize=3, label=name)
+        ax.plot(
+            first_position + np.arange(len(accuracy)),
+            np.asarray(accuracy, dtype=float),
+            marker="o",
+            markersize=3,
+            label=name,
+        )
     if train_length is not None:
         ax.axvline(train_length - 0.5, color="gray", linestyle="--", label="longest training length")
     if chance is not None:
@@ -314,8 +344,10 @@ def plot_attention(
     """
     weights = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
     if weights.ndim != 2 or weights.shape != (len(target_labels), len(source_labels)):
-        raise ValueError(f"weights must have shape ({len(target_labels)}, {len(source_labels)}) to match the "
-                         f"labels; got {weights.shape}")
+        raise ValueError(
+            f"weights must have shape ({len(target_labels)}, {len(source_labels)}) to match the "
+            f"labels; got {weights.shape}"
+        )
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
     image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=max(1e-12, weights.max()), aspect="auto")
     ax.set_xticks(range(len(source_labels)), ["␣" if s == " " else s for s in source_labels])  # visible spaces
@@ -327,8 +359,15 @@ def plot_attention(
     if annotate:
         for i in range(weights.shape[0]):
             for j in range(weights.shape[1]):
-                ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize="small",
-                        color="white" if weights[i, j] > 0.6 * weights.max() else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{weights[i, j]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize="small",
+                    color="white" if weights[i, j] > 0.6 * weights.max() else "black",
+                )
     fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     if title:
         ax.set_title(title)
@@ -353,8 +392,9 @@ def plot_heatmap(
         raise ValueError(f"values must be a 2-D matrix; got shape {values.shape}")
     for name, labels, size in [("xlabels", xlabels, values.shape[1]), ("ylabels", ylabels, values.shape[0])]:
         if labels is not None and len(labels) != size:
-            raise ValueError(f"{name} must have {size} entries, one per {'column' if name[0] == 'x' else 'row'}; "
-                             f"got {len(labels)}")
+            raise ValueError(
+                f"{name} must have {size} entries, one per {'column' if name[0] == 'x' else 'row'}; got {len(labels)}"
+            )
     fig, ax = _axes(ax)
     image = ax.imshow(values, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax, interpolation="nearest")
     ax.grid(False)
@@ -369,8 +409,7 @@ def plot_heatmap(
     return fig
 
 
-def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: str = "RdBu_r",
-                title: str = "") -> str:
+def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: str = "RdBu_r", title: str = "") -> str:
     """HTML for ``text`` with each character's background coloured by its value (blue low, red high).
 
     Show it with ``IPython.display.HTML(colour_text(...))``; newlines are kept.
@@ -387,15 +426,26 @@ def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: 
     spans = []
     for char, value, (r, g, b, _) in zip(text, values, colours):
         shown = "⏎<br>" if char == "\n" else html.escape(char).replace(" ", "&nbsp;")
-        spans.append(f'<span title="{value:.2f}" style="background-color: rgb({int(255 * r)},{int(255 * g)},'
-                     f'{int(255 * b)})">{shown}</span>')
+        spans.append(
+            f'<span title="{value:.2f}" style="background-color: rgb({int(255 * r)},{int(255 * g)},'
+            f'{int(255 * b)})">{shown}</span>'
+        )
     heading = f"<div><b>{html.escape(title)}</b></div>" if title else ""
-    return (f'{heading}<div style="font-family: monospace; line-height: 1.5; color: black; '
-            f'background: white; padding: 4px">{"".join(spans)}</div>')
+    return (
+        f'{heading}<div style="font-family: monospace; line-height: 1.5; color: black; '
+        f'background: white; padding: 4px">{"".join(spans)}</div>'
+    )
 
 
-def plot_coloured_text(text: str, values, ax: Optional[plt.Axes] = None, vmin: float = -1.0, vmax: float = 1.0,
-                       cmap: str = "RdBu_r", title: str = "") -> plt.Figure:
+def plot_coloured_text(
+    text: str,
+    values,
+    ax: Optional[plt.Axes] = None,
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+    cmap: str = "RdBu_r",
+    title: str = "",
+) -> plt.Figure:
     """The figure version of ``colour_text`` (for widgets): one coloured box per character, lines as in ``text``."""
     values = np.asarray(values, dtype=float)
     if values.shape != (len(text),):
@@ -410,8 +460,7 @@ def plot_coloured_text(text: str, values, ax: Optional[plt.Axes] = None, vmin: f
     row = column = 0
     for char, colour in zip(text, colours):
         image[row, column] = colour
-        ax.text(column, row, "⏎" if char == "\n" else char, ha="center", va="center", family="monospace",
-                fontsize=8)
+        ax.text(column, row, "⏎" if char == "\n" else char, ha="center", va="center", family="monospace", fontsize=8)
         row, column = (row + 1, 0) if char == "\n" else (row, column + 1)
     ax.imshow(image, aspect="auto", interpolation="nearest")
     ax.axis("off")

@@ -11,14 +11,16 @@ the counting intuition behind them; ``rotary`` (RoPE) and
 ``clipped_relative_positions`` are the relative alternatives. Taught in
 notebook 06.
 """
+
 from __future__ import annotations
 
 import torch
 from torch import nn
 
 
-def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0,
-                        dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def sinusoidal_encoding(
+    max_len: int, d_model: int, base: float = 10000.0, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
     """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``)."""
     if not isinstance(max_len, int) or max_len < 1:
         raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
@@ -137,8 +139,9 @@ def clipped_relative_positions(length: int, max_distance: int) -> torch.Tensor:
     return (positions[None, :] - positions[:, None]).clamp(-max_distance, max_distance)
 
 
-def rotary(x: torch.Tensor, positions: torch.Tensor | None = None, base: float = 10000.0,
-           fast: bool = False) -> torch.Tensor:
+def rotary(
+    x: torch.Tensor, positions: torch.Tensor | None = None, base: float = 10000.0, fast: bool = False
+) -> torch.Tensor:
     """Rotary position embedding (RoPE, Su et al. 2021) of queries or keys x (..., T, d).
 
     Each pair (x_2i, x_2i+1) at position m is rotated by the angle m · w_i, so

@@ -8,11 +8,11 @@ apart. Taught in notebook 03 (the interpretable cells of a character LSTM).
 >>> inside_quotes("a “b” c").tolist()
 [False, False, True, True, False, False, False]
 """
+
 from __future__ import annotations
 
 import numpy as np
 import torch
-
 
 
 def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") -> np.ndarray:
@@ -30,7 +30,7 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
     for index, char in enumerate(text):
         if char == open_quote and not (inside and open_quote == close_quote):
             inside = True
-        elif char == close_quote or (char == "\n" and text[index - 1:index] == "\n"):
+        elif char == close_quote or (char == "\n" and text[index - 1 : index] == "\n"):
             inside = False
         labels[index] = inside
     return labels

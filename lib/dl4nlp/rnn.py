@@ -12,6 +12,7 @@ Jacobians. Taught in notebook 02; the LSTM and GRU cells are in ``dl4nlp.lstm``.
 >>> cell(torch.zeros(2, 3), torch.zeros(2, 4)).shape
 torch.Size([2, 4])
 """
+
 from __future__ import annotations
 
 import math
@@ -93,7 +94,7 @@ class UnrolledRNN(nn.Module):
         self.cell = RNNCell(input_size, hidden_size, nonlinearity)
 
     @classmethod
-    def from_torch(cls, module: nn.RNN, layer: int = 0, reverse: bool = False) -> "UnrolledRNN":
+    def from_torch(cls, module: nn.RNN, layer: int = 0, reverse: bool = False) -> UnrolledRNN:
         """A copy of one layer (and direction) of a ``torch.nn.RNN``, weights included."""
         weights = _torch_weights(module, layer, reverse, nn.RNN)
         if "bias_ih" not in weights:
@@ -114,8 +115,9 @@ class UnrolledRNN(nn.Module):
         return torch.stack(outputs, dim=1), h  # (B, T, H), (B, H)
 
 
-def make_recurrent(kind: str, input_size: int, hidden_size: int, nonlinearity: str = "tanh",
-                   num_layers: int = 1) -> nn.Module:
+def make_recurrent(
+    kind: str, input_size: int, hidden_size: int, nonlinearity: str = "tanh", num_layers: int = 1
+) -> nn.Module:
     """PyTorch's fast recurrent module of the given ``kind`` ('rnn', 'lstm' or 'gru'), batch first."""
     _check_choice("kind", kind, KINDS)
     if kind == "rnn":
@@ -141,8 +143,15 @@ class RecurrentClassifier(nn.Module):
     ``forward(tokens)`` with tokens (B, T) returns class logits (B, C).
     """
 
-    def __init__(self, vocab_size: int, num_classes: int, hidden_size: int = 32, kind: str = "rnn",
-                 embedding_dim: int = 16, nonlinearity: str = "tanh"):
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        hidden_size: int = 32,
+        kind: str = "rnn",
+        embedding_dim: int = 16,
+        nonlinearity: str = "tanh",
+    ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity)
@@ -162,11 +171,24 @@ class RecurrentLM(nn.Module):
     and the recurrent state, so generation can continue from it.
     """
 
-    def __init__(self, vocab_size: int, hidden_size: int = 128, kind: str = "lstm", embedding_dim: int = 32,
-                 num_layers: int = 1, nonlinearity: str = "tanh"):
+    def __init__(
+        self,
+        vocab_size: int,
+        hidden_size: int = 128,
+        kind: str = "lstm",
+        embedding_dim: int = 32,
+        num_layers: int = 1,
+        nonlinearity: str = "tanh",
+    ):
         super().__init__()
-        self.config = dict(vocab_size=vocab_size, hidden_size=hidden_size, kind=kind,
-                           embedding_dim=embedding_dim, num_layers=num_layers, nonlinearity=nonlinearity)
+        self.config = dict(
+            vocab_size=vocab_size,
+            hidden_size=hidden_size,
+            kind=kind,
+            embedding_dim=embedding_dim,
+            num_layers=num_layers,
+            nonlinearity=nonlinearity,
+        )
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity, num_layers)
         self.head = nn.Linear(hidden_size, vocab_size)
@@ -185,13 +207,17 @@ def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: 
     _check_choice("reduction", reduction, ("mean", "sum"))
     if logits.shape[:2] != targets.shape:
         raise ValueError(f"targets must have shape {tuple(logits.shape[:2])}; got {tuple(targets.shape)}")
-    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
-                                       reduction=reduction)
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 
 
 @torch.no_grad()
-def sample(model: RecurrentLM, prompt: list[int], length: int, temperature: float = 1.0,
-           generator: Optional[torch.Generator] = None) -> list[int]:
+def sample(
+    model: RecurrentLM,
+    prompt: list[int],
+    length: int,
+    temperature: float = 1.0,
+    generator: Optional[torch.Generator] = None,
+) -> list[int]:
     """``length`` new token ids drawn one at a time from softmax(logits / temperature)."""
     if not temperature > 0:
         raise ValueError(f"temperature must be positive; got {temperature!r}")
@@ -218,8 +244,9 @@ def scaled_orthogonal(size: int, radius: float, generator: Optional[torch.Genera
     return radius * q * torch.sign(torch.diagonal(r))  # sign fix makes Q uniformly distributed
 
 
-def jacobian_norms(weight_hh: torch.Tensor, steps: int, nonlinearity: str = "tanh", input_scale: float = 1.0,
-                   seed: int = 0) -> np.ndarray:
+def jacobian_norms(
+    weight_hh: torch.Tensor, steps: int, nonlinearity: str = "tanh", input_scale: float = 1.0, seed: int = 0
+) -> np.ndarray:
     """‖∂h(T)/∂h(T-k)‖₂ for k = 0..steps, for h(t) = act(W_hh h(t-1) + u(t)).
 
     The inputs u(t) are random, N(0, input_scale²), and everything runs in float64.

@@ -13,6 +13,7 @@ The sweep of tiny models that produces the data lives in ``dl4nlp.sweep``
 >>> round(fit.alpha, 3)
 0.301
 """
+
 from __future__ import annotations
 
 import math
@@ -65,9 +66,11 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
     if not isinstance(n_ctx, int) or n_ctx < 1:
         raise ValueError(f"n_ctx must be a positive integer; got {n_ctx!r}")
     d, L = config.d_model, config.n_layers
-    return {"linear": 2 * L * (4 * d * d + 2 * d * config.d_ff),
-            "attention": 4 * L * n_ctx * d,
-            "de-embedding": 2 * d * config.vocab_size}
+    return {
+        "linear": 2 * L * (4 * d * d + 2 * d * config.d_ff),
+        "attention": 4 * L * n_ctx * d,
+        "de-embedding": 2 * d * config.vocab_size,
+    }
 
 
 def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> float:
@@ -123,8 +126,10 @@ class PowerLawFit:
 
     def __str__(self) -> str:
         extra = f" + {self.irreducible:.3f}" if self.n_params == 3 else ""
-        return (f"L = ({self.x_c:.3g} / x)^{self.alpha:.3f}{extra};  alpha = {self.alpha:.3f} ± {self.alpha_se:.3f} "
-                f"(95% bootstrap {self.alpha_ci[0]:.3f}..{self.alpha_ci[1]:.3f}), R² = {self.r2:.4f}")
+        return (
+            f"L = ({self.x_c:.3g} / x)^{self.alpha:.3f}{extra};  alpha = {self.alpha:.3f} ± {self.alpha_se:.3f} "
+            f"(95% bootstrap {self.alpha_ci[0]:.3f}..{self.alpha_ci[1]:.3f}), R² = {self.r2:.4f}"
+        )
 
 
 def _check_xy(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -191,8 +196,9 @@ def _residuals_and_jacobian(lx, ly, theta) -> tuple[np.ndarray, np.ndarray]:
     return r, J
 
 
-def fit_power_law(x: Sequence[float], y: Sequence[float], irreducible: bool = False,
-                  n_bootstrap: int = 500, seed: int = 0) -> PowerLawFit:
+def fit_power_law(
+    x: Sequence[float], y: Sequence[float], irreducible: bool = False, n_bootstrap: int = 500, seed: int = 0
+) -> PowerLawFit:
     """Fit ``y = (x_c / x)^α`` (``irreducible=True``: ``y = E + (x_c / x)^α``) minimising squared errors of log y.
 
     α's standard error comes from the covariance of the least-squares fit
@@ -227,15 +233,25 @@ def fit_power_law(x: Sequence[float], y: Sequence[float], irreducible: bool = Fa
         except ValueError:
             continue
     ci = (float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))) if boot else (math.nan, math.nan)
-    return PowerLawFit(alpha=alpha, x_c=math.exp(log_xc), irreducible=E, alpha_se=alpha_se, alpha_ci=ci,
-                       r2=1 - rss / tss if tss > 0 else 1.0, rss=rss, n_points=len(x), n_params=k)
+    return PowerLawFit(
+        alpha=alpha,
+        x_c=math.exp(log_xc),
+        irreducible=E,
+        alpha_se=alpha_se,
+        alpha_ci=ci,
+        r2=1 - rss / tss if tss > 0 else 1.0,
+        rss=rss,
+        n_points=len(x),
+        n_params=k,
+    )
 
 
 # ---- the compute-efficient frontier -----------------------------------------
 
 
-def frontier(curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Sequence[float],
-             at_most: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def frontier(
+    curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Sequence[float], at_most: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The compute-efficient frontier: the lowest loss any of ``curves`` (each a (flops, loss) pair) reaches
     with at most each compute in ``grid`` (``at_most=False``: at exactly that compute).
 
@@ -250,8 +266,9 @@ def frontier(curves: Sequence[tuple[Sequence[float], Sequence[float]]], grid: Se
     for index, (flops, loss) in enumerate(curves):
         lf, ll = np.log(np.asarray(flops, dtype=float)), np.log(np.asarray(loss, dtype=float))
         if lf.size != ll.size or lf.size == 0:
-            raise ValueError(f"curve {index}: flops and loss must be non-empty and of equal length; "
-                             f"got {lf.size} and {ll.size}")
+            raise ValueError(
+                f"curve {index}: flops and loss must be non-empty and of equal length; got {lf.size} and {ll.size}"
+            )
         inside = (grid >= lf.min()) & (grid <= lf.max())
         value = np.exp(np.interp(grid[inside], lf, ll))
         better = np.isnan(best[inside]) | (value < best[inside])

@@ -11,6 +11,7 @@ and a_t = Σ_i alpha_i(t) h_i, a fresh summary for every output step (Luong et
 al., 2015). The two models differ only in a_t. Greedy and beam search work on any ``step`` function, so they decode
 this model and a toy probability table alike. Taught in notebook 04.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -48,15 +49,30 @@ class Encoder(nn.Module):
 class Seq2Seq(nn.Module):
     """Encoder-decoder; ``score`` is 'dot', 'general', 'additive' or None (no attention: the bottleneck)."""
 
-    def __init__(self, source_vocab_size: int, target_vocab_size: int, d_embed: int = 32,
-                 d_hidden: int = 64, score: Optional[str] = "dot"):
+    def __init__(
+        self,
+        source_vocab_size: int,
+        target_vocab_size: int,
+        d_embed: int = 32,
+        d_hidden: int = 64,
+        score: Optional[str] = "dot",
+    ):
         super().__init__()
-        for name, value in [("source_vocab_size", source_vocab_size), ("target_vocab_size", target_vocab_size),
-                            ("d_embed", d_embed), ("d_hidden", d_hidden)]:
+        for name, value in [
+            ("source_vocab_size", source_vocab_size),
+            ("target_vocab_size", target_vocab_size),
+            ("d_embed", d_embed),
+            ("d_hidden", d_hidden),
+        ]:
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        self.sizes = dict(source_vocab_size=source_vocab_size, target_vocab_size=target_vocab_size,
-                          d_embed=d_embed, d_hidden=d_hidden, score=score)
+        self.sizes = dict(
+            source_vocab_size=source_vocab_size,
+            target_vocab_size=target_vocab_size,
+            d_embed=d_embed,
+            d_hidden=d_hidden,
+            score=score,
+        )
         self.score_kind = score
         self.encoder = Encoder(source_vocab_size, d_embed, d_hidden)
         self.embedding = nn.Embedding(target_vocab_size, d_embed, padding_idx=0)
@@ -66,10 +82,14 @@ class Seq2Seq(nn.Module):
         self.output = nn.Linear(d_hidden, target_vocab_size)
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> State:
-        """The decoder's starting state: (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H))."""
+        """The decoder's starting state.
+
+        Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H)).
+        """
         if src.dim() != 2 or src_lengths.shape != src.shape[:1]:
-            raise ValueError(f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and "
-                             f"{tuple(src_lengths.shape)}")
+            raise ValueError(
+                f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and {tuple(src_lengths.shape)}"
+            )
         states, summary = self.encoder(src, src_lengths)
         mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_lengths[:, None].to(src.device)
         return summary, states, mask, summary
@@ -87,8 +107,9 @@ class Seq2Seq(nn.Module):
         logits = self.output(torch.tanh(self.combine(features)))  # (B, T, V)
         return logits, weights, (last[0], states, mask, summary)
 
-    def forward(self, src: torch.Tensor, src_lengths: torch.Tensor,
-                tgt_in: torch.Tensor) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+    def forward(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
+    ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Teacher forcing: logits (B, T, V) for every target position, and the attention weights."""
         logits, weights, _ = self.decode(tgt_in, self.encode(src, src_lengths))
         return logits, weights
@@ -104,8 +125,9 @@ class Seq2Seq(nn.Module):
         return torch.log_softmax(logits[:, 0], dim=-1), state
 
     @torch.no_grad()
-    def greedy_decode(self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int,
-                      bos: int = 1) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+    def greedy_decode(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
+    ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Batched greedy decoding: ids (B, max_len) and attention weights (B, max_len, S) or None."""
         state = self.encode(src, src_lengths)
         tokens = torch.full((src.shape[0],), bos, dtype=torch.long, device=src.device)
@@ -117,13 +139,12 @@ class Seq2Seq(nn.Module):
             weights.append(w)
         return torch.stack(out, 1), (None if self.score is None else torch.cat(weights, 1))
 
-
     def save(self, path) -> None:
         """Write the sizes and the weights to ``path`` (a checkpoint that ``Seq2Seq.load`` reads)."""
         torch.save({"sizes": self.sizes, "state_dict": self.state_dict()}, path)
 
     @classmethod
-    def load(cls, path, device: Optional[torch.device] = None) -> "Seq2Seq":
+    def load(cls, path, device: Optional[torch.device] = None) -> Seq2Seq:
         """Rebuild a model saved by ``save``, in eval mode, on ``device`` (default: the CPU)."""
         checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
         model = cls(**checkpoint["sizes"])
@@ -216,6 +237,7 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
     the state is the prefix itself. A prefix missing from the table raises a
     KeyError naming it.
     """
+
     def step(tokens: torch.Tensor, prefix: State) -> tuple[torch.Tensor, State]:
         (ids,) = prefix
         ids = torch.cat([ids, tokens[:, None]], dim=1)  # (N, t + 1), starting with BOS

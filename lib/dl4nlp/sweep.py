@@ -14,6 +14,7 @@ run in progress from its last checkpoint in ``workdir``).
 
 Taught (and its results loaded) in notebook 08.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,13 +81,17 @@ class SweepSpec:
         if self.corpus not in CORPORA:
             raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {self.corpus!r}")
         if not self.emergence_start + self.max_k <= self.context:
-            raise ValueError(f"emergence_start + max_k must be <= context={self.context}; "
-                             f"got {self.emergence_start} + {self.max_k}")
+            raise ValueError(
+                f"emergence_start + max_k must be <= context={self.context}; got {self.emergence_start} + {self.max_k}"
+            )
 
     def runs(self) -> list[dict]:
         """Every run: a cosine run per (size, budget), then the constant-rate runs."""
-        out = [dict(size=s, steps=max(1, round(f * self.steps)), schedule="cosine")
-               for s in self.sizes for f in sorted(self.budget_fractions)]
+        out = [
+            dict(size=s, steps=max(1, round(f * self.steps)), schedule="cosine")
+            for s in self.sizes
+            for f in sorted(self.budget_fractions)
+        ]
         out += [dict(size=s, steps=self.steps, schedule="constant") for s in self.constant_lr_sizes]
         for run in out:
             run["id"] = f"{run['size']}-{run['schedule']}-{run['steps']}"
@@ -112,8 +117,15 @@ def model_config(size: str, vocab_size: int, context: int, fast: bool = True) ->
     (GPT-2's choice: at the N(0, 0.02) scale of the token embeddings, unit-amplitude sinusoids would drown
     the token's identity and leave a tiny model stuck at the unigram loss for hundreds of steps)."""
     layers, width, heads = parse_size(size)
-    return TransformerConfig(vocab_size=vocab_size, d_model=width, n_heads=heads, n_layers=layers,
-                             max_len=context, positional="learned", fast_attention=fast)
+    return TransformerConfig(
+        vocab_size=vocab_size,
+        d_model=width,
+        n_heads=heads,
+        n_layers=layers,
+        max_len=context,
+        positional="learned",
+        fast_attention=fast,
+    )
 
 
 class CharData:
@@ -131,13 +143,13 @@ class CharData:
     def batch(self, batch_size: int, context: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """Random training windows: inputs (B, T) and next-character targets (B, T)."""
         starts = torch.randint(len(self.train) - context - 1, (batch_size,), generator=generator)
-        windows = torch.stack([self.train[s: s + context + 1] for s in starts.tolist()])  # (B, T+1)
+        windows = torch.stack([self.train[s : s + context + 1] for s in starts.tolist()])  # (B, T+1)
         return windows[:, :-1], windows[:, 1:]
 
     def heldout_windows(self, count: int, context: int) -> torch.Tensor:
         """``count`` evenly spaced held-out windows of ``context + 1`` characters, (count, T+1)."""
         starts = np.linspace(0, len(self.heldout) - context - 1, count).astype(int)
-        return torch.stack([self.heldout[s: s + context + 1] for s in starts])
+        return torch.stack([self.heldout[s : s + context + 1] for s in starts])
 
 
 def lr_factor(step: int, steps: int, schedule: str, warmup: int, min_ratio: float) -> float:
@@ -160,7 +172,7 @@ def peak_lr(lr_at_64: float, width: int) -> float:
 
 def eval_steps(steps: int) -> list[int]:
     """Where a run of ``steps`` steps is evaluated: powers of two and every eighth of the run."""
-    points = {2 ** k for k in range(1, int(math.log2(steps)) + 1)}
+    points = {2**k for k in range(1, int(math.log2(steps)) + 1)}
     points |= {max(1, round(steps * j / 8)) for j in range(1, 9)}
     return sorted(p for p in points if p <= steps)
 
@@ -178,8 +190,9 @@ def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 
 
 
 @torch.no_grad()
-def continuation_metrics(model: TransformerLM, windows: torch.Tensor, chars: Sequence[str], start: int,
-                         max_k: int, min_completion: int = 3) -> dict:
+def continuation_metrics(
+    model: TransformerLM, windows: torch.Tensor, chars: Sequence[str], start: int, max_k: int, min_completion: int = 3
+) -> dict:
     """Greedy-prediction metrics of the characters after position ``start`` of each window (N, T+1).
 
     ``token_accuracy``: fraction of characters predicted right; ``exact_match[k-1]``: fraction of k-character
@@ -195,7 +208,7 @@ def continuation_metrics(model: TransformerLM, windows: torch.Tensor, chars: Seq
         correct.append((model(chunk[:, :-1]).argmax(-1) == chunk[:, 1:]).cpu())
     correct = torch.cat(correct)[:, start:]  # (N, P): prediction of character start+1+p
     exact = [correct.unfold(1, k, 1).all(-1).float().mean().item() for k in range(1, max_k + 1)]
-    is_letter = np.array([c.isalpha() for c in chars])[windows[:, start + 1:].numpy()]  # (N, P)
+    is_letter = np.array([c.isalpha() for c in chars])[windows[:, start + 1 :].numpy()]  # (N, P)
     is_gap = np.array([c in " \n" for c in chars])[windows[:, start:-1].numpy()]  # before each target
     right = correct.numpy()
     words = hits = completions = completion_hits = completion_chars = completion_right = 0
@@ -209,13 +222,18 @@ def continuation_metrics(model: TransformerLM, windows: torch.Tensor, chars: Seq
         hits += bool(right[row, p:end].all())
         if end - p - 1 >= min_completion:
             completions += 1
-            completion_hits += bool(right[row, p + 1:end].all())
+            completion_hits += bool(right[row, p + 1 : end].all())
             completion_chars += int(end - p - 1)
-            completion_right += int(right[row, p + 1:end].sum())
-    return {"token_accuracy": correct.float().mean().item(), "exact_match": exact,
-            "word_exact_match": hits / max(words, 1), "words": words,
-            "completion_exact_match": completion_hits / max(completions, 1),
-            "completion_char_accuracy": completion_right / max(completion_chars, 1), "completions": completions}
+            completion_right += int(right[row, p + 1 : end].sum())
+    return {
+        "token_accuracy": correct.float().mean().item(),
+        "exact_match": exact,
+        "word_exact_match": hits / max(words, 1),
+        "words": words,
+        "completion_exact_match": completion_hits / max(completions, 1),
+        "completion_char_accuracy": completion_right / max(completion_chars, 1),
+        "completions": completions,
+    }
 
 
 def _save(obj, path: Path) -> None:
@@ -227,9 +245,16 @@ def _save(obj, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.Tensor, device: torch.device,
-               checkpoint: Path, step_budget: Optional[int], bar: tqdm
-               ) -> tuple[Optional[dict], Optional[TransformerLM], int]:
+def _train_run(
+    run: dict,
+    spec: SweepSpec,
+    data: CharData,
+    eval_windows: torch.Tensor,
+    device: torch.device,
+    checkpoint: Path,
+    step_budget: Optional[int],
+    bar: tqdm,
+) -> tuple[Optional[dict], Optional[TransformerLM], int]:
     """Train one run from scratch or from its checkpoint; returns (record, model, steps done now), the
     record and model None when the step budget ran out first."""
     seed = spec.seed * 1000 + spec.sizes.index(run["size"])  # same init and data order for every budget
@@ -237,8 +262,9 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
     config = model_config(run["size"], len(data.chars), spec.context)
     model = TransformerLM(config).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=peak_lr(spec.lr, config.d_model), betas=(0.9, 0.95))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_factor(
-        s, run["steps"], run["schedule"], spec.warmup_steps, spec.min_lr_ratio))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: lr_factor(s, run["steps"], run["schedule"], spec.warmup_steps, spec.min_lr_ratio)
+    )
     generator = torch.Generator().manual_seed(seed)
     state = {"step": 0, "curve": []}
     if checkpoint.exists():
@@ -256,10 +282,17 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
             continue
         if step_budget is not None and done_now + target - state["step"] > step_budget:
             return None, None, done_now
-        history = train(model, lambda m, b: m.loss(*b),
-                        lambda _: data.batch(spec.batch_size, spec.context, generator),
-                        steps=target - state["step"], optimizer=optimizer, scheduler=scheduler,
-                        clip_norm=spec.clip_norm, device=device, progress=False)
+        history = train(
+            model,
+            lambda m, b: m.loss(*b),
+            lambda _: data.batch(spec.batch_size, spec.context, generator),
+            steps=target - state["step"],
+            optimizer=optimizer,
+            scheduler=scheduler,
+            clip_norm=spec.clip_norm,
+            device=device,
+            progress=False,
+        )
         if history.diverged:
             raise RuntimeError(f"run {run['id']} diverged before step {target}")
         done_now += target - state["step"]
@@ -267,24 +300,52 @@ def _train_run(run: dict, spec: SweepSpec, data: CharData, eval_windows: torch.T
         bar.set_postfix(run=run["id"], loss=f"{history.loss[-1]:.3f}")
         state["step"] = target
         tokens = target * spec.batch_size * spec.context
-        state["curve"].append({"step": target, "tokens": tokens, "flops": training_flops(n_params, tokens),
-                               "train_loss": float(np.mean(history.loss)), "lr": history.lr[-1],
-                               "heldout_loss": heldout_loss(model, eval_windows)})
-        _save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-               "scheduler": scheduler.state_dict(), "generator": generator.get_state(), "state": state}, checkpoint)
-    record = dict(run, n_layers=config.n_layers, d_model=config.d_model, n_heads=config.n_heads,
-                  peak_lr=peak_lr(spec.lr, config.d_model), non_embedding_params=n_params,
-                  total_params=count_parameters(model),
-                  forward_flops_per_token=kaplan_forward_flops(n_params, config.n_layers, spec.context, config.d_model),
-                  curve=state["curve"])
+        state["curve"].append(
+            {
+                "step": target,
+                "tokens": tokens,
+                "flops": training_flops(n_params, tokens),
+                "train_loss": float(np.mean(history.loss)),
+                "lr": history.lr[-1],
+                "heldout_loss": heldout_loss(model, eval_windows),
+            }
+        )
+        _save(
+            {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "generator": generator.get_state(),
+                "state": state,
+            },
+            checkpoint,
+        )
+    record = dict(
+        run,
+        n_layers=config.n_layers,
+        d_model=config.d_model,
+        n_heads=config.n_heads,
+        peak_lr=peak_lr(spec.lr, config.d_model),
+        non_embedding_params=n_params,
+        total_params=count_parameters(model),
+        forward_flops_per_token=kaplan_forward_flops(n_params, config.n_layers, spec.context, config.d_model),
+        curve=state["curve"],
+    )
     assert n_params == non_embedding_parameters(config)
     windows = data.heldout_windows(spec.emergence_windows, spec.context)
     record["continuation"] = continuation_metrics(model, windows, data.chars, spec.emergence_start, spec.max_k)
     return record, model, done_now
 
 
-def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device: Optional[torch.device] = None,
-              max_steps: Optional[int] = None, progress: bool = True, command: str = "") -> dict:
+def run_sweep(
+    spec: SweepSpec,
+    out: Path,
+    workdir: Optional[Path] = None,
+    device: Optional[torch.device] = None,
+    max_steps: Optional[int] = None,
+    progress: bool = True,
+    command: str = "",
+) -> dict:
     """Run (or resume) the sweep, writing ``out`` (JSON) after every finished run; returns its content.
 
     ``max_steps`` stops this invocation before it would train more steps than that (resume later).
@@ -296,18 +357,36 @@ def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device
     if out.exists():
         results = json.loads(out.read_text())
         if results["recipe"]["spec"] != json.loads(json.dumps(asdict(spec))):
-            raise ValueError(f"{out} holds a sweep with a different spec; choose another --out or delete it.\n"
-                             f"stored: {results['recipe']['spec']}\nasked:  {asdict(spec)}")
+            raise ValueError(
+                f"{out} holds a sweep with a different spec; choose another --out or delete it.\n"
+                f"stored: {results['recipe']['spec']}\nasked:  {asdict(spec)}"
+            )
     else:
         from dl4nlp import __version__
+
         models_path(out).unlink(missing_ok=True)  # weights of an older sweep
-        results = {"recipe": {"command": command, "spec": asdict(spec), "library_version": __version__,
-                              "torch_version": torch.__version__, "corpus": spec.corpus,
-                              "corpus_md5": md5sum(data_path(spec.corpus)), "sessions": [], "wall_seconds": 0.0},
-                   "runs": {}}
-    session = {"command": command, "started": dt.datetime.now().isoformat(timespec="seconds"),
-               "device": describe_environment(device), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-               "resumed": bool(results["runs"]) or any(workdir.glob("*.pt")), "steps": 0, "wall_seconds": 0.0}
+        results = {
+            "recipe": {
+                "command": command,
+                "spec": asdict(spec),
+                "library_version": __version__,
+                "torch_version": torch.__version__,
+                "corpus": spec.corpus,
+                "corpus_md5": md5sum(data_path(spec.corpus)),
+                "sessions": [],
+                "wall_seconds": 0.0,
+            },
+            "runs": {},
+        }
+    session = {
+        "command": command,
+        "started": dt.datetime.now().isoformat(timespec="seconds"),
+        "device": describe_environment(device),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "resumed": bool(results["runs"]) or any(workdir.glob("*.pt")),
+        "steps": 0,
+        "wall_seconds": 0.0,
+    }
     results["recipe"]["sessions"].append(session)
     data = CharData(load_text(spec.corpus), spec.heldout_fraction)
     eval_windows = data.heldout_windows(spec.eval_windows, spec.context)
@@ -317,8 +396,9 @@ def run_sweep(spec: SweepSpec, out: Path, workdir: Optional[Path] = None, device
     for run in todo:
         budget = None if max_steps is None else max_steps - session["steps"]
         try:
-            record, model, steps = _train_run(run, spec, data, eval_windows, device, workdir / f"{run['id']}.pt",
-                                              budget, bar)
+            record, model, steps = _train_run(
+                run, spec, data, eval_windows, device, workdir / f"{run['id']}.pt", budget, bar
+            )
         except KeyboardInterrupt:  # keep the wall time of this session; the checkpoint holds the progress
             _finish(results, session, started, spec, out)
             raise
@@ -351,8 +431,9 @@ def _store_model(path: Path, size: str, model: TransformerLM, chars: Sequence[st
     """Add one model's weights (float16; the tied output layer is not stored twice) to the models file."""
     stored = torch.load(path, weights_only=False) if path.exists() else {"chars": list(chars), "models": {}}
     tied = model.config.tie_weights
-    weights = {k: v.detach().cpu().half() for k, v in model.state_dict().items()
-               if not (tied and k == "lm_head.weight")}
+    weights = {
+        k: v.detach().cpu().half() for k, v in model.state_dict().items() if not (tied and k == "lm_head.weight")
+    }
     stored["models"][size] = {"config": asdict(model.config), "state_dict": weights}
     _save(stored, path)
 
@@ -366,12 +447,15 @@ def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], 
     models = {}
     for size, entry in stored["models"].items():
         model = TransformerLM(TransformerConfig(**entry["config"]))
-        missing, unexpected = model.load_state_dict({k: v.float() for k, v in entry["state_dict"].items()},
-                                                    strict=False)
+        missing, unexpected = model.load_state_dict(
+            {k: v.float() for k, v in entry["state_dict"].items()}, strict=False
+        )
         expected = ["lm_head.weight"] if model.config.tie_weights else []
         if missing != expected or unexpected:
-            raise ValueError(f"model {size} in {path}: expected missing weights {expected} (tied output layer); "
-                             f"got missing {missing}, unexpected {unexpected}")
+            raise ValueError(
+                f"model {size} in {path}: expected missing weights {expected} (tied output layer); "
+                f"got missing {missing}, unexpected {unexpected}"
+            )
         models[size] = model.eval()
     return models, stored["chars"]
 
@@ -394,41 +478,79 @@ def _fractions(text: str) -> tuple[float, ...]:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     d = SweepSpec()
-    p = argparse.ArgumentParser(prog="python -m dl4nlp.scaling", description=__doc__.split("\n\n    python")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m dl4nlp.scaling",
+        description=__doc__.split("\n\n    python")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--sizes", default=",".join(d.sizes), help="model sizes LAYERSxWIDTH (default: %(default)s)")
-    p.add_argument("--steps", type=int, default=d.steps,
-                   help="optimiser steps of the longest budget (default: %(default)s)")
-    p.add_argument("--budgets", type=_fractions, default="1/16,1/8,1/4,1/2,1",
-                   help="budgets as fractions of --steps, one cosine run each (default: 1/16,1/8,1/4,1/2,1)")
-    p.add_argument("--constant-lr-sizes", default=",".join(d.constant_lr_sizes),
-                   help="sizes also trained at a constant learning rate, '' for none (default: %(default)s)")
+    p.add_argument(
+        "--steps", type=int, default=d.steps, help="optimiser steps of the longest budget (default: %(default)s)"
+    )
+    p.add_argument(
+        "--budgets",
+        type=_fractions,
+        default="1/16,1/8,1/4,1/2,1",
+        help="budgets as fractions of --steps, one cosine run each (default: 1/16,1/8,1/4,1/2,1)",
+    )
+    p.add_argument(
+        "--constant-lr-sizes",
+        default=",".join(d.constant_lr_sizes),
+        help="sizes also trained at a constant learning rate, '' for none (default: %(default)s)",
+    )
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="windows per step (default: %(default)s)")
     p.add_argument("--context", type=int, default=d.context, help="characters per window (default: %(default)s)")
-    p.add_argument("--lr", type=float, default=d.lr,
-                   help="peak Adam learning rate at width 64, times (64/width)^0.5 elsewhere (default: %(default)s)")
+    p.add_argument(
+        "--lr",
+        type=float,
+        default=d.lr,
+        help="peak Adam learning rate at width 64, times (64/width)^0.5 elsewhere (default: %(default)s)",
+    )
     p.add_argument("--corpus", default=d.corpus, choices=list(CORPORA), help="(default: %(default)s)")
     p.add_argument("--seed", type=int, default=d.seed, help="(default: %(default)s)")
-    p.add_argument("--out", type=Path, default=None, help="results JSON (default: data/scaling_sweep.json); "
-                   "the models go next to it as <name>_models.pt")
-    p.add_argument("--workdir", type=Path, default=None,
-                   help="checkpoints of the run in progress (default: a folder in the system's temporary directory)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="results JSON (default: data/scaling_sweep.json); the models go next to it as <name>_models.pt",
+    )
+    p.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="checkpoints of the run in progress (default: a folder in the system's temporary directory)",
+    )
     p.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
-    p.add_argument("--threads", type=int, default=None,
-                   help="CPU threads for torch; 1 is fastest for these tiny models (default: torch's choice)")
-    p.add_argument("--max-steps", type=int, default=None,
-                   help="stop before training more than this many steps now; run the same command again to resume")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU threads for torch; 1 is fastest for these tiny models (default: torch's choice)",
+    )
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="stop before training more than this many steps now; run the same command again to resume",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    spec = SweepSpec(sizes=tuple(args.sizes.split(",")), steps=args.steps, budget_fractions=args.budgets,
-                     constant_lr_sizes=tuple(s for s in args.constant_lr_sizes.split(",") if s),
-                     batch_size=args.batch_size, context=args.context, lr=args.lr, corpus=args.corpus, seed=args.seed)
+    spec = SweepSpec(
+        sizes=tuple(args.sizes.split(",")),
+        steps=args.steps,
+        budget_fractions=args.budgets,
+        constant_lr_sizes=tuple(s for s in args.constant_lr_sizes.split(",") if s),
+        batch_size=args.batch_size,
+        context=args.context,
+        lr=args.lr,
+        corpus=args.corpus,
+        seed=args.seed,
+    )
     out = args.out or data_dir() / "scaling_sweep.json"
     command = "python -m dl4nlp.scaling " + " ".join(shlex.quote(a) for a in argv)
-    results = run_sweep(spec, out, args.workdir, get_device(args.device), args.max_steps,
-                        not args.no_progress, command)
+    results = run_sweep(spec, out, args.workdir, get_device(args.device), args.max_steps, not args.no_progress, command)
     done = len(results["runs"])
     print(f"{done}/{len(spec.runs())} runs in {out} ({'complete' if results['complete'] else 'run again to resume'})")
     return 0

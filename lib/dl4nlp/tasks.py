@@ -7,6 +7,7 @@ Each task is a self-contained function that draws a fresh batch from a
 token of the sequence, and ``lag`` distracting tokens follow it, so a model that
 reads the sequence left to right must carry one token across ``lag`` steps.
 """
+
 from __future__ import annotations
 
 from typing import Optional
@@ -17,8 +18,13 @@ from torch import nn
 from dl4nlp.train import History, train
 
 
-def long_lag_task(batch_size: int, lag: int, num_classes: int = 4, num_distractors: int = 8,
-                  generator: Optional[torch.Generator] = None) -> tuple[torch.Tensor, torch.Tensor]:
+def long_lag_task(
+    batch_size: int,
+    lag: int,
+    num_classes: int = 4,
+    num_distractors: int = 8,
+    generator: Optional[torch.Generator] = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """A batch of the long-lag memory task: ``(tokens, labels)`` of shapes (B, lag + 1) and (B,).
 
     ``tokens[:, 0]`` is the label, an id in ``[0, num_classes)``; ``tokens[:, 1:]``
@@ -29,18 +35,24 @@ def long_lag_task(batch_size: int, lag: int, num_classes: int = 4, num_distracto
     >>> tokens.shape, bool((tokens[:, 0] == labels).all()), bool((tokens[:, 1:] >= 4).all())
     (torch.Size([2, 4]), True, True)
     """
-    for name, value, low in [("batch_size", batch_size, 1), ("lag", lag, 1), ("num_classes", num_classes, 2),
-                             ("num_distractors", num_distractors, 1)]:
+    for name, value, low in [
+        ("batch_size", batch_size, 1),
+        ("lag", lag, 1),
+        ("num_classes", num_classes, 2),
+        ("num_distractors", num_distractors, 1),
+    ]:
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     labels = torch.randint(0, num_classes, (batch_size,), generator=generator)  # (B,)
-    distractors = torch.randint(num_classes, num_classes + num_distractors, (batch_size, lag),
-                                generator=generator)  # (B, lag)
+    distractors = torch.randint(
+        num_classes, num_classes + num_distractors, (batch_size, lag), generator=generator
+    )  # (B, lag)
     return torch.cat([labels[:, None], distractors], dim=1), labels
 
 
-def long_lag_accuracy(model: nn.Module, lag: int, num_classes: int = 4, num_distractors: int = 8,
-                      samples: int = 1000, seed: int = 12345) -> float:
+def long_lag_accuracy(
+    model: nn.Module, lag: int, num_classes: int = 4, num_distractors: int = 8, samples: int = 1000, seed: int = 12345
+) -> float:
     """Accuracy of ``model`` (tokens (B, T) -> logits (B, C)) on a fixed held-out batch of the task."""
     generator = torch.Generator().manual_seed(seed)
     tokens, labels = long_lag_task(samples, lag, num_classes, num_distractors, generator)
@@ -51,9 +63,21 @@ def long_lag_accuracy(model: nn.Module, lag: int, num_classes: int = 4, num_dist
     return (predictions == labels).float().mean().item()
 
 
-def fit_long_lag(model: nn.Module, lag: int, steps: int, *, lr: float = 3e-3, clip_norm: Optional[float] = 1.0,
-                 optimizer: Optional[torch.optim.Optimizer] = None, batch_size: int = 64, num_classes: int = 4,
-                 num_distractors: int = 8, seed: int = 0, progress: bool = True, desc: str = "") -> History:
+def fit_long_lag(
+    model: nn.Module,
+    lag: int,
+    steps: int,
+    *,
+    lr: float = 3e-3,
+    clip_norm: Optional[float] = 1.0,
+    optimizer: Optional[torch.optim.Optimizer] = None,
+    batch_size: int = 64,
+    num_classes: int = 4,
+    num_distractors: int = 8,
+    seed: int = 0,
+    progress: bool = True,
+    desc: str = "",
+) -> History:
     """Train ``model`` on fresh batches of the long-lag task with ``dl4nlp.train.train`` (cross-entropy)."""
     generator = torch.Generator().manual_seed(seed)
 
@@ -64,5 +88,14 @@ def fit_long_lag(model: nn.Module, lag: int, steps: int, *, lr: float = 3e-3, cl
         tokens, labels = batch
         return nn.functional.cross_entropy(model(tokens), labels)
 
-    return train(model, loss_fn, next_batch, steps=steps, lr=lr, clip_norm=clip_norm, optimizer=optimizer,
-                 progress=progress, desc=desc or f"lag {lag}")
+    return train(
+        model,
+        loss_fn,
+        next_batch,
+        steps=steps,
+        lr=lr,
+        clip_norm=clip_norm,
+        optimizer=optimizer,
+        progress=progress,
+        desc=desc or f"lag {lag}",
+    )

@@ -8,6 +8,7 @@ gives the same ids.
 >>> vocab.chars, vocab.encode("hell"), vocab.decode([3, 1])
 ('ehlo', [2, 1, 2, 2], 'oh')
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -40,7 +41,7 @@ class CharVocab:
         self.stoi = {c: i for i, c in enumerate(chars)}
 
     @classmethod
-    def from_text(cls, text: str) -> "CharVocab":
+    def from_text(cls, text: str) -> CharVocab:
         """The sorted set of characters that occur in ``text``."""
         return cls("".join(sorted(set(text))))
 

@@ -8,6 +8,7 @@ learning rate per step. A loss that becomes NaN or infinite stops the run and
 sets ``History.diverged`` instead of raising, so a notebook can show a
 diverging run next to a stable one (notebook 02's gradient clipping).
 """
+
 from __future__ import annotations
 
 import math

@@ -8,6 +8,7 @@ GPT-2, easier to train small). ``TransformerBlock`` is tested equal to
 05-08; BERT (``dl4nlp.bert``) puts its own embeddings and heads around
 ``TransformerEncoder``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,7 +47,9 @@ class TransformerConfig:
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
         if self.d_model % self.n_heads:
-            raise ValueError(f"d_model must be divisible by n_heads; got d_model={self.d_model}, n_heads={self.n_heads}")
+            raise ValueError(
+                f"d_model must be divisible by n_heads; got d_model={self.d_model}, n_heads={self.n_heads}"
+            )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
 
@@ -79,15 +82,21 @@ class TransformerBlock(nn.Module):
         return self.norm2(x + self._feed_forward(x))
 
     @torch.no_grad()
-    def load_from_torch(self, reference: nn.TransformerEncoderLayer) -> "TransformerBlock":
+    def load_from_torch(self, reference: nn.TransformerEncoderLayer) -> TransformerBlock:
         """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` (GELU, same sizes)."""
         if reference.norm_first != self.norm_first:
             raise ValueError(f"reference must have norm_first={self.norm_first}; got {reference.norm_first}")
         self.self_attn.load_from_torch(reference.self_attn)
-        for mine, theirs in [(self.linear1, reference.linear1), (self.linear2, reference.linear2),
-                             (self.norm1, reference.norm1), (self.norm2, reference.norm2)]:
+        for mine, theirs in [
+            (self.linear1, reference.linear1),
+            (self.linear2, reference.linear2),
+            (self.norm1, reference.norm1),
+            (self.norm2, reference.norm2),
+        ]:
             if mine.weight.shape != theirs.weight.shape:
-                raise ValueError(f"shape mismatch: expected {tuple(mine.weight.shape)}, got {tuple(theirs.weight.shape)}")
+                raise ValueError(
+                    f"shape mismatch: expected {tuple(mine.weight.shape)}, got {tuple(theirs.weight.shape)}"
+                )
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
         return self
@@ -100,7 +109,9 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.config = config
         self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
-        self.final_norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else nn.Identity()
+        self.final_norm = (
+            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else nn.Identity()
+        )
 
     def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
         for block in self.blocks:  # (B, T, C) throughout
@@ -138,13 +149,14 @@ class TransformerLM(nn.Module):
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
     @torch.no_grad()
-    def generate(self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0,
-                 generator: Optional[torch.Generator] = None) -> torch.Tensor:
+    def generate(
+        self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0, generator: Optional[torch.Generator] = None
+    ) -> torch.Tensor:
         """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy."""
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0; got {temperature!r}")
         for _ in range(new_tokens):
-            logits = self(ids[:, -self.config.max_len:])[:, -1]  # (B, V)
+            logits = self(ids[:, -self.config.max_len :])[:, -1]  # (B, V)
             if temperature == 0:
                 next_id = logits.argmax(-1, keepdim=True)
             else:

@@ -8,6 +8,7 @@ cannot run widgets (GitHub, nbviewer, a notebook opened without its kernel), a
 PNG of the figure as it was first drawn, so a notebook needs no second, static
 copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
 """
+
 from __future__ import annotations
 
 import base64
@@ -56,8 +57,10 @@ class InteractiveFigure:
                 figure = self.draw(**self.values)
             except Exception as error:  # shown to the student, never swallowed
                 self.last_error, self.last_figure = error, None
-                print(f"Could not draw with {self.values}:\n" + "".join(
-                    traceback.format_exception_only(type(error), error)))
+                print(
+                    f"Could not draw with {self.values}:\n"
+                    + "".join(traceback.format_exception_only(type(error), error))
+                )
                 return
             self.last_error, self.last_figure = None, figure
             display(figure)
@@ -66,8 +69,10 @@ class InteractiveFigure:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         """The widget view, a PNG of the current figure as the fallback, and a line of text."""
         values = ", ".join(f"{name}={value!r}" for name, value in self.values.items())
-        bundle = {"text/plain": f"interactive figure {getattr(self.draw, '__name__', 'draw')}({values})",
-                  WIDGET_VIEW_MIMETYPE: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}}
+        bundle = {
+            "text/plain": f"interactive figure {getattr(self.draw, '__name__', 'draw')}({values})",
+            WIDGET_VIEW_MIMETYPE: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+        }
         if self.last_figure is not None:
             png = io.BytesIO()
             self.last_figure.savefig(png, format="png", bbox_inches="tight")
