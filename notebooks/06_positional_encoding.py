@@ -639,7 +639,7 @@ print(f"PE(0).PE(k) first drops below half its peak at k = {exercise_3()}")
 # - Learned and sinusoidal positions both solve a task that needs order within the training length; neither extrapolates reliably, and learned rows beyond the training length are never trained.
 # - Relative schemes (Shaw et al., T5, ALiBi) and rotary embeddings encode offsets directly; on GLUE, having positions matters by 4-6 points, their kind by at most 2 (and the slide's mean leaves WNLI out).
 #
-# **Next:** notebook 07 puts learned positions, segments and tokens together in BERT and trains it with masked language modelling.
+# **Next:** notebook 07 assembles the whole Transformer (attention, feed-forward layers, residual connections, LayerNorm, the decoder) and trains one; notebook 08 then turns it into BERT.
 #
 # **References**
 # - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).

@@ -10,7 +10,7 @@ chosen positions only (labels elsewhere are ``IGNORE_INDEX``).
 ``dl4nlp.transformer.TransformerEncoder`` -> an MLM head (tied to the token
 embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
 and ``bert_config('large')`` give the published sizes. Pre-training data and
-the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 07.
+the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 08.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ example is a pair of text segments: segment A is one or more consecutive
 sentences; segment B follows A in the same paragraph (IsNext, label 1) half
 of the time, and is taken from another paragraph otherwise (NotNext, 0).
 Both commands write a recipe (command, seed, library version, corpus md5,
-device, steps, wall time, results) next to their output. Taught in notebook 07.
+device, steps, wall time, results) next to their output. Taught in notebook 08.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ path (recount every pair after each merge) and a fast path (update only the
 words a merge touches, keep the counts in a heap), tested equal.
 
 ``WordVocab`` maps whole words to ids, with BERT's special tokens first.
-Taught in notebook 07.
+Taught in notebook 08.
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ def plot_gradient_norms(
     return fig
 
 
-# --- scaling laws (notebook 08) ----------------------------------------------
+# --- scaling laws (notebook 09) ----------------------------------------------
 def plot_power_law(
     x: Sequence[float],
     y: Sequence[float],
@@ -250,7 +250,7 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
         target.set_minor_formatter(plain)
 
 
-# --- positional encodings (notebook 06) and BERT (notebook 07) ---------------
+# --- positional encodings (notebook 06) and BERT (notebook 08) ---------------
 def plot_position_heatmap(
     table,
     ax: Optional[plt.Axes] = None,

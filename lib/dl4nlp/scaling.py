@@ -7,7 +7,7 @@ costs about three forward passes, so ``C ≈ 6 N D`` for ``D`` tokens.
 ``fit_power_law`` fits ``L(x) = (x_c / x)^α`` (optionally ``+ E``) by least
 squares in log space, with a standard error and a bootstrap interval on α.
 The sweep of tiny models that produces the data lives in ``dl4nlp.sweep``
-(``python -m dl4nlp.scaling --help``). Taught in notebook 08.
+(``python -m dl4nlp.scaling --help``). Taught in notebook 09.
 
 >>> fit = fit_power_law([1e3, 1e4, 1e5], [4.0, 2.0, 1.0])
 >>> round(fit.alpha, 3)

@@ -12,7 +12,7 @@ run in progress from its last checkpoint in ``workdir``).
 
     python -m dl4nlp.scaling --help
 
-Taught (and its results loaded) in notebook 08.
+Taught (and its results loaded) in notebook 09.
 """
 
 from __future__ import annotations

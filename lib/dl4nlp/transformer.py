@@ -5,7 +5,7 @@ wrapped in a residual connection and a LayerNorm, either after (``norm_first=
 False``: the original Transformer and BERT) or before (``norm_first=True``:
 GPT-2, easier to train small). ``TransformerBlock`` is tested equal to
 ``torch.nn.TransformerEncoderLayer`` with copied weights. Used by notebooks
-05-08; BERT (``dl4nlp.bert``) puts its own embeddings and heads around
+05-09; BERT (``dl4nlp.bert``) puts its own embeddings and heads around
 ``TransformerEncoder``.
 """
 

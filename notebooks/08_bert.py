@@ -14,9 +14,9 @@
 # ---
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# # 07 · BERT's masked language model
+# # 08 · BERT's masked language model
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/07_bert_masking.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/08_bert.ipynb)
 #
 # A language model that reads left to right cannot use the words that come
 # after a gap. BERT reads in both directions, and learns by filling in words
@@ -37,7 +37,7 @@
 # - fill in blanks with a tiny BERT, beat a unigram baseline, and see what too little or too much masking does;
 # - count the parameters of BERT-base and BERT-large on PyTorch's `meta` device.
 #
-# **Prerequisites:** notebooks 05 (the Transformer block) and 06 (positional encoding).
+# **Prerequisites:** notebooks 05 (self-attention), 06 (positional encoding) and 07 (the Transformer block).
 #
 # **Run time:** about 20 seconds on a laptop CPU.
 
@@ -863,7 +863,7 @@ assert check("Exercise 3", exercise_3, [base_total, large_total])
 # - A tiny BERT trained for minutes on TinyStories fills in blanks with story-like words and beats the unigram baseline clearly; more masking gives more predictions but less context.
 # - BERT-base has 109.5M parameters (the paper's 110M), BERT-large 335.1M (the paper says 340M, a loose rounding); a fifth of BERT-base is its token embedding.
 #
-# **Next:** notebook 08 asks how loss falls as models, data and compute grow: scaling laws.
+# **Next:** notebook 09 asks how loss falls as models, data and compute grow: scaling laws.
 #
 # **References**
 # - R. Sennrich, B. Haddow, A. Birch, *Neural machine translation of rare words with subword units*, ACL (2016).

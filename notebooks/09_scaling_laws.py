@@ -14,9 +14,9 @@
 # ---
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# # 08 · Scaling laws, measured on tiny language models
+# # 09 · Scaling laws, measured on tiny language models
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/08_scaling_laws.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/09_scaling_laws.ipynb)
 #
 # Why do language models keep getting bigger? Because, over many orders of
 # magnitude, their loss has fallen as a smooth power law of the parameters, the
@@ -38,7 +38,7 @@
 # - show that per-character accuracy improves smoothly with size while exact match of multi-character answers looks abrupt;
 # - rerun a mini-sweep live and land on the committed results.
 #
-# **Prerequisites:** the decoder-only Transformer of notebooks 05–07 (`dl4nlp.transformer`), logarithms, least squares.
+# **Prerequisites:** the decoder-only Transformer of notebook 07 (`dl4nlp.transformer`), logarithms, least squares.
 #
 # **Run time:** about 30 seconds on a laptop CPU. The full sweep it analyses took about 20 minutes and is loaded from `data/`.
 
