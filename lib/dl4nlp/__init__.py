@@ -4,8 +4,8 @@ One concept per module; the notebooks build each idea step by step and then
 import the verified version from here. Start with ``dl4nlp.start()``.
 """
 
+from dl4nlp._version import __version__
 from dl4nlp.device import autocast, describe_environment, get_device, seed_everything
 from dl4nlp.notebook import start
 
-__version__ = "0.1.0"
 __all__ = ["autocast", "describe_environment", "get_device", "seed_everything", "start", "__version__"]

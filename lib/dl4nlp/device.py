@@ -18,6 +18,8 @@ from typing import ContextManager, Optional, Union
 import numpy as np
 import torch
 
+from dl4nlp._version import __version__
+
 DEVICE_CHOICES = ("cpu", "cuda", "mps")
 DEVICE_ENV_VAR = "DL4NLP_DEVICE"
 
@@ -90,8 +92,6 @@ def autocast(device: Union[torch.device, str]) -> ContextManager:
 
 def describe_environment(device: Optional[Union[torch.device, str]] = None) -> str:
     """One line: library, torch and Python versions, and the device (GPU name and memory)."""
-    from dl4nlp import __version__
-
     device = get_device() if device is None else torch.device(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)

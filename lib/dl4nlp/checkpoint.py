@@ -1,0 +1,263 @@
+"""The one on-disk format of everything a recipe ships: checkpoints and their provenance.
+
+A checkpoint is a ``torch.save`` of a plain dictionary (so it loads with
+``torch.load(weights_only=True)``, which cannot run code)::
+
+    {"format": "dl4nlp-checkpoint", "version": 1, "kind": "char_lstm",
+     "config": {...}, "state_dict": {...}, "extra": {...}}
+
+``kind`` names what the file holds (a loader refuses any other kind), ``config``
+is the model's config dataclass as a dict, ``extra`` holds what else the model
+needs (a vocabulary, say). Beside ``NAME.pt`` lies ``NAME.json``, its
+provenance: the command that made it, its arguments, seed, versions, device,
+wall time, results, and the file's size and SHA-256, which ``load_checkpoint``
+verifies, so one flipped byte is an error rather than a silently different
+model.
+
+Every write is atomic (a temporary file in the same folder, then a rename), so
+a crash or Ctrl-C never leaves a half-written file where a good one was, and
+``check_output`` refuses to replace an existing file unless asked.
+
+>>> import tempfile, torch
+>>> folder = Path(tempfile.mkdtemp())
+>>> info = save_checkpoint(folder / "w.pt", kind="demo", config={"size": 2},
+...                        state_dict={"w": torch.ones(2)}, provenance={"command": "doctest"})
+>>> loaded = load_checkpoint(folder / "w.pt", kind="demo")
+>>> loaded.config, loaded.state_dict["w"].tolist(), info["artifact"]["bytes"] > 0
+({'size': 2}, [1.0, 1.0], True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Union
+
+import torch
+
+from dl4nlp._version import __version__
+
+FORMAT = "dl4nlp-checkpoint"
+VERSION = 1
+PathLike = Union[str, os.PathLike]
+
+
+# --- atomic writes and the overwrite guard -----------------------------------
+def atomic_write(path: PathLike, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it to ``path``.
+
+    Either the whole new file is there afterwards or the old one is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        with open(tmp, "rb") as stream:  # make the bytes durable before the rename
+            os.fsync(stream.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
+
+
+def write_json(path: PathLike, obj: Any) -> Path:
+    """Write ``obj`` as indented JSON, atomically."""
+    text = json.dumps(obj, indent=1, sort_keys=False) + "\n"
+    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[str] = None) -> Path:
+    """The output path of a recipe, refused if it exists (unless ``overwrite``) or has the wrong suffix.
+
+    A recipe writes its provenance to ``path.with_suffix('.json')``, so a checkpoint
+    path must not itself end in ``.json`` (it would be overwritten by its own recipe).
+    """
+    path = Path(path)
+    if suffix is not None and path.suffix != suffix:
+        raise ValueError(f"the output must be a {suffix} file; got {str(path)!r}")
+    if path.exists() and not overwrite:
+        raise FileExistsError(
+            f"{path} exists; the recipe never replaces a file unless asked: pass --overwrite "
+            f"(or overwrite=True), or choose another --out"
+        )
+    return path
+
+
+def sha256sum(path: PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def provenance_path(path: PathLike) -> Path:
+    """Where the provenance of the checkpoint ``path`` lives: the same name with ``.json``."""
+    return Path(path).with_suffix(".json")
+
+
+def environment() -> dict[str, Any]:
+    """Versions, device and threads, as recorded in every provenance."""
+    import numpy
+
+    return {
+        "dl4nlp": __version__,
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
+# --- checkpoints ---------------------------------------------------------------
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint: what kind it is, the config dict, the weights, extras and provenance."""
+
+    kind: str
+    config: dict
+    state_dict: dict
+    extra: dict = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+    path: Optional[Path] = None
+
+
+def _plain(config: Any) -> dict:
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        return dataclasses.asdict(config)
+    if isinstance(config, Mapping):
+        return dict(config)
+    raise TypeError(f"config must be a dataclass instance or a mapping; got {type(config).__name__}")
+
+
+def save_checkpoint(
+    path: PathLike,
+    *,
+    kind: str,
+    config: Any,
+    state_dict: Mapping[str, torch.Tensor],
+    provenance: Mapping[str, Any],
+    extra: Optional[Mapping[str, Any]] = None,
+    overwrite: bool = False,
+) -> dict:
+    """Write a checkpoint and its provenance (``NAME.json``) atomically; returns the provenance written.
+
+    The weights are moved to the CPU. The provenance gains ``kind``, ``environment``
+    (unless given) and ``artifact`` (file name, bytes, SHA-256).
+    """
+    path = check_output(path, overwrite=overwrite, suffix=".pt")
+    if not isinstance(kind, str) or not kind:
+        raise ValueError(f"kind must be a non-empty string; got {kind!r}")
+    bad = [name for name, value in state_dict.items() if not isinstance(value, torch.Tensor)]
+    if bad:
+        raise TypeError(f"state_dict must map names to tensors; not tensors: {bad[:5]}")
+    payload = {
+        "format": FORMAT,
+        "version": VERSION,
+        "kind": kind,
+        "config": _plain(config),
+        "state_dict": {name: value.detach().cpu() for name, value in state_dict.items()},
+        "extra": dict(extra or {}),
+    }
+    atomic_write(path, lambda tmp: torch.save(payload, tmp))
+    record = {"kind": kind, **dict(provenance)}
+    record.setdefault("environment", environment())
+    record["artifact"] = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256sum(path)}
+    write_json(provenance_path(path), record)
+    return record
+
+
+def read_provenance(path: PathLike) -> dict:
+    """The provenance JSON beside the checkpoint ``path`` (an error names the file when it is missing)."""
+    record_path = provenance_path(path)
+    if not record_path.is_file():
+        raise FileNotFoundError(
+            f"{record_path} is missing: every checkpoint ships with its provenance, which holds "
+            f"the checksum that proves {Path(path).name} intact"
+        )
+    try:
+        return json.loads(record_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{record_path} is not valid JSON ({error}); expected a checkpoint's provenance") from None
+
+
+def verify_checksum(path: PathLike, provenance: Optional[Mapping[str, Any]] = None) -> None:
+    """Raise ``ValueError`` unless the file's size and SHA-256 equal those its provenance records."""
+    path = Path(path)
+    provenance = read_provenance(path) if provenance is None else provenance
+    artifact = provenance.get("artifact")
+    if not isinstance(artifact, Mapping) or "sha256" not in artifact:
+        raise ValueError(f"{provenance_path(path)} records no artifact checksum; expected artifact.sha256")
+    size = path.stat().st_size
+    if size != artifact.get("bytes", size):
+        raise ValueError(
+            f"{path} has {size:,} bytes but its provenance records {artifact['bytes']:,}: "
+            f"the file is truncated or was replaced"
+        )
+    digest = sha256sum(path)
+    if digest != artifact["sha256"]:
+        raise ValueError(
+            f"{path} is damaged or was replaced: its SHA-256 is {digest}, its provenance records {artifact['sha256']}"
+        )
+
+
+def load_checkpoint(
+    path: PathLike,
+    kind: str,
+    *,
+    map_location: Union[str, torch.device] = "cpu",
+    verify: bool = True,
+) -> Checkpoint:
+    """Load a checkpoint of the given ``kind`` with ``weights_only=True``, its checksum verified first.
+
+    Errors name the file and what was expected: a missing, empty, truncated or
+    damaged file, a file that is not a dl4nlp checkpoint, or one of another kind.
+    ``verify=False`` skips the checksum (for a checkpoint a recipe is still writing).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}; expected a {kind!r} checkpoint (.pt)")
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path} is empty (0 bytes); expected a {kind!r} checkpoint")
+    provenance = read_provenance(path) if verify else {}
+    if verify:
+        verify_checksum(path, provenance)
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as error:  # truncated zip, pickle of arbitrary objects, not a torch file
+        raise ValueError(
+            f"{path} could not be read as a {kind!r} checkpoint with weights_only=True: {type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else ''}"
+        ) from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a dl4nlp checkpoint (expected format {FORMAT!r}); got {_describe(payload)}")
+    if payload.get("version") != VERSION:
+        raise ValueError(f"{path} has checkpoint format version {payload.get('version')!r}; expected {VERSION}")
+    if payload.get("kind") != kind:
+        raise ValueError(f"{path} holds a {payload.get('kind')!r} checkpoint; expected a {kind!r} checkpoint")
+    return Checkpoint(
+        kind=kind,
+        config=payload["config"],
+        state_dict=payload["state_dict"],
+        extra=payload.get("extra", {}),
+        provenance=provenance,
+        path=path,
+    )
+
+
+def _describe(payload: Any) -> str:
+    if isinstance(payload, dict):
+        return f"a dict with keys {sorted(map(str, payload))[:8]}"
+    return f"a {type(payload).__name__}"

@@ -1,0 +1,233 @@
+"""Architecture diagrams drawn by code, so a figure can never drift from the model it shows.
+
+A ``Diagram`` is a list of boxes (a name, a label, a centre, a kind that picks
+its colour) and arrows between them; ``draw()`` renders it with matplotlib
+alone and returns the figure. The builders below read a model's own structure
+(its config, its modules, ``norm_first`` …) and lay out its diagram, so a
+change to the model changes its picture.
+
+>>> d = Diagram()
+>>> d.box("x", "x(t)", (0, 0), kind="input").box("h", "h(t)", (0, 1.5), kind="state")
+Diagram(2 boxes, 0 arrows)
+>>> d.arrow("x", "h", label="W_ih")
+Diagram(2 boxes, 1 arrows)
+>>> fig = d.draw()
+>>> len(fig.axes[0].texts) >= 3
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import matplotlib.pyplot as plt
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+# What each kind of box looks like: (face colour, edge colour).
+KINDS: dict[str, tuple[str, str]] = {
+    "input": ("#f2f2f2", "#666666"),
+    "output": ("#e8f4e8", "#2e7d32"),
+    "state": ("#eef3fb", "#3a5a8c"),
+    "param": ("#fdf0e6", "#b35c00"),
+    "op": ("#fff4d6", "#a07a1a"),
+    "gate": ("#fde8ec", "#b0304a"),
+    "attention": ("#efe6fa", "#6a3d9a"),
+    "norm": ("#e6f6f8", "#1f7f8c"),
+    "ffn": ("#eaf5e1", "#4d8a1f"),
+    "embedding": ("#f5f0e1", "#8a6d1f"),
+    "group": ("#ffffff", "#999999"),
+}
+
+
+@dataclass
+class Box:
+    name: str
+    label: str
+    xy: tuple[float, float]
+    kind: str = "op"
+    width: float = 1.6
+    height: float = 0.6
+
+
+@dataclass
+class Arrow:
+    source: str
+    target: str
+    label: str = ""
+    bend: float = 0.0  # curvature: 0 is straight, ±0.3 a gentle arc
+    style: str = "-|>"
+    dashed: bool = False
+
+
+@dataclass
+class Diagram:
+    """Boxes and arrows; ``box`` and ``arrow`` return the diagram so calls chain."""
+
+    boxes: dict[str, Box] = field(default_factory=dict)
+    arrows: list[Arrow] = field(default_factory=list)
+    groups: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Diagram({len(self.boxes)} boxes, {len(self.arrows)} arrows)"
+
+    def box(
+        self,
+        name: str,
+        label: str,
+        xy: tuple[float, float],
+        kind: str = "op",
+        width: float = 1.6,
+        height: float = 0.6,
+    ) -> Diagram:
+        """Add a box centred at ``xy``; ``kind`` is one of ``KINDS``."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {tuple(KINDS)}; got {kind!r}")
+        if name in self.boxes:
+            raise ValueError(f"a box named {name!r} exists already; box names must be unique")
+        if width <= 0 or height <= 0:
+            raise ValueError(f"width and height must be positive; got {width!r} and {height!r}")
+        self.boxes[name] = Box(name, label, (float(xy[0]), float(xy[1])), kind, width, height)
+        return self
+
+    def arrow(
+        self, source: str, target: str, label: str = "", bend: float = 0.0, dashed: bool = False, style: str = "-|>"
+    ) -> Diagram:
+        """Add an arrow from box ``source`` to box ``target`` (both must exist)."""
+        for end in (source, target):
+            if end not in self.boxes:
+                raise KeyError(f"no box named {end!r}; boxes: {sorted(self.boxes)}")
+        self.arrows.append(Arrow(source, target, label, bend, style, dashed))
+        return self
+
+    def group(self, label: str, names: list[str], pad: float = 0.35) -> Diagram:
+        """Draw a labelled frame around the boxes ``names`` (e.g. one layer, one block, one time step)."""
+        missing = [n for n in names if n not in self.boxes]
+        if missing or not names:
+            raise KeyError(f"group needs existing boxes; missing {missing or names}")
+        boxes = [self.boxes[n] for n in names]
+        left = min(b.xy[0] - b.width / 2 for b in boxes) - pad
+        right = max(b.xy[0] + b.width / 2 for b in boxes) + pad
+        bottom = min(b.xy[1] - b.height / 2 for b in boxes) - pad
+        top = max(b.xy[1] + b.height / 2 for b in boxes) + pad
+        self.groups.append((label, (left, bottom, right, top)))
+        return self
+
+    def _extent(self) -> tuple[float, float, float, float]:
+        xs = [b.xy[0] - b.width / 2 for b in self.boxes.values()] + [b.xy[0] + b.width / 2 for b in self.boxes.values()]
+        ys = [b.xy[1] - b.height / 2 for b in self.boxes.values()] + [
+            b.xy[1] + b.height / 2 for b in self.boxes.values()
+        ]
+        for _, (left, bottom, right, top) in self.groups:
+            xs += [left, right]
+            ys += [bottom, top + 0.4]
+        return min(xs), max(xs), min(ys), max(ys)
+
+    def draw(self, ax: Optional[plt.Axes] = None, title: str = "", scale: float = 1.0) -> plt.Figure:
+        """Render the diagram; the figure's size follows the diagram's extent times ``scale``."""
+        if not self.boxes:
+            raise ValueError("the diagram has no boxes to draw")
+        left, right, bottom, top = self._extent()
+        if ax is None:
+            width, height = right - left + 0.6, top - bottom + 0.6
+            fig, ax = plt.subplots(figsize=(min(scale * 0.9 * width + 0.4, 16), min(scale * 0.9 * height + 0.4, 11)))
+        else:
+            fig = ax.figure
+        for label, (g_left, g_bottom, g_right, g_top) in self.groups:
+            face, edge = KINDS["group"]
+            ax.add_patch(
+                FancyBboxPatch(
+                    (g_left, g_bottom),
+                    g_right - g_left,
+                    g_top - g_bottom,
+                    boxstyle="round,pad=0.02,rounding_size=0.15",
+                    facecolor="none",
+                    edgecolor=edge,
+                    linestyle="--",
+                    zorder=0,
+                )
+            )
+            ax.text(g_left + 0.1, g_top + 0.05, label, ha="left", va="bottom", color=edge, fontsize="small")
+        for box in self.boxes.values():
+            face, edge = KINDS[box.kind]
+            x, y = box.xy
+            ax.add_patch(
+                FancyBboxPatch(
+                    (x - box.width / 2, y - box.height / 2),
+                    box.width,
+                    box.height,
+                    boxstyle="round,pad=0.02,rounding_size=0.12",
+                    facecolor=face,
+                    edgecolor=edge,
+                    linewidth=1.4,
+                    zorder=2,
+                )
+            )
+            ax.text(x, y, box.label, ha="center", va="center", zorder=3)
+        for arrow in self.arrows:
+            start, end = self.boxes[arrow.source], self.boxes[arrow.target]
+            patch = FancyArrowPatch(
+                start.xy,
+                end.xy,
+                arrowstyle=arrow.style,
+                mutation_scale=12,
+                connectionstyle=f"arc3,rad={arrow.bend}",
+                color="#444444",
+                linestyle="--" if arrow.dashed else "-",
+                linewidth=1.2,
+                shrinkA=0,
+                shrinkB=0,
+                zorder=1,
+                patchA=None,
+                patchB=None,
+            )
+            # Clip the arrow at the box edges: shrink by the distance from centre to edge along the arrow.
+            patch.set_positions(_edge_point(start, end.xy), _edge_point(end, start.xy))
+            ax.add_patch(patch)
+            if arrow.label:
+                (x0, y0), (x1, y1) = start.xy, end.xy
+                horizontal = abs(x1 - x0) > abs(y1 - y0)  # label above a horizontal arrow, right of a vertical one
+                ax.text(
+                    (x0 + x1) / 2 + (0 if horizontal else 0.08),
+                    (y0 + y1) / 2 + (0.08 if horizontal else 0),
+                    arrow.label,
+                    ha="center" if horizontal else "left",
+                    va="bottom" if horizontal else "center",
+                    fontsize="small",
+                    color="#444444",
+                    zorder=3,
+                    bbox=dict(boxstyle="round,pad=0.1", facecolor="white", edgecolor="none", alpha=0.8),
+                )
+        ax.set_xlim(left - 0.3, right + 0.3)
+        ax.set_ylim(bottom - 0.3, top + 0.3)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        if title:
+            ax.set_title(title)
+        return fig
+
+
+def _edge_point(box: Box, toward: tuple[float, float]) -> tuple[float, float]:
+    """Where the segment from the centre of ``box`` to ``toward`` leaves the box."""
+    (x, y), (tx, ty) = box.xy, toward
+    dx, dy = tx - x, ty - y
+    if dx == 0 and dy == 0:
+        return x, y
+    scale = min(
+        (box.width / 2) / abs(dx) if dx else float("inf"),
+        (box.height / 2) / abs(dy) if dy else float("inf"),
+    )
+    scale = min(scale, 1.0)
+    return x + dx * scale, y + dy * scale
+
+
+# --- recurrent networks (notebooks 02 and 03) ---------------------------------
+
+
+# --- encoder-decoder with attention (notebook 04) ------------------------------
+
+
+# --- the Transformer (notebooks 05 and 07) --------------------------------------
+
+
+# --- BERT and the pre-training families (notebook 08) ---------------------------

@@ -1,0 +1,96 @@
+"""Recipes: the commands that train what ships in ``data/``, one module per shipped artefact.
+
+Run one as ``python -m dl4nlp.recipes.NAME --out PATH`` (``--help`` lists its
+options). Models live in the model modules (``dl4nlp.lstm``, ``dl4nlp.seq2seq``,
+``dl4nlp.bert`` …) with their loaders; a recipe only trains and writes. Every
+recipe:
+
+- writes the one checkpoint format of ``dl4nlp.checkpoint`` (config +
+  ``state_dict`` + extras, loaded with ``torch.load(weights_only=True)``) and,
+  beside it, its provenance JSON from ``provenance()`` below, with the file's
+  SHA-256;
+- writes atomically and never replaces an existing file unless ``--overwrite``
+  is given, so a Ctrl-C or a crash cannot damage what ships;
+- is deterministic on the CPU for a given seed, torch version and thread count,
+  and records all three, so that its recorded command reproduces the shipped
+  file (a test re-runs a short version and compares).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+import torch
+
+from dl4nlp.checkpoint import environment
+from dl4nlp.data import CORPORA, data_path, md5sum
+
+
+def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser with the options every recipe shares: --out, --overwrite, --seed, --threads, --device."""
+    parser = argparse.ArgumentParser(prog=f"python -m dl4nlp.recipes.{name}", description=description)
+    parser.add_argument("--out", type=Path, required=True, help="where to write (its provenance goes beside it)")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never by default)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (results are bit-for-bit for a given count)"
+    )
+    parser.add_argument("--device", default="cpu", help="cpu (default, reproducible), cuda or mps")
+    return parser
+
+
+def command_line(name: str, argv: Optional[Sequence[str]]) -> str:
+    """The command as a user would type it, for the provenance."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    return f"python -m dl4nlp.recipes.{name} {shlex.join(args)}".strip()
+
+
+def start(args: argparse.Namespace) -> torch.device:
+    """Apply --threads, --seed and --device; returns the device."""
+    from dl4nlp.device import get_device, seed_everything
+
+    if args.threads < 1:
+        raise ValueError(f"--threads must be at least 1; got {args.threads}")
+    torch.set_num_threads(args.threads)
+    seed_everything(args.seed)
+    return get_device(args.device)
+
+
+def provenance(
+    *,
+    command: str,
+    arguments: Mapping[str, Any],
+    seed: int,
+    device: torch.device | str,
+    started: float,
+    corpora: Sequence[str] = (),
+    results: Optional[Mapping[str, Any]] = None,
+    history: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The provenance record every recipe writes beside its output.
+
+    ``started`` is ``time.perf_counter()`` at the start; ``corpora`` names the
+    shipped corpora read (their md5 is recorded); ``history`` lists earlier
+    commands that produced the same file before the recipe moved.
+    """
+    unknown = [c for c in corpora if c not in CORPORA]
+    if unknown:
+        raise ValueError(f"corpora must be among {tuple(CORPORA)}; got {unknown}")
+    record: dict[str, Any] = {
+        "command": command,
+        "arguments": {k: (str(v) if isinstance(v, Path) else v) for k, v in arguments.items()},
+        "seed": seed,
+        "device": str(device),
+        "environment": environment(),
+        "corpora": {c: {"md5": md5sum(data_path(c))} for c in corpora},
+        "wall_seconds": round(time.perf_counter() - started, 1),
+        "results": dict(results or {}),
+    }
+    if history:
+        record["history"] = list(history)
+    return record
