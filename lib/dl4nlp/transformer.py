@@ -4,9 +4,13 @@ A block is self-attention then a position-wise feed-forward network, each
 wrapped in a residual connection and a LayerNorm, either after (``norm_first=
 False``: the original Transformer and BERT) or before (``norm_first=True``:
 GPT-2, easier to train small). ``TransformerBlock`` is tested equal to
-``torch.nn.TransformerEncoderLayer`` with copied weights. Used by notebooks
-05-09; BERT (``dl4nlp.bert``) puts its own embeddings and heads around
-``TransformerEncoder``.
+``torch.nn.TransformerEncoderLayer`` with copied weights. The config's four
+``use_*`` switches take ingredients out (attention, feed-forward, residual
+connections, LayerNorm) for notebook 07's ablation. ``TransformerLM`` accepts a
+``dl4nlp.kv_cache.KVCache`` to decode one token at a time without recomputing
+the past. Used by notebooks 05-09; BERT (``dl4nlp.bert``) puts its own
+embeddings and heads around ``TransformerEncoder``; the decoder block with
+cross-attention is in ``dl4nlp.decoder``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp.attention import MultiHeadAttention
+from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.positional import make_positional
 
 
@@ -38,6 +43,11 @@ class TransformerConfig:
     fast_attention: bool = False  # fused F.scaled_dot_product_attention (no weights to plot)
     tie_weights: bool = True  # language model: output layer shares the token embedding
     layer_norm_eps: float = 1e-5
+    # The ingredients of a block, each switchable for notebook 07's ablation (all on: the Transformer).
+    use_attention: bool = True
+    use_feed_forward: bool = True
+    use_residual: bool = True
+    use_layer_norm: bool = True
 
     def __post_init__(self) -> None:
         if self.d_ff is None:
@@ -52,40 +62,68 @@ class TransformerConfig:
             )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
+        if not (self.use_attention or self.use_feed_forward):
+            raise ValueError("a block needs attention or a feed-forward layer; got both switched off")
 
 
 class TransformerBlock(nn.Module):
-    """Self-attention and feed-forward sublayers with residuals and LayerNorms; (B, T, C) -> (B, T, C)."""
+    """Self-attention and feed-forward sublayers with residuals and LayerNorms; (B, T, C) -> (B, T, C).
+
+    An ingredient switched off in the config is left out: its sublayer (attention
+    or feed-forward), the residual connections (``x = f(x)`` instead of
+    ``x = x + f(x)``) or the LayerNorms (identity).
+    """
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         C = config.d_model
         self.norm_first = config.norm_first
-        self.self_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
-        self.linear1 = nn.Linear(C, config.d_ff)
-        self.linear2 = nn.Linear(config.d_ff, C)
-        self.norm1 = nn.LayerNorm(C, eps=config.layer_norm_eps)
-        self.norm2 = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.residual = config.use_residual
+        attention = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
+        self.self_attn = attention if config.use_attention else None
+        self.linear1 = nn.Linear(C, config.d_ff) if config.use_feed_forward else None
+        self.linear2 = nn.Linear(config.d_ff, C) if config.use_feed_forward else None
+        norm = (lambda: nn.LayerNorm(C, eps=config.layer_norm_eps)) if config.use_layer_norm else nn.Identity
+        self.norm1 = norm() if config.use_attention else None
+        self.norm2 = norm() if config.use_feed_forward else None
         self.dropout = nn.Dropout(config.dropout)
 
-    def _attend(self, x: torch.Tensor, mask: Optional[torch.Tensor], causal: bool) -> torch.Tensor:
+    def _attend(
+        self, x: torch.Tensor, mask: Optional[torch.Tensor], causal: bool, cache: Optional[LayerCache]
+    ) -> torch.Tensor:
+        if cache is not None:
+            return self.dropout(cached_attention(self.self_attn, x, cache, mask=mask))
         return self.dropout(self.self_attn(x, mask=mask, causal=causal))
 
     def _feed_forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.linear2(self.dropout(F.gelu(self.linear1(x)))))  # (B, T, C)
 
-    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
-        if self.norm_first:
-            x = x + self._attend(self.norm1(x), mask, causal)
-            return x + self._feed_forward(self.norm2(x))
-        x = self.norm1(x + self._attend(x, mask, causal))
-        return self.norm2(x + self._feed_forward(x))
+    def _sublayer(self, x: torch.Tensor, f, norm: nn.Module) -> torch.Tensor:
+        if self.norm_first:  # pre-LN: x + f(LN(x))
+            return x + f(norm(x)) if self.residual else f(norm(x))
+        return norm(x + f(x)) if self.residual else norm(f(x))  # post-LN: LN(x + f(x))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+        cache: Optional[LayerCache] = None,
+    ) -> torch.Tensor:
+        """x (B, T, C) -> (B, T, C); with a ``cache``, x holds new positions that attend causally to the cached ones."""
+        if self.self_attn is not None:
+            x = self._sublayer(x, lambda h: self._attend(h, mask, causal, cache), self.norm1)
+        if self.linear1 is not None:
+            x = self._sublayer(x, self._feed_forward, self.norm2)
+        return x
 
     @torch.no_grad()
     def load_from_torch(self, reference: nn.TransformerEncoderLayer) -> TransformerBlock:
         """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` (GELU, same sizes)."""
         if reference.norm_first != self.norm_first:
             raise ValueError(f"reference must have norm_first={self.norm_first}; got {reference.norm_first}")
+        if self.self_attn is None or self.linear1 is None or not self.residual:
+            raise ValueError("only a block with every ingredient can copy a torch.nn.TransformerEncoderLayer")
         self.self_attn.load_from_torch(reference.self_attn)
         for mine, theirs in [
             (self.linear1, reference.linear1),
@@ -109,18 +147,25 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.config = config
         self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
-        self.final_norm = (
-            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else nn.Identity()
-        )
+        final = config.norm_first and config.use_layer_norm
+        self.final_norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if final else nn.Identity()
 
-    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
-        for block in self.blocks:  # (B, T, C) throughout
-            x = block(x, mask=mask, causal=causal)
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+        cache: Optional[KVCache] = None,
+    ) -> torch.Tensor:
+        if cache is not None and len(cache.layers) != len(self.blocks):
+            raise ValueError(f"cache must hold {len(self.blocks)} layers; got {len(cache.layers)}")
+        for i, block in enumerate(self.blocks):  # (B, T, C) throughout
+            x = block(x, mask=mask, causal=causal, cache=None if cache is None else cache.layers[i])
         return self.final_norm(x)
 
     def attention_weights(self) -> list[Optional[torch.Tensor]]:
         """Each block's attention weights (B, H, T, T) from the last forward pass (readable path only)."""
-        return [block.self_attn.last_weights for block in self.blocks]
+        return [None if block.self_attn is None else block.self_attn.last_weights for block in self.blocks]
 
 
 class TransformerLM(nn.Module):
@@ -137,11 +182,29 @@ class TransformerLM(nn.Module):
         if config.tie_weights:
             self.lm_head.weight = self.token_embedding.weight
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if ids.dim() != 2:
-            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)}")
-        x = self.position(self.token_embedding(ids))  # (B, T, C)
-        return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
+    def forward(self, ids: torch.Tensor, cache: Optional[KVCache] = None) -> torch.Tensor:
+        """Next-token logits (B, T, V) for ids (B, T).
+
+        With a ``cache`` (``KVCache.empty(model)``), ``ids`` continue the sequence the cache
+        holds: only they are computed, their keys and values are appended, and the
+        logits equal those of the whole sequence at these positions.
+        """
+        if ids.dim() != 2 or ids.shape[1] == 0:
+            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)} (T >= 1)")
+        if ids.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"ids must be an integer tensor; got dtype {ids.dtype}")
+        start = 0 if cache is None else cache.length
+        if start + ids.shape[1] > self.config.max_len:
+            raise ValueError(
+                f"the sequence would have {start + ids.shape[1]} positions; the model has max_len={self.config.max_len}"
+            )
+        x = self.token_embedding(ids)  # (B, T, C)
+        if start == 0:
+            x = self.position(x)
+        else:  # the position codes of start..start+T-1: what the module adds to zeros
+            zeros = torch.zeros(1, start + ids.shape[1], x.shape[-1], dtype=x.dtype, device=x.device)
+            x = x + self.position(zeros)[:, start:]
+        return self.lm_head(self.encoder(x, causal=True, cache=cache))  # (B, T, V)
 
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
@@ -152,18 +215,14 @@ class TransformerLM(nn.Module):
     def generate(
         self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0, generator: Optional[torch.Generator] = None
     ) -> torch.Tensor:
-        """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy."""
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0; got {temperature!r}")
-        for _ in range(new_tokens):
-            logits = self(ids[:, -self.config.max_len :])[:, -1]  # (B, V)
-            if temperature == 0:
-                next_id = logits.argmax(-1, keepdim=True)
-            else:
-                probs = torch.softmax(logits / temperature, dim=-1)
-                next_id = torch.multinomial(probs, 1, generator=generator)
-            ids = torch.cat([ids, next_id], dim=1)
-        return ids
+        """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy.
+
+        Recomputes the whole window at every step; ``dl4nlp.sampling.generate`` adds
+        top-k, nucleus sampling and the KV cache.
+        """
+        from dl4nlp.sampling import generate
+
+        return generate(self, ids, new_tokens, temperature=temperature, generator=generator, use_cache=False)
 
 
 def _init_weights(module: nn.Module) -> None:

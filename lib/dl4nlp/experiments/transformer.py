@@ -1,0 +1,251 @@
+"""Notebook 07's experiments, each a function of ``seed``: the block's ingredients, LayerNorm's place, induction heads.
+
+- ``ingredient_ladder``: a character language model of ``tinyshakespeare.txt``
+  built one ingredient at a time (attention only, + feed-forward, + residual
+  connections, + LayerNorm), plus the seeds' two ablations of the full block
+  (no attention; no feed-forward); held-out loss of each, and the bigram
+  model's as the bar an attention-free model cannot clear.
+- ``layer_gradient_norms``: the gradient norm of every block at initialisation,
+  post-LN against pre-LN, as depth grows (Xiong et al., 2020).
+- ``warmup_runs``: deep post-LN and pre-LN models trained with and without a
+  learning-rate warm-up.
+- ``induction_heads``: a two-layer attention-only model trained on random
+  sequences with a repeated stretch learns to complete the repeat (Olsson et
+  al., 2022); loss on the first and the repeated stretch, and how much the best
+  head attends to the token after the previous occurrence.
+
+Thresholds the claims use are named constants here, shared by notebook 07 and
+``tests/claims/test_07_transformer.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import torch
+from torch import nn
+
+from dl4nlp.data import load_text
+from dl4nlp.device import seed_everything
+from dl4nlp.sweep import CharData, heldout_loss, lr_factor
+from dl4nlp.train import train
+from dl4nlp.transformer import TransformerConfig, TransformerLM
+
+CORPUS = "tinyshakespeare.txt"
+
+# --- the ingredient ladder ------------------------------------------------------
+# Each step adds one ingredient to the one before; the last two take one away from the full block.
+LADDER: dict[str, dict[str, bool]] = {
+    "attention only": dict(use_feed_forward=False, use_residual=False, use_layer_norm=False),
+    "+ feed-forward": dict(use_residual=False, use_layer_norm=False),
+    "+ residual": dict(use_layer_norm=False),
+    "+ LayerNorm": dict(),  # the Transformer block (post-LN, as in Vaswani et al. 2017)
+    "no attention": dict(use_attention=False),  # feed-forward, residual, LayerNorm: each position alone
+    "no feed-forward": dict(use_feed_forward=False),  # attention, residual, LayerNorm
+}
+STEPS = tuple(list(LADDER)[:4])
+ABLATIONS = tuple(list(LADDER)[4:])
+LADDER_SIZES = dict(d_model=32, n_heads=4, n_layers=2, context=32, batch_size=32, steps=250, lr=3e-3)
+RESIDUAL_GAIN = 0.2  # "+ residual" lowers the held-out loss of "+ feed-forward" by at least this (nats)
+FULL_BLOCK_MARGIN = 0.05  # the full block beats each ablation by at least this
+LAYER_NORM_EFFECT = 0.05  # at two layers, LayerNorm changes the held-out loss by less than this
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """Held-out loss (nats per character) of every variant trained, and of a bigram model, for one seed."""
+
+    seed: int
+    variants: tuple[str, ...]
+    heldout: tuple[float, ...]
+    bigram: float
+    unigram: float
+    steps: int
+
+    def loss(self, variant: str) -> float:
+        if variant not in self.variants:
+            raise KeyError(f"variant must be one of {self.variants}; got {variant!r}")
+        return self.heldout[self.variants.index(variant)]
+
+
+def reset_to_pytorch_init(model: nn.Module) -> nn.Module:
+    """Every submodule back to PyTorch's own initialisation (N(0, 1) embeddings, uniform linear weights).
+
+    ``TransformerLM`` starts from GPT-2's N(0, 0.02), tuned for pre-LN models;
+    without LayerNorm such small weights shrink the signal layer after layer, so
+    the ladder gives every variant PyTorch's defaults instead.
+    """
+    for module in model.modules():
+        if module is not model and hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+def ladder_model(variant: str, vocab_size: int, sizes: Optional[dict] = None) -> TransformerLM:
+    """The char LM of one ladder variant: learned positions, untied output, post-LN where LayerNorm is on."""
+    if variant not in LADDER:
+        raise ValueError(f"variant must be one of {tuple(LADDER)}; got {variant!r}")
+    s = {**LADDER_SIZES, **(sizes or {})}
+    config = TransformerConfig(
+        vocab_size=vocab_size,
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        n_layers=s["n_layers"],
+        max_len=s["context"],
+        norm_first=False,
+        positional="learned",
+        tie_weights=False,
+        **LADDER[variant],
+    )
+    return reset_to_pytorch_init(TransformerLM(config))
+
+
+def bigram_loss(data: CharData, windows: torch.Tensor, alpha: float = 0.1) -> tuple[float, float]:
+    """Held-out cross-entropy of add-``alpha`` bigram and unigram models counted on the training part."""
+    V = len(data.chars)
+    pairs = torch.zeros(V, V, dtype=torch.float64)
+    pairs.index_put_((data.train[:-1], data.train[1:]), torch.ones(len(data.train) - 1, dtype=torch.float64), True)
+    bigram = (pairs + alpha) / (pairs + alpha).sum(1, keepdim=True)
+    unigram = (pairs.sum(0) + alpha) / (pairs.sum(0) + alpha).sum()
+    previous, target = windows[:, :-1].flatten(), windows[:, 1:].flatten()
+    return -bigram[previous, target].log().mean().item(), -unigram[target].log().mean().item()
+
+
+def ingredient_ladder(
+    seed: int, variants: Sequence[str] = STEPS, sizes: Optional[dict] = None, eval_windows: int = 256
+) -> LadderResult:
+    """Train each variant for the same steps on the same batches from the same seed; held-out losses.
+
+    The corpus's last 10 % is held out (no training window reaches it).
+    """
+    s = {**LADDER_SIZES, **(sizes or {})}
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    windows = data.heldout_windows(eval_windows, s["context"])
+    losses = []
+    for variant in variants:
+        seed_everything(seed)
+        model = ladder_model(variant, len(data.chars), s)
+        generator = torch.Generator().manual_seed(seed)
+        train(
+            model,
+            lambda m, batch: m.loss(*batch),
+            lambda step, g=generator: data.batch(s["batch_size"], s["context"], g),
+            steps=s["steps"],
+            lr=s["lr"],
+            clip_norm=1.0,
+            progress=False,
+        )
+        losses.append(heldout_loss(model, windows))
+    bigram, unigram = bigram_loss(data, windows)
+    return LadderResult(seed, tuple(variants), tuple(losses), bigram, unigram, s["steps"])
+
+
+# --- where the LayerNorm goes -----------------------------------------------------
+GRADIENT_DEPTHS = (2, 4, 8, 16)
+POST_OVER_PRE_DEEPEST = 1.5  # at the deepest stack, post-LN's last-layer gradient is at least this × pre-LN's
+
+
+@dataclass(frozen=True)
+class GradientNorms:
+    """Gradient norm of each block's parameters at initialisation, for every depth: post-LN and pre-LN."""
+
+    seed: int
+    depths: tuple[int, ...]
+    post: tuple[tuple[float, ...], ...]  # post[i][l]: depth depths[i], block l (0 = nearest the input)
+    pre: tuple[tuple[float, ...], ...]
+
+
+def layer_gradient_norms(
+    seed: int, depths: Sequence[int] = GRADIENT_DEPTHS, d_model: int = 64, context: int = 64, batch_size: int = 16
+) -> GradientNorms:
+    """One backward pass of a freshly initialised char LM (PyTorch's init) per depth and LayerNorm placement."""
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    inputs, targets = data.batch(batch_size, context, torch.Generator().manual_seed(seed))
+    out = {True: [], False: []}
+    for norm_first in (False, True):
+        for depth in depths:
+            seed_everything(seed)
+            config = TransformerConfig(
+                vocab_size=len(data.chars),
+                d_model=d_model,
+                n_heads=4,
+                n_layers=depth,
+                max_len=context,
+                norm_first=norm_first,
+                positional="learned",
+                tie_weights=False,
+            )
+            model = reset_to_pytorch_init(TransformerLM(config))
+            model.loss(inputs, targets).backward()
+            blocks = model.encoder.blocks
+            norms = [torch.cat([p.grad.flatten() for p in b.parameters()]).norm().item() for b in blocks]
+            out[norm_first].append(tuple(norms))
+    return GradientNorms(seed, tuple(depths), tuple(out[False]), tuple(out[True]))
+
+
+# --- warm-up ------------------------------------------------------------------------
+WARMUP_SIZES = dict(d_model=32, n_heads=4, n_layers=6, context=32, batch_size=32, steps=300, lr=1e-2, warmup=100)
+
+
+@dataclass(frozen=True)
+class WarmupResult:
+    """Held-out loss after training, for (post-LN, pre-LN) × (no warm-up, warm-up)."""
+
+    seed: int
+    runs: tuple[str, ...]
+    heldout: tuple[float, ...]
+    diverged: tuple[bool, ...]
+
+    def loss(self, run: str) -> float:
+        return self.heldout[self.runs.index(run)]
+
+
+def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256) -> WarmupResult:
+    """Deep post-LN and pre-LN char LMs at a high learning rate, with and without a linear warm-up."""
+    s = {**WARMUP_SIZES, **(sizes or {})}
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    windows = data.heldout_windows(eval_windows, s["context"])
+    names, losses, diverged = [], [], []
+    for norm_first in (False, True):
+        for warmup in (0, s["warmup"]):
+            seed_everything(seed)
+            config = TransformerConfig(
+                vocab_size=len(data.chars),
+                d_model=s["d_model"],
+                n_heads=s["n_heads"],
+                n_layers=s["n_layers"],
+                max_len=s["context"],
+                norm_first=norm_first,
+                positional="learned",
+                tie_weights=False,
+            )
+            model = reset_to_pytorch_init(TransformerLM(config))
+            optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
+            schedule = torch.optim.lr_scheduler.LambdaLR(
+                optimizer, lambda step, w=warmup: lr_factor(step, s["steps"], "constant", max(w, 1), 1.0)
+            )
+            generator = torch.Generator().manual_seed(seed)
+            history = train(
+                model,
+                lambda m, batch: m.loss(*batch),
+                lambda step, g=generator: data.batch(s["batch_size"], s["context"], g),
+                steps=s["steps"],
+                optimizer=optimizer,
+                scheduler=schedule,
+                progress=False,
+            )
+            names.append(f"{'pre' if norm_first else 'post'}-LN, {'warm-up' if warmup else 'no warm-up'}")
+            diverged.append(history.diverged)
+            losses.append(math.inf if history.diverged else heldout_loss(model, windows))
+    return WarmupResult(seed, tuple(names), tuple(losses), tuple(diverged))
+
+
+# --- induction heads ------------------------------------------------------------------
+INDUCTION_SIZES = dict(
+    vocab_size=32, length=40, repeat=(6, 12), gap=(0, 16), d_model=64, n_heads=4, steps=600, batch_size=32, lr=1e-3
+)
+INDUCTION_LOSS = 1.0  # "learned": loss on the repeated stretch below this (chance is ln 32 = 3.47 nats)
+INDUCTION_ATTENTION = 0.4  # the best layer-2 head puts at least this much weight on the induction target
+CHANCE_TOLERANCE = 0.25  # the first stretch stays within this of chance (nats)
