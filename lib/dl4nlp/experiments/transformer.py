@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp.data import load_text
@@ -244,8 +245,176 @@ def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256
 
 # --- induction heads ------------------------------------------------------------------
 INDUCTION_SIZES = dict(
-    vocab_size=32, length=40, repeat=(6, 12), gap=(0, 16), d_model=64, n_heads=4, steps=600, batch_size=32, lr=1e-3
+    vocab_size=32, length=32, repeat=(6, 16), d_model=64, n_heads=4, steps=800, batch_size=64, lr=1e-3
 )
 INDUCTION_LOSS = 1.0  # "learned": loss on the repeated stretch below this (chance is ln 32 = 3.47 nats)
 INDUCTION_ATTENTION = 0.4  # the best layer-2 head puts at least this much weight on the induction target
 CHANCE_TOLERANCE = 0.25  # the first stretch stays within this of chance (nats)
+
+
+@dataclass(frozen=True)
+class RepeatBatch:
+    """Random token sequences (B, T) whose stretch [m, 2m) repeats [0, m); ``m`` (B,) differs per sequence."""
+
+    ids: torch.Tensor
+    half: torch.Tensor
+
+    def masks(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Which *targets* (positions 1..T-1 of ``ids``, as predicted from the position before) are in the first
+        stretch, and which in the repeat after its first token (those an induction head can predict)."""
+        target = torch.arange(1, self.ids.shape[1])[None, :]  # (1, T-1)
+        m = self.half[:, None]
+        return target < m, (target > m) & (target < 2 * m)
+
+
+def repeat_batch(n: int, generator: torch.Generator, sizes: Optional[dict] = None) -> RepeatBatch:
+    """``n`` sequences of uniformly random tokens in which the first ``m`` tokens are repeated right after
+    themselves, ``m`` drawn per sequence from ``sizes['repeat']``; the rest of the sequence is random too."""
+    s = {**INDUCTION_SIZES, **(sizes or {})}
+    low, high = s["repeat"]
+    if not 2 <= low <= high <= s["length"] // 2:
+        raise ValueError(f"repeat must satisfy 2 <= low <= high <= length // 2; got {s['repeat']} with {s['length']}")
+    ids = torch.randint(0, s["vocab_size"], (n, s["length"]), generator=generator)
+    half = torch.randint(low, high + 1, (n,), generator=generator)
+    positions = torch.arange(s["length"])[None, :]
+    in_repeat = (positions >= half[:, None]) & (positions < 2 * half[:, None])
+    source = (positions - half[:, None]).clamp(min=0)
+    return RepeatBatch(torch.where(in_repeat, ids.gather(1, source), ids), half)
+
+
+@dataclass(frozen=True)
+class InductionResult:
+    """Loss on the first stretch and on the repeat along training; attention of each layer-2 head at the end."""
+
+    seed: int
+    chance: float  # ln(vocabulary size): the loss of a uniform guess
+    steps: tuple[int, ...]
+    first_loss: tuple[float, ...]
+    repeat_loss: tuple[float, ...]
+    induction_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on the token after the earlier twin
+    previous_token_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on the position before
+
+    @property
+    def best_head(self) -> tuple[int, int, float]:
+        """(layer, head, weight) of the head that attends most to the induction target (layers from 1)."""
+        return max(
+            ((layer + 1, head, w) for layer, row in enumerate(self.induction_attention) for head, w in enumerate(row)),
+            key=lambda item: item[2],
+        )
+
+
+def induction_model(sizes: Optional[dict] = None) -> TransformerLM:
+    """A two-layer attention-only Transformer (no feed-forward layers), pre-LN, learned positions."""
+    s = {**INDUCTION_SIZES, **(sizes or {})}
+    config = TransformerConfig(
+        vocab_size=s["vocab_size"],
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        n_layers=2,
+        max_len=s["length"],
+        positional="learned",
+        use_feed_forward=False,
+        tie_weights=False,
+    )
+    return TransformerLM(config)
+
+
+@torch.no_grad()
+def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list]:
+    """Loss on the first stretch and on the repeat, and per layer and head the mean attention weight on the
+    induction target (the token after the earlier occurrence) and on the previous position, over the repeat."""
+    model.eval()
+    logits = model(batch.ids[:, :-1])  # (B, T-1, V)
+    losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
+    first, repeat = batch.masks()
+    query = torch.arange(batch.ids.shape[1] - 1)[None, :]  # query position t predicts token t + 1
+    in_repeat = repeat  # the query t whose target t + 1 is in the repeat: t in [m, 2m - 1)
+    target_key = (query - batch.half[:, None] + 1).clamp(min=0)  # t - m + 1
+    induction, previous = [], []
+    for block in model.encoder.blocks:
+        weights = block.self_attn.last_weights  # (B, H, T-1, T-1)
+        if weights is None:
+            raise ValueError("induction_scores needs the readable attention path (fast_attention=False)")
+        on_target = weights.gather(3, target_key[:, None, :, None].expand(-1, weights.shape[1], -1, 1))[..., 0]
+        on_previous = weights.diagonal(offset=-1, dim1=2, dim2=3)  # (B, H, T-2): query t on key t - 1
+        mask = in_repeat[:, None, :].expand_as(on_target)
+        induction.append([on_target[:, h][mask[:, h]].mean().item() for h in range(weights.shape[1])])
+        previous.append([on_previous[:, h].mean().item() for h in range(weights.shape[1])])
+    return losses[first].mean().item(), losses[repeat].mean().item(), induction, previous
+
+
+def train_induction_model(
+    seed: int, sizes: Optional[dict] = None, eval_every: int = 50
+) -> tuple[TransformerLM, InductionResult]:
+    """Train ``induction_model`` on ``repeat_batch`` sequences; evaluate on 512 fixed held-out sequences."""
+    s = {**INDUCTION_SIZES, **(sizes or {})}
+    seed_everything(seed)
+    model = induction_model(s)
+    generator = torch.Generator().manual_seed(seed)
+    test = repeat_batch(512, torch.Generator().manual_seed(10_000 + seed), s)
+    optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
+    steps, first_curve, repeat_curve = [], [], []
+    done = 0
+    while True:
+        first, repeat, induction, previous = induction_scores(model, test)
+        steps.append(done)
+        first_curve.append(first)
+        repeat_curve.append(repeat)
+        if done >= s["steps"]:
+            break
+        chunk = min(eval_every, s["steps"] - done)
+        train(
+            model,
+            lambda m, batch: m.loss(batch.ids[:, :-1], batch.ids[:, 1:]),
+            lambda step: repeat_batch(s["batch_size"], generator, s),
+            steps=chunk,
+            optimizer=optimizer,
+            progress=False,
+        )
+        done += chunk
+    result = InductionResult(
+        seed,
+        math.log(s["vocab_size"]),
+        tuple(steps),
+        tuple(first_curve),
+        tuple(repeat_curve),
+        tuple(tuple(row) for row in induction),
+        tuple(tuple(row) for row in previous),
+    )
+    return model.eval(), result
+
+
+def induction_heads(seed: int, sizes: Optional[dict] = None) -> InductionResult:
+    """The numbers of ``train_induction_model`` (the experiment the claims are about)."""
+    return train_induction_model(seed, sizes)[1]
+
+
+# --- what the recipes ship, loaded ------------------------------------------------------
+ABLATION_TABLE = "transformer_ablation.json"  # in data/, by `python -m dl4nlp.recipes.transformer_ablation`
+INDUCTION_CHECKPOINT = "induction_heads.pt"  # in data/, by `python -m dl4nlp.recipes.induction_heads`
+INDUCTION_KIND = "induction_heads"
+
+
+def load_ablation_table(path=None) -> dict:
+    """The shipped ladder and warm-up table across seeds (``data/transformer_ablation.json`` by default)."""
+    import json
+
+    from dl4nlp.data import data_path
+
+    path = data_path(ABLATION_TABLE) if path is None else path
+    table = json.loads(open(path, encoding="utf-8").read())
+    if "ladder" not in table or "warmup" not in table:
+        raise ValueError(f"{path} is not the ablation table: expected keys 'ladder' and 'warmup'")
+    return table
+
+
+def load_induction_model(path=None):
+    """The shipped seed-0 induction model (eval mode, readable attention) and its checkpoint (every seed's numbers
+    in ``checkpoint.provenance['results']['seeds']``)."""
+    from dl4nlp.checkpoint import load_checkpoint
+    from dl4nlp.data import data_path
+
+    checkpoint = load_checkpoint(data_path(INDUCTION_CHECKPOINT) if path is None else path, kind=INDUCTION_KIND)
+    model = TransformerLM(TransformerConfig(**checkpoint.config))
+    model.load_state_dict(checkpoint.state_dict)
+    return model.eval(), checkpoint
