@@ -418,3 +418,148 @@ def load_induction_model(path=None):
     model = TransformerLM(TransformerConfig(**checkpoint.config))
     model.load_state_dict(checkpoint.state_dict)
     return model.eval(), checkpoint
+
+
+# --- the encoder-decoder Transformer against 04's GRU with attention, on dates ------------
+DATE_SIZES = dict(d_model=40, n_heads=4, d_ff=128, encoder_layers=2, decoder_layers=2)
+DATE_TEST = dict(n=2000, seed=2024)  # the test dates (make_pairs), disjoint from every training pair
+DATE_EVAL_STEPS = (100, 200, 400)
+LENGTH_BINS = ((8, 14), (15, 19), (20, 24), (25, 29), (30, 45))  # source length in characters, inclusive
+DATE_CHECKPOINT = "date_transformer.pt"  # in data/, by `python -m dl4nlp.recipes.date_transformer`
+DATE_KIND = "date_transformer"
+
+
+@dataclass(frozen=True)
+class DateComparison:
+    """Test accuracy of the two models by source length, after each of ``DATE_EVAL_STEPS``, and their sizes."""
+
+    seed: int
+    parameters: tuple[int, int]  # (Transformer, GRU)
+    steps: tuple[int, ...]
+    bins: tuple[tuple[int, int], ...]
+    counts: tuple[int, ...]
+    transformer: tuple[tuple[float, ...], ...]  # [eval step][bin]
+    gru: tuple[tuple[float, ...], ...]
+    transformer_loss: tuple[float, ...]  # training loss at every step
+    gru_loss: tuple[float, ...]
+
+
+def date_transformer(seed: int = 0):
+    """An encoder-decoder Transformer for the date task with ``DATE_SIZES`` (parameters about those of 04's GRU)."""
+    from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB
+    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+
+    seed_everything(seed)
+    s = DATE_SIZES
+    config = Seq2SeqTransformerConfig(
+        len(SOURCE_VOCAB),
+        len(TARGET_VOCAB),
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        d_ff=s["d_ff"],
+        encoder_layers=s["encoder_layers"],
+        decoder_layers=s["decoder_layers"],
+        max_len=48,
+    )
+    return Seq2SeqTransformer(config)
+
+
+def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
+    """The test dates (``DATE_TEST``) without any source that occurs among ``train_pairs`` (asserted disjoint)."""
+    from dl4nlp.date_task import make_pairs
+
+    seen = {source for source, _ in train_pairs}
+    test = [pair for pair in make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"]) if pair[0] not in seen]
+    assert not seen & {source for source, _ in test}
+    return test
+
+
+def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
+    """Exact-match accuracy of greedy outputs on ``pairs``, per bin of source length."""
+    from dl4nlp.date_task import translate
+
+    outputs = translate(model, [s for s, _ in pairs], max_len=max(len(t) for _, t in pairs) + 1)
+    out = []
+    for low, high in bins:
+        hits = [o == t for o, (s, t) in zip(outputs, pairs) if low <= len(s) <= high]
+        out.append(sum(hits) / len(hits) if hits else float("nan"))
+    return tuple(out)
+
+
+def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
+    """Train the Transformer and 04's GRU with dot attention on the same dates, batches and budget.
+
+    Both get ``date_task.RECIPE``: the same 20,000 training pairs (from seed + 1), the
+    same batches of 256, Adam at 1e-2 decayed by a cosine over ``steps`` steps,
+    gradients clipped at norm 1. Returns the comparison and the trained Transformer.
+    """
+    from dl4nlp import date_task
+
+    recipe = date_task.RECIPE
+    train_pairs = date_task.make_pairs(recipe["train_pairs"], seed=seed + 1)
+    test = date_test_pairs(train_pairs)
+    eval_at = tuple(sorted({s for s in DATE_EVAL_STEPS if s < steps} | {steps}))
+    counts = tuple(sum(low <= len(s) <= high for s, _ in test) for low, high in LENGTH_BINS)
+    results = {}
+    for name in ("transformer", "gru"):
+        if name == "transformer":
+            model = date_transformer(seed)
+        else:
+            seed_everything(seed)
+            model = date_task.Seq2Seq(
+                len(date_task.SOURCE_VOCAB),
+                len(date_task.TARGET_VOCAB),
+                d_embed=recipe["d_embed"],
+                d_hidden=recipe["d_hidden"],
+                score="dot",
+            )
+        optimizer = torch.optim.Adam(model.parameters(), lr=recipe["lr"])
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+        next_batch = date_task.batch_sampler(train_pairs, recipe["batch_size"], seed=seed)
+        losses, accuracies, done = [], [], 0
+        for stop in eval_at:
+            history = train(
+                model,
+                lambda m, batch: m.loss(batch),
+                next_batch,
+                steps=stop - done,
+                optimizer=optimizer,
+                scheduler=schedule,
+                clip_norm=1.0,
+                progress=progress,
+            )
+            losses += history.loss
+            done = stop
+            accuracies.append(accuracy_by_length(model.eval(), test))
+        results[name] = (model, tuple(accuracies), tuple(losses))
+    from dl4nlp.transformer import count_parameters
+
+    comparison = DateComparison(
+        seed,
+        (count_parameters(results["transformer"][0]), count_parameters(results["gru"][0])),
+        eval_at,
+        LENGTH_BINS,
+        counts,
+        results["transformer"][1],
+        results["gru"][1],
+        results["transformer"][2],
+        results["gru"][2],
+    )
+    return comparison, results["transformer"][0]
+
+
+def date_comparison(seed: int) -> DateComparison:
+    """The numbers of ``compare_on_dates`` (what the claims are about)."""
+    return compare_on_dates(seed)[0]
+
+
+def load_date_transformer(path=None):
+    """The shipped seed-0 date Transformer (eval mode) and its checkpoint (every seed's comparison inside)."""
+    from dl4nlp.checkpoint import load_checkpoint
+    from dl4nlp.data import data_path
+    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+
+    checkpoint = load_checkpoint(data_path(DATE_CHECKPOINT) if path is None else path, kind=DATE_KIND)
+    model = Seq2SeqTransformer(Seq2SeqTransformerConfig(**checkpoint.config))
+    model.load_state_dict(checkpoint.state_dict)
+    return model.eval(), checkpoint
