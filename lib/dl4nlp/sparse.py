@@ -138,3 +138,37 @@ def attention_cost(length: int, d: int, kind: str, r: int = 0, k: int = 3) -> di
         raise ValueError(f"kind must be one of {tuple(table)}; got {kind!r}")
     operations, sequential, path = table[kind]
     return {"operations": float(operations), "sequential": float(sequential), "path": float(path)}
+
+
+def largest_tensor_bytes(fn, *args, **kwargs) -> tuple[object, int]:
+    """Run ``fn(*args, **kwargs)``; return its result and the size in bytes of the largest tensor any
+    PyTorch operation produced along the way (intermediates included, inputs not).
+
+    Measured by intercepting every operation (``TorchDispatchMode``), so it sees the
+    (n, n) score matrix of a readable attention and its absence in a fused kernel; a
+    fused kernel's private scratch buffers are not operations and are not counted.
+
+    >>> a, b = torch.zeros(3, 4), torch.zeros(4, 5)
+    >>> largest_tensor_bytes(lambda: a @ b)[1]   # the (3, 5) float32 product
+    60
+    """
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    class _Largest(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.largest = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            for value in tree_flatten(out)[0]:
+                if isinstance(value, torch.Tensor):
+                    self.largest = max(self.largest, value.numel() * value.element_size())
+            return out
+
+    if not callable(fn):
+        raise TypeError(f"fn must be callable; got {type(fn).__name__}")
+    with _Largest() as mode:
+        result = fn(*args, **kwargs)
+    return result, mode.largest

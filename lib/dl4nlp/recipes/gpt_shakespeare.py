@@ -76,6 +76,14 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     for field in dataclasses.fields(Recipe):
         parser.add_argument(f"--{field.name.replace('_', '-')}", type=type(field.default), default=field.default)
     parser.add_argument("--resume", action="store_true", help="continue from OUT.partial if it exists")
+    parser.add_argument(
+        "--heldout-windows",
+        type=int,
+        default=0,
+        help="score the final model on the first N "
+        "held-out windows only (default 0: all of them; smaller for quick checks)",
+    )
+    parser.add_argument("--sample-chars", type=int, default=200, help="length of the greedy sample recorded")
     args = parser.parse_args(argv)
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Recipe)})
     out = check_output(args.out, overwrite=args.overwrite, suffix=".pt")
@@ -157,9 +165,11 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
 
     weights = weights_to_store(model)  # float16: what ships, so what is evaluated
     shipped = model_from_weights(config, weights).to(device)
-    loss = heldout_loss(shipped, all_heldout_windows(data, recipe.context))
+    final_windows = all_heldout_windows(data, recipe.context)
+    final_windows = final_windows[: args.heldout_windows] if args.heldout_windows > 0 else final_windows
+    loss = heldout_loss(shipped, final_windows)
     prompt = torch.tensor([vocab.encode("ROMEO:\n")], device=device)
-    greedy = vocab.decode(shipped.generate(prompt, 200, temperature=0)[0].tolist())
+    greedy = vocab.decode(shipped.generate(prompt, args.sample_chars, temperature=0)[0].tolist())
     results = {
         "parameters": count_parameters(model),
         "split_index": split,
@@ -167,7 +177,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "heldout_characters": len(data.heldout),
         "heldout_loss": loss,
         "heldout_perplexity": math.exp(loss),
-        "heldout_loss_float32": heldout_loss(model, all_heldout_windows(data, recipe.context)),
+        "heldout_windows": len(final_windows),
+        "heldout_loss_float32": heldout_loss(model, final_windows),
         "train_loss_last_100": sum(losses[-100:]) / len(losses[-100:]),
         "tokens_seen": recipe.steps * recipe.batch_size * recipe.context,
         "cpu_seconds": round(cpu_before + time.process_time() - cpu_started, 1),
