@@ -123,8 +123,9 @@ class Block(nn.Module):
         super().__init__()
         self.attn = MultiHeadAttention(d, heads) if attention else None
         self.ff = nn.Sequential(nn.Linear(d, d_ff), nn.GELU(), nn.Linear(d_ff, d)) if feed_forward else None
-        self.ln1 = nn.LayerNorm(d) if layer_norm else nn.Identity()
-        self.ln2 = nn.LayerNorm(d) if layer_norm else nn.Identity()
+        norm = (lambda: nn.LayerNorm(d)) if layer_norm else nn.Identity
+        self.ln1 = norm() if attention else None  # one LayerNorm per sublayer that exists
+        self.ln2 = norm() if feed_forward else None
         self.residual, self.norm_first = residual, norm_first
 
     def sublayer(self, x, f, ln):
@@ -222,17 +223,18 @@ assert data.train.data_ptr() != data.heldout.data_ptr() and len(data.heldout) > 
 # every training window starts before len(train) - context - 1, so it ends inside the training part
 print(f"{len(data.chars)} characters; {len(data.train):,} for training, {len(data.heldout):,} held out")
 
-ladder = ex.ingredient_ladder(seed=0)  # the four steps, live (a few seconds)
-for variant, loss in zip(ladder.variants, ladder.heldout):
+live = ex.ingredient_ladder(seed=0, variants=("+ feed-forward", "+ residual"))  # the big step, live: a few seconds
+for variant, loss in zip(live.variants, live.heldout):
     print(f"{variant:>16}: held-out loss {loss:.3f} nats/char")
-print(f"{'bigram':>16}: {ladder.bigram:.3f}   unigram: {ladder.unigram:.3f}")
+print(f"{'bigram':>16}: {live.bigram:.3f}   unigram: {live.unigram:.3f}")
 
 # %% [markdown]
-# The same experiment ran on five seeds with all six variants, the four steps
-# and the two ablations of the full block from the lecture (no attention: a
-# feed-forward network per position; no feed-forward: attention only, with
-# residuals and LayerNorm), by `python -m dl4nlp.recipes.transformer_ablation`;
-# we load its table.
+# Above, the step that matters most, trained live. The whole experiment, all
+# four steps and the lecture's two ablations of the full block (no attention:
+# a feed-forward network per position; no feed-forward: attention only, with
+# residuals and LayerNorm), ran on five seeds by
+# `python -m dl4nlp.recipes.transformer_ablation` (about a minute per seed); we
+# load its table. The live run must reproduce the table's seed 0.
 
 # %%
 table = ex.load_ablation_table()
@@ -243,9 +245,9 @@ for i, variant in enumerate(variants):
     values = [seeds_table[s][variant] for s in seeds_table]
     ax.bar(i, np.mean(values), color="#cfe0f3" if variant in ex.STEPS else "#f3dccf", edgecolor="#555")
     ax.plot([i] * len(values), values, "k.", alpha=0.6)
-ax.plot(range(4), ladder.heldout, "r*", markersize=12, label="seed 0, trained live above")
-ax.axhline(ladder.bigram, color="green", ls="--", label=f"bigram model ({ladder.bigram:.2f})")
-ax.axhline(ladder.unigram, color="grey", ls=":", label=f"unigram model ({ladder.unigram:.2f})")
+ax.plot([variants.index(v) for v in live.variants], live.heldout, "r*", markersize=12, label="trained live above")
+ax.axhline(live.bigram, color="green", ls="--", label=f"bigram model ({live.bigram:.2f})")
+ax.axhline(live.unigram, color="grey", ls=":", label=f"unigram model ({live.unigram:.2f})")
 ax.set_xticks(range(len(variants)), [v.replace("+ ", "+\n") for v in variants])
 ax.set(ylabel="held-out loss (nats/char)", ylim=(2.2, 3.45),
        title=f"Ingredients of a block, {len(seeds_table)} seeds (dots), mean (bars)")
@@ -269,28 +271,28 @@ plt.show()
 #   bigram model, as promised, and the model **without feed-forward** layers
 #   stays behind the full block: both ingredients earn their place.
 #
-# **Checkpoint.** Each statement, for the live seed and for every seed of the table.
+# **Checkpoint.** The live run reproduces the table, and each statement holds for
+# every seed of the table (the claims suite re-runs the four steps on seeds 1–3).
 
 # %%
-def ladder_claims(losses, bigram):
+def ladder_claims(losses, bigram, unigram):
     """The ladder's claims for one seed; `losses` maps variant -> held-out loss."""
     assert losses["+ feed-forward"] - losses["+ residual"] >= ex.RESIDUAL_GAIN, losses
     assert losses["+ feed-forward"] > losses["attention only"] - 0.02, losses
     assert losses["+ residual"] < bigram and losses["+ LayerNorm"] < bigram, (losses, bigram)
     assert abs(losses["+ LayerNorm"] - losses["+ residual"]) < ex.LAYER_NORM_EFFECT, losses
-    assert losses["attention only"] < ladder.unigram, losses
+    assert losses["attention only"] < unigram, losses
     if "no attention" in losses:
         assert losses["no attention"] > bigram - 0.01, (losses, bigram)
         for ablation in ex.ABLATIONS:
             assert losses[ablation] - losses["+ LayerNorm"] >= ex.FULL_BLOCK_MARGIN, (ablation, losses)
 
 
-ladder_claims(dict(zip(ladder.variants, ladder.heldout)), ladder.bigram)
+assert all(abs(seeds_table[0][v] - loss) < 1e-3 for v, loss in zip(live.variants, live.heldout))
+assert live.heldout[0] - live.heldout[1] >= ex.RESIDUAL_GAIN and live.heldout[1] < live.bigram, live
 for seed, losses in seeds_table.items():
-    ladder_claims(losses, table["ladder"][seed]["bigram"])
-assert all(abs(seeds_table[0][v] - loss) < 1e-3 for v, loss in zip(ladder.variants, ladder.heldout))
-print(f"the ladder's claims hold for the live run and all {len(seeds_table)} seeds of the table; "
-      "the live seed 0 reproduces the table's seed 0")
+    ladder_claims(losses, table["ladder"][seed]["bigram"], table["ladder"][seed]["unigram"])
+print(f"the live run reproduces the table's seed 0; the ladder's claims hold for all {len(seeds_table)} seeds")
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** The lecture's two ablations come from the literature: Dong,
@@ -570,7 +572,7 @@ print(f"KV cache at 256 positions: {cache.nbytes():,} bytes = 2 (K, V) x {gpt.co
 # ## 4. A GPT on Shakespeare
 #
 # **Trained live, for a few seconds.** The same recipe as the shipped model at a
-# toy size (2 blocks of width 64, context 64), 150 steps. The loss falls from
+# toy size (2 blocks of width 64, context 64), 120 steps. The loss falls from
 # $\ln 65 \approx 4.17$ (a uniform guess over the 65 characters), but the samples
 # are still gibberish.
 
@@ -579,12 +581,12 @@ dl4nlp.seed_everything(0)
 live_gpt = TransformerLM(gpt_config(len(vocab), d_model=64, n_layers=2, max_len=64))
 generator = torch.Generator().manual_seed(0)
 history = train(live_gpt, lambda m, batch: m.loss(*batch), lambda step: data.batch(32, 64, generator),
-                steps=150, lr=3e-3, clip_norm=1.0, desc="a GPT in a few seconds")
+                steps=120, lr=3e-3, clip_norm=1.0, desc="a GPT in a few seconds")
 live_sample = vocab.decode(generate(live_gpt, torch.tensor([vocab.encode("ROMEO:\n")]), 80, temperature=0.8,
                                     generator=torch.Generator().manual_seed(1))[0].tolist())
-print(f"training loss: first 10 steps {np.mean(history.loss[:10]):.2f}, last 10 {np.mean(history.loss[-10:]):.2f}")
+print(f"training loss: step 1 {history.loss[0]:.2f}, last 10 steps {np.mean(history.loss[-10:]):.2f}")
 print(live_sample)
-assert np.mean(history.loss[:10]) > 3.8 and np.mean(history.loss[-10:]) < 2.8, history.loss[-10:]
+assert abs(history.loss[0] - math.log(65)) < 0.1 and np.mean(history.loss[-10:]) < 2.8, history.loss[-10:]
 
 # %% [markdown]
 # **Loaded from the shipped checkpoint.** `python -m dl4nlp.recipes.gpt_shakespeare`
@@ -602,10 +604,10 @@ windows = data.heldout_windows(64, gpt.config.max_len)
 gpt_loss = heldout_loss(gpt, windows)
 print(f"held-out loss: {gpt_loss:.3f} nats/char on 64 windows here; {results['heldout_loss']:.3f} on all "
       f"{results['heldout_characters']:,} held-out characters in the recipe")
-print(f"perplexity {perplexity(results['heldout_loss']):.2f}, against {perplexity(ladder.bigram):.2f} for the "
+print(f"perplexity {perplexity(results['heldout_loss']):.2f}, against {perplexity(live.bigram):.2f} for the "
       f"bigram model and {len(vocab)} for a uniform guess")
 assert abs(gpt_loss - results["heldout_loss"]) < 0.05, gpt_loss
-assert results["heldout_loss"] < ladder.bigram - 0.6, results["heldout_loss"]
+assert results["heldout_loss"] < live.bigram - 0.6, results["heldout_loss"]
 
 # %% [markdown]
 # **Perplexity** is $e^{\text{loss}}$: the number of equally likely characters
@@ -767,7 +769,8 @@ gru = Seq2Seq.load(data_path(date_task.CHECKPOINT.format(score="dot")))
 parameters = {"Transformer": count_parameters(date_model), "GRU with attention": count_parameters(gru)}
 comparisons = date_checkpoint.provenance["results"]["seeds"]
 bins = [f"{low}-{high}" for low, high in comparisons[0]["bins"]]
-fig, axes = plt.subplots(1, len(comparisons[0]["steps"]), figsize=(13, 3.6), sharey=True)
+fig, axes = plt.subplots(1, len(comparisons[0]["steps"]), figsize=(13, 3.6), sharey=True, squeeze=False)
+axes = axes[0]
 for ax, (i, step) in zip(axes, enumerate(comparisons[0]["steps"])):
     for name, key, colour in (("Transformer", "transformer", "C0"), ("GRU with attention", "gru", "C1")):
         values = np.array([c[key][i] for c in comparisons])  # (seeds, bins)
@@ -808,7 +811,7 @@ ids, cross = date_model.greedy_decode(*[date_task.encode_batch([(source, "")])[k
 output = date_task.TARGET_VOCAB.decode(ids[0].tolist())
 maps = date_model.attention_maps()
 source_labels = list(source) + ["<eos>"]
-output_labels = ["<bos>"] + list(output)
+output_labels = ["<bos>"] + [date_task.TARGET_VOCAB.itos[i] for i in ids[0, :-1].tolist()]  # what was fed
 fig, axes = plt.subplots(1, 3, figsize=(17, 4.2), gridspec_kw=dict(width_ratios=[2.4, 1.1, 2.4]))
 plot_attention(maps["encoder"][-1][0].mean(0), source_labels, source_labels, ax=axes[0], title="encoder self-attention")
 plot_attention(maps["decoder"][-1][0].mean(0), output_labels, output_labels, ax=axes[1],
@@ -947,9 +950,9 @@ print(f"induction claims hold here and for all {len(induction_runs)} trained see
 # %%
 # NBVAL_CHECK_OUTPUT
 for n in (64, 8192):
-    print(f"n = {n}, d = 512, k = 3, r = 128:")
+    print(f"n = {n}, d = 512, k = 3, r = 32:")
     for kind in ("self-attention", "recurrent", "convolutional", "restricted self-attention"):
-        cost = attention_cost(n, 512, kind, r=128, k=3)
+        cost = attention_cost(n, 512, kind, r=32, k=3)
         print(f"  {kind:>26}: operations {cost['operations']:9.2e}, sequential {cost['sequential']:6.0f}, "
               f"path {cost['path']:6.1f}")
 
