@@ -258,8 +258,9 @@ plt.show()
 # What the ladder shows, in this small model and short training:
 #
 # - **Attention alone** gets below the unigram model but not near the bigram
-#   model: without residual connections the output of the second layer is a
-#   mix of mixes, and a position's own character is easily averaged away.
+#   model. A likely reason: without residual connections a position's own
+#   character survives only as one term of a weighted average, and the second
+#   layer averages the averages.
 # - **Adding the feed-forward network without residuals does not help**: a
 #   deeper path with nothing to carry the input forward.
 # - **Residual connections** are the big step: every seed drops by more than
@@ -398,10 +399,9 @@ for i, run in enumerate(runs):
 
 # %% [markdown]
 # At this size nothing breaks: every run trains, with or without warm-up, and
-# post-LN ends within 0.15 nats of pre-LN. Warm-up spends 100 of the 300 steps
-# at a lower rate, and ends a little behind. The instability Xiong et al.
-# report (a post-LN Transformer without warm-up reaching far lower BLEU on
-# IWSLT14) needs their scale: more width, more depth, longer training. What
+# post-LN ends within 0.15 nats of pre-LN. The instability Xiong et al. report
+# for post-LN Transformers trained without warm-up shows at their scale
+# (translation models many times wider, trained far longer), not at ours. What
 # our tiny run does show is the cause they identify, in the gradients above.
 #
 # **Checkpoint.**
@@ -666,7 +666,7 @@ assert period > 0 and shares["greedy"] < min(v for k, v in shares.items() if k !
 #
 # The widget shows the distribution the chosen rule samples the first character
 # from (grey: the model's own probabilities; blue: what the rule keeps,
-# renormalised) and a 120-character continuation (with the KV cache).
+# renormalised) and a 100-character continuation (with the KV cache).
 
 # %%
 def draw_sampling(rule="nucleus", temperature=1.0, k=10, p=0.9, seed=0):
@@ -678,7 +678,7 @@ def draw_sampling(rule="nucleus", temperature=1.0, k=10, p=0.9, seed=0):
         logits = gpt(ids)[0, -1].double()
     model_probs = torch.softmax(logits, -1)
     rule_probs = next_token_probabilities(logits, **kwargs)
-    text = vocab.decode(generate(gpt, ids, 120, generator=torch.Generator().manual_seed(seed), **kwargs)[0].tolist())
+    text = vocab.decode(generate(gpt, ids, 100, generator=torch.Generator().manual_seed(seed), **kwargs)[0].tolist())
     top = model_probs.argsort(descending=True)[:20]
     fig, ax = plt.subplots(figsize=(10, 4.2))
     ax.bar(range(20), model_probs[top], color="#cccccc", label="model")
