@@ -244,11 +244,14 @@ def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256
 
 
 # --- induction heads ------------------------------------------------------------------
+# The stretch length m varies widely per sequence, so that "look back about m positions" is no shortcut:
+# only copying from after the earlier occurrence of the current token predicts the repeat.
 INDUCTION_SIZES = dict(
-    vocab_size=32, length=32, repeat=(6, 16), d_model=64, n_heads=4, steps=800, batch_size=64, lr=1e-3
+    vocab_size=32, length=40, repeat=(3, 20), d_model=64, n_heads=4, steps=800, batch_size=64, lr=1e-3
 )
 INDUCTION_LOSS = 1.0  # "learned": loss on the repeated stretch below this (chance is ln 32 = 3.47 nats)
-INDUCTION_ATTENTION = 0.4  # the best layer-2 head puts at least this much weight on the induction target
+INDUCTION_ATTENTION = 0.3  # the best layer-2 head puts at least this much weight on prefix matches ...
+INDUCTION_OVER_UNIFORM = 5.0  # ... and at least this many times what uniform attention would put there
 CHANCE_TOLERANCE = 0.25  # the first stretch stays within this of chance (nats)
 
 
@@ -291,12 +294,13 @@ class InductionResult:
     steps: tuple[int, ...]
     first_loss: tuple[float, ...]
     repeat_loss: tuple[float, ...]
-    induction_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on the token after the earlier twin
+    induction_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on prefix matches in the repeat
     previous_token_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on the position before
+    uniform_attention: float  # what attending uniformly to the past would put on prefix matches in the repeat
 
     @property
     def best_head(self) -> tuple[int, int, float]:
-        """(layer, head, weight) of the head that attends most to the induction target (layers from 1)."""
+        """(layer, head, weight) of the head that attends most to prefix matches (layers from 1, heads from 0)."""
         return max(
             ((layer + 1, head, w) for layer, row in enumerate(self.induction_attention) for head, w in enumerate(row)),
             key=lambda item: item[2],
@@ -320,27 +324,40 @@ def induction_model(sizes: Optional[dict] = None) -> TransformerLM:
 
 
 @torch.no_grad()
-def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list]:
-    """Loss on the first stretch and on the repeat, and per layer and head the mean attention weight on the
-    induction target (the token after the earlier occurrence) and on the previous position, over the repeat."""
+def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
+    """(B, T, T) bool: key j matches query t when j <= t and the token before j equals the token at t.
+
+    Olsson et al.'s prefix matching: an induction head at t attends to the positions
+    that followed earlier occurrences of the current token (all of them, if it recurs).
+    """
+    B, T = ids.shape
+    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype), ids[:, :-1]], dim=1)  # token before each key
+    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key)
+    return matches & torch.ones(T, T, dtype=torch.bool).tril()
+
+
+@torch.no_grad()
+def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list, float]:
+    """Loss on the first stretch and on the repeat; per layer and head, the mean attention weight on prefix
+    matches (``prefix_matches``) at the queries of the repeat, and on the previous position at every query;
+    and the weight uniform attention over the past would put on the prefix matches."""
     model.eval()
-    logits = model(batch.ids[:, :-1])  # (B, T-1, V)
+    inputs = batch.ids[:, :-1]
+    logits = model(inputs)  # (B, T-1, V)
     losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
-    first, repeat = batch.masks()
-    query = torch.arange(batch.ids.shape[1] - 1)[None, :]  # query position t predicts token t + 1
-    in_repeat = repeat  # the query t whose target t + 1 is in the repeat: t in [m, 2m - 1)
-    target_key = (query - batch.half[:, None] + 1).clamp(min=0)  # t - m + 1
+    first, repeat = batch.masks()  # query t predicts token t + 1: the repeat's queries are those of `repeat`
+    matches = prefix_matches(inputs)  # (B, T-1, T-1)
     induction, previous = [], []
     for block in model.encoder.blocks:
         weights = block.self_attn.last_weights  # (B, H, T-1, T-1)
         if weights is None:
             raise ValueError("induction_scores needs the readable attention path (fast_attention=False)")
-        on_target = weights.gather(3, target_key[:, None, :, None].expand(-1, weights.shape[1], -1, 1))[..., 0]
+        on_matches = (weights * matches[:, None]).sum(-1)  # (B, H, T-1)
         on_previous = weights.diagonal(offset=-1, dim1=2, dim2=3)  # (B, H, T-2): query t on key t - 1
-        mask = in_repeat[:, None, :].expand_as(on_target)
-        induction.append([on_target[:, h][mask[:, h]].mean().item() for h in range(weights.shape[1])])
+        induction.append([on_matches[:, h][repeat].mean().item() for h in range(weights.shape[1])])
         previous.append([on_previous[:, h].mean().item() for h in range(weights.shape[1])])
-    return losses[first].mean().item(), losses[repeat].mean().item(), induction, previous
+    uniform = (matches.sum(-1) / torch.arange(1, inputs.shape[1] + 1))[repeat].mean().item()
+    return losses[first].mean().item(), losses[repeat].mean().item(), induction, previous, uniform
 
 
 def train_induction_model(
@@ -356,7 +373,7 @@ def train_induction_model(
     steps, first_curve, repeat_curve = [], [], []
     done = 0
     while True:
-        first, repeat, induction, previous = induction_scores(model, test)
+        first, repeat, induction, previous, uniform = induction_scores(model, test)
         steps.append(done)
         first_curve.append(first)
         repeat_curve.append(repeat)
@@ -380,6 +397,7 @@ def train_induction_model(
         tuple(repeat_curve),
         tuple(tuple(row) for row in induction),
         tuple(tuple(row) for row in previous),
+        uniform,
     )
     return model.eval(), result
 
