@@ -843,11 +843,13 @@ assert output == "1998-03-07"
 # the position whose predecessor matches the current token.
 #
 # We train the smallest model that can: **two layers of attention only** (no
-# feed-forward layers), 4 heads of width 16, on sequences of 32 random tokens
+# feed-forward layers), 4 heads of width 16, on sequences of 40 random tokens
 # (out of 32) in which the first $m$ tokens are repeated right after themselves,
-# with $m$ drawn between 6 and 16 for each sequence. The first stretch is
+# with $m$ drawn between 3 and 20 for each sequence. The first stretch is
 # unpredictable, so its loss cannot go below chance, $\ln 32 = 3.47$ nats; the
-# repeat is predictable, but only by copying from the context.
+# repeat is predictable, but only by copying from the context. Because $m$
+# varies so much, "look about $m$ positions back" is no shortcut (with a narrow
+# range of $m$, some of our seeds learned exactly that instead).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -860,9 +862,11 @@ print(f"        then random   {tokens[2 * m:]}")
 
 # %% [markdown]
 # `python -m dl4nlp.recipes.induction_heads` trained four seeds for 800 steps of
-# 64 sequences (too long for this notebook) and shipped seed 0's model with
-# every seed's loss curves. The loss on the repeat stays at chance for a while,
-# then falls steeply; the loss on the first stretch never falls.
+# 64 sequences (too long for this notebook: about half a minute each) and
+# shipped seed 0's model with every seed's loss curves. The loss on the repeat
+# stays near chance for a while, then falls steeply; the loss on the first
+# stretch never falls (it ends a little *above* chance: having learned to
+# expect repeats, the model bets a little on tokens it has seen).
 
 # %%
 induction_model, induction_checkpoint = ex.load_induction_model()
@@ -878,22 +882,26 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# Now the shipped model on 512 fresh sequences it has never seen. For every
-# position in the repeat, the **induction target** is the position right after
-# the earlier occurrence of the current token: $t - m + 1$. We measure how much
-# weight each head puts there.
+# Now the shipped model on 512 fresh sequences it has never seen. Olsson et al.
+# call a head's attention to the positions that *followed* earlier occurrences
+# of the current token its **prefix matching**; in the repeat, that is position
+# $t - m + 1$ (and any other position after an earlier copy of the same token).
+# We measure how much weight each head puts on those positions, against what
+# attending uniformly to the whole past would put there.
 
 # %%
 fresh = ex.repeat_batch(512, torch.Generator().manual_seed(2024))
-first_loss, repeat_loss, induction, previous = ex.induction_scores(induction_model, fresh)
+first_loss, repeat_loss, induction, previous, uniform = ex.induction_scores(induction_model, fresh)
 print(f"loss on the first stretch {first_loss:.2f} (chance {math.log(32):.2f}), on the repeat {repeat_loss:.2f}")
-for layer, row in enumerate(induction, start=1):
-    print(f"layer {layer}: weight on the induction target, by head: " + ", ".join(f"{w:.2f}" for w in row))
+for layer, (row, prev) in enumerate(zip(induction, previous), start=1):
+    print(f"layer {layer}: weight on prefix matches, by head: " + ", ".join(f"{w:.2f}" for w in row)
+          + ";  on the previous position: " + ", ".join(f"{w:.2f}" for w in prev))
+print(f"uniform attention would put {uniform:.2f} on the prefix matches")
 
 example = ex.repeat_batch(1, torch.Generator().manual_seed(7))
 with torch.no_grad():
     induction_model(example.ids[:, :-1])
-layer, head = max(((l, h) for l in range(2) for h in range(4)), key=lambda lh: induction[lh[0]][lh[1]])
+layer, head = 1, max(range(4), key=lambda h: induction[1][h])  # the strongest head of layer 2
 labels = [str(t) for t in example.ids[0, :-1].tolist()]
 fig = plot_attention(induction_model.encoder.blocks[layer].self_attn.last_weights[0, head], labels, labels,
                      title=f"layer {layer + 1}, head {head + 1}, m = {int(example.half)}: "
@@ -908,18 +916,20 @@ plt.show()
 #
 # **Checkpoint**, for the fresh sequences and for every trained seed: the
 # repeat's loss ends far below chance, the first stretch's near it, and the
-# best head attends mostly to the induction target in the seeds stated.
+# best layer-2 head puts at least 0.3 of its attention on prefix matches, at
+# least five times what uniform attention would.
 
 # %%
-def induction_claims(first, repeat, best_weight):
+def induction_claims(first, repeat, layer_2, uniform):
     assert repeat < ex.INDUCTION_LOSS, repeat
     assert abs(first - math.log(32)) < ex.CHANCE_TOLERANCE, first
-    assert best_weight >= ex.INDUCTION_ATTENTION, best_weight
+    assert max(layer_2) >= ex.INDUCTION_ATTENTION and max(layer_2) >= ex.INDUCTION_OVER_UNIFORM * uniform, layer_2
 
 
-induction_claims(first_loss, repeat_loss, max(max(row) for row in induction))
+induction_claims(first_loss, repeat_loss, induction[1], uniform)
 for run in induction_runs:
-    induction_claims(run["first_loss"][-1], run["repeat_loss"][-1], max(max(r) for r in run["induction_attention"]))
+    induction_claims(run["first_loss"][-1], run["repeat_loss"][-1], run["induction_attention"][1],
+                     run["uniform_attention"])
 print(f"induction claims hold here and for all {len(induction_runs)} trained seeds")
 
 # %% [markdown] slideshow={"slide_type": "notes"}
