@@ -28,6 +28,8 @@ class Value:
     the Values it was computed from; ``label`` is an optional name for drawing.
     """
 
+    __slots__ = ("data", "grad", "inputs", "op", "label", "_backward")
+
     def __init__(self, data: Number, inputs: Tuple[Value, ...] = (), op: str = "", label: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise TypeError(f"Value expects an int or float; got {type(data).__name__} {data!r}")
