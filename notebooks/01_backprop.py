@@ -948,7 +948,8 @@ assert 0.4 < he.top_share < 0.7, he.top_share
 # multiplies each Jacobian by $c$. The first/last ratio of an $L$-layer network therefore scales
 # exactly as $c^{L-1}$. Use this to compute, from one measurement at $\sqrt2$, the scale at which the
 # 30-layer network `layer_gradient_norms(30, "relu", scale, seed=0)` is exactly level. The check
-# finds that scale by bisection, measuring the network at every step.
+# finds that scale by bisection, measuring the network at every step (the two agree to $10^{-6}$:
+# the weights are drawn in float32, so scaling them is exact only up to float32 rounding).
 
 # %%
 def level_scale(depth, seed=0):
@@ -968,7 +969,7 @@ def level_scale_by_bisection(depth, seed=0, low=1.0, high=2.0):
 
 
 bisection_answer = level_scale_by_bisection(30)
-check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-9);
+check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-6);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 5
@@ -978,7 +979,7 @@ def level_scale(depth, seed=0):
     return math.sqrt(2) * ratio_at_sqrt2 ** (-1 / (depth - 1))
 
 
-assert check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-9)
+assert check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-6)
 
 # %% [markdown]
 # **Checkpoint.** Over the 12 networks of depth 30, the median level scale is within 0.03 of

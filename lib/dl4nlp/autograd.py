@@ -212,7 +212,8 @@ def engine_gradients(build: Callable[..., object], inputs: Iterable[float], valu
     leaves = [value_type(x) for x in values]
     out = build(*leaves)
     if not all(hasattr(out, name) for name in ("data", "grad", "backward")):
-        raise TypeError(f"build must return an engine value with .data, .grad and .backward(); got {type(out).__name__}")
+        got = type(out).__name__
+        raise TypeError(f"build must return an engine value with .data, .grad and .backward(); got {got}")
     out.backward()
     return [float(out.data)] + [float(leaf.grad) for leaf in leaves]
 

@@ -279,8 +279,6 @@ def unrolled_rnn(model, steps: int = 3) -> Diagram:
     return d
 
 
-
-
 # --- encoder-decoder with attention (notebook 04) ------------------------------
 
 
