@@ -323,6 +323,22 @@ for name, add_rule, mul_rule in [("with =", add_backward_overwriting, mul_backwa
     print(f"{name:>7}: df/da = {a.grad:g}   (the chain rule: b + 1 = {b.data + 1:g})")
 assert a.grad == b.data + 1
 
+
+def expressions_passed(add_rule, mul_rule):
+    """Which of exercise 1's expressions the engine gets right with these two rules."""
+    global add_backward, mul_backward
+    saved = add_backward, mul_backward
+    add_backward, mul_backward = add_rule, mul_rule
+    try:
+        return [np.allclose(engine_gradients(f, xs, Scalar), torch_gradients(f, xs)) for f, xs in EXPRESSIONS_1]
+    finally:
+        add_backward, mul_backward = saved
+
+
+print("with =, expressions passed:", expressions_passed(add_backward_overwriting, mul_backward_overwriting))
+assert expressions_passed(add_backward_overwriting, mul_backward_overwriting) == [True, True, True, False, False]
+assert all(expressions_passed(add_backward, mul_backward))
+
 # %% [markdown]
 # **Exercise 2.** Now the four one-input operations. Each rule adds `local derivative × out.grad`
 # to `a.grad`; use `out.data` where it saves work ($e^a$ is `out.data`, and $1 - \tanh^2 a$ is
@@ -610,7 +626,7 @@ assert check("Exercise 3", lambda: neuron_gradients(w_values, b_value, x_values)
 
 # %% [markdown]
 # A layer is a list of such neurons and an MLP a list of layers. `dl4nlp.scalar_nn` holds
-# exactly that (`Neuron`, `Layer`, `MLP`, about fifty lines, weights drawn uniformly from
+# exactly that (`Neuron`, `Layer`, `MLP`, weights drawn uniformly from
 # $[-1, 1]$ as in micrograd), and `to_torch` copies a network's weights into an equal
 # `torch.nn.Sequential`. Here is an MLP with 2 inputs, 8 hidden $\tanh$ units and one score:
 

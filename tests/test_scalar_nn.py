@@ -3,8 +3,7 @@
 import pytest
 import torch
 
-from dl4nlp.experiments.backprop import train_scalar_mlp
-from dl4nlp.scalar_nn import MLP, Layer, Neuron, hinge_loss, to_torch
+from dl4nlp.scalar_nn import MLP, Layer, Neuron, hinge_loss, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
 
 
@@ -38,9 +37,7 @@ def test_sizes_parameters_and_seeding():
 def test_training_on_xor_blobs_reduces_the_loss():
     points, labels = xor_blobs(40, generator=torch.Generator().manual_seed(0))
     model = MLP(2, [6, 1], seed=0)
-    losses = train_scalar_mlp(
-        model, points.tolist(), [2 * int(y) - 1 for y in labels], steps=15, batch=10, lr=1.0, seed=0
-    )
+    losses = train_mlp(model, points.tolist(), [2 * int(y) - 1 for y in labels], steps=15, batch=10, lr=1.0, seed=0)
     assert len(losses) == 15 and sum(losses[-3:]) < sum(losses[:3])
 
 
@@ -65,6 +62,10 @@ def test_xor_blobs_labels_follow_the_corners():
         (lambda: hinge_loss([], []), ValueError, "non-empty"),
         (lambda: hinge_loss([MLP(2, [1])([1.0, 2.0])], [0]), ValueError, "labels must be -1 or \\+1"),
         (lambda: to_torch("model"), TypeError, "model must be a dl4nlp.scalar_nn.MLP"),
+        (lambda: train_mlp(MLP(2, [1]), [[0.0, 1.0]], [1, -1], 1, 1, 0.1, 0), ValueError, "equal length"),
+        (lambda: train_mlp(MLP(2, [1]), [[0.0, 1.0]], [1], 1, 2, 0.1, 0), ValueError, "batch must be at most"),
+        (lambda: train_mlp(MLP(2, [1]), [[0.0, 1.0]], [1], 0, 1, 0.1, 0), ValueError, "steps must be a positive"),
+        (lambda: train_mlp(MLP(2, [1]), [[0.0, 1.0]], [1], 1, 1, -0.1, 0), ValueError, "lr must be a positive"),
         (lambda: xor_blobs(3), ValueError, "n must be an integer >= 4"),
         (lambda: xor_blobs(8, spread=-1.0), ValueError, "spread must be a finite number >= 0"),
     ],

@@ -155,3 +155,37 @@ def to_torch(model: MLP) -> nn.Sequential:
         elif first.nonlinearity == "relu":
             modules.append(nn.ReLU())
     return nn.Sequential(*modules)
+
+
+def train_mlp(
+    model: MLP, points: list[list[float]], labels: list[int], steps: int, batch: int, lr: float, seed: int
+) -> list[float]:
+    """Mini-batch gradient descent with the hinge loss on the scalar engine; the learning rate
+    falls linearly from ``lr`` to ``lr / 10``. Labels in {-1, +1}. Returns the loss of every step.
+
+    Each step samples ``batch`` of the points (without replacement, seeded by ``seed``),
+    zeroes every gradient, backpropagates the loss and moves each weight against its gradient.
+    """
+    if len(points) != len(labels) or not points:
+        raise ValueError(f"points and labels must be non-empty, of equal length; got {len(points)} and {len(labels)}")
+    for name, value in [("steps", steps), ("batch", batch)]:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if batch > len(points):
+        raise ValueError(f"batch must be at most the number of points, {len(points)}; got {batch}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0 or not math.isfinite(lr):
+        raise ValueError(f"lr must be a positive number; got {lr!r}")
+    rng = random.Random(seed)
+    params = model.parameters()
+    losses = []
+    for step in range(steps):
+        idx = rng.sample(range(len(points)), batch)
+        loss = hinge_loss([model(points[i]) for i in idx], [labels[i] for i in idx])
+        for p in params:
+            p.grad = 0.0
+        loss.backward()
+        rate = lr * (1 - 0.9 * step / steps)
+        for p in params:
+            p.data -= rate * p.grad
+        losses.append(loss.data)
+    return losses

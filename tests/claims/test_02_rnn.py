@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import rnn as e
@@ -33,6 +34,7 @@ def test_language_model(seed):
     assert np.mean(run.losses[-10:]) < run.losses[0] - 1.5
     assert perplexity(run.heldout_loss) < e.RNN_BELOW_BIGRAM * perplexity(run.bigram_loss)
     assert perplexity(run.bigram_loss) < 0.5 * perplexity(run.unigram_loss) < 0.5 * run.vocab_size
+    assert 7 < perplexity(run.heldout_loss) < 9.5
     assert abs(run.sample_space_fraction - run.heldout_space_fraction) < e.SPACE_TOLERANCE
     assert run.sample_real_words < e.REAL_WORDS
 
@@ -63,3 +65,13 @@ def test_initial_gradient_ratio(seed):
     ratio = e.initial_gradient_ratio(seed=seed)
     tanh_default, tanh_identity, irnn = e.VARIANTS
     assert ratio[tanh_default] < 1e-10 and 1e-3 < ratio[tanh_identity] < 1e-1 and ratio[irnn] > 0.1, ratio
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_initial_spectral_radius(seed):
+    radius = {
+        variant: torch.linalg.eigvals(e.memory_model(variant, seed).recurrent.weight_hh_l0.detach()).abs().max().item()
+        for variant in e.VARIANTS
+    }
+    tanh_default, tanh_identity, irnn = e.VARIANTS
+    assert 0.5 < radius[tanh_default] < 0.7 and radius[tanh_identity] == radius[irnn] == 1, radius

@@ -16,14 +16,13 @@ the constants below, shared by the notebook and ``tests/claims/test_01_backprop.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
-from dl4nlp.scalar_nn import MLP, hinge_loss, to_torch
+from dl4nlp.scalar_nn import MLP, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
 
 # --- thresholds of the prose -------------------------------------------------
@@ -157,27 +156,6 @@ class XorTraining:
 XOR_POINTS, XOR_HIDDEN, XOR_STEPS, XOR_BATCH, XOR_LR = 60, 8, 40, 20, 1.0
 
 
-def train_scalar_mlp(
-    model: MLP, points: list[list[float]], labels: list[int], steps: int, batch: int, lr: float, seed: int
-) -> list[float]:
-    """Mini-batch gradient descent with the hinge loss on the scalar engine; the learning rate
-    falls linearly from ``lr`` to ``lr / 10``. Labels in {-1, +1}. Returns the loss of every step."""
-    rng = random.Random(seed)
-    params = model.parameters()
-    losses = []
-    for step in range(steps):
-        idx = rng.sample(range(len(points)), batch)
-        loss = hinge_loss([model(points[i]) for i in idx], [labels[i] for i in idx])
-        for p in params:
-            p.grad = 0.0
-        loss.backward()
-        rate = lr * (1 - 0.9 * step / steps)
-        for p in params:
-            p.data -= rate * p.grad
-        losses.append(loss.data)
-    return losses
-
-
 def _accuracy(model: MLP, points: torch.Tensor, labels: torch.Tensor) -> float:
     with torch.no_grad():
         return float(((to_torch(model)(points)[:, 0] > 0).long() == labels).double().mean())
@@ -189,9 +167,9 @@ def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> 
     test_points, test_labels = xor_blobs(2000, generator=torch.Generator().manual_seed(10_000 + seed))
     signs = [2 * int(y) - 1 for y in labels]
     model = MLP(2, [hidden, 1], seed=seed)
-    losses = train_scalar_mlp(model, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
+    losses = train_mlp(model, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
     linear = MLP(2, [1], seed=seed)
-    train_scalar_mlp(linear, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
+    train_mlp(linear, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
     return XorTraining(
         tuple(losses),
         _accuracy(model, points, labels),

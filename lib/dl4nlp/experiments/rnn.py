@@ -80,7 +80,7 @@ def jacobian_products(seed: int = 0, radii: tuple[float, ...] = RADII, distance:
     )
 
 
-def gradient_per_step(rho: float, steps: int = 60, seed: int = 0) -> np.ndarray:
+def _gradient_per_step(rho: float, steps: int = 60, seed: int = 0) -> np.ndarray:
     """‖∂J/∂e(t)‖ for every input of a float64 ``UnrolledRNN`` with W_h = ρQ and a loss on h(T) only."""
     generator = torch.Generator().manual_seed(seed)
     model = UnrolledRNN(16, 64).double()
@@ -101,7 +101,7 @@ class GradientReachingInputs:
 
 
 def gradient_reaching_inputs(seed: int = 0, radii: tuple[float, ...] = RADII) -> GradientReachingInputs:
-    norms = {rho: gradient_per_step(rho, seed=seed) for rho in radii}
+    norms = {rho: _gradient_per_step(rho, seed=seed) for rho in radii}
     return GradientReachingInputs(
         {rho: tuple(float(v) for v in n) for rho, n in norms.items()},
         {rho: float(n[0] / n[-1]) for rho, n in norms.items()},
