@@ -37,7 +37,7 @@ lab: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q tests notebooks --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q tests notebooks lib/dl4nlp --doctest-modules --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 unit: setup
 	$(BIN)/python -m pytest -q tests

@@ -1,5 +1,6 @@
 """The set-up files agree with each other: pyproject, environment.yml, pins, CI, README."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -83,3 +84,32 @@ def test_ci_runs_the_readme_test_command():
 
 def test_makefile_never_sets_a_matplotlib_backend():
     assert "MPLBACKEND" not in (ROOT / "Makefile").read_text()
+
+
+def _top_level_statements_that_run(path: Path) -> list[str]:
+    """Top-level statements of a module that do something on import (beyond defining names)."""
+    allowed = (
+        ast.Import,
+        ast.ImportFrom,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Assign,
+        ast.AnnAssign,
+    )
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, allowed) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            continue  # definitions, constants and the docstring
+        if isinstance(node, ast.If) and ast.unparse(node.test) in {"__name__ == '__main__'", "TYPE_CHECKING"}:
+            continue  # a command's entry point, typing-only imports
+        found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node).splitlines()[0]}")
+    return found
+
+
+def test_importing_a_library_module_only_defines_names():
+    # --doctest-modules imports every module of lib/dl4nlp: a recipe must train only under `python -m`.
+    modules = sorted((ROOT / "lib/dl4nlp").rglob("*.py"))
+    assert len(modules) > 20
+    found = [line for path in modules for line in _top_level_statements_that_run(path)]
+    assert not found, "guard these with `if __name__ == '__main__':`\n" + "\n".join(found)
