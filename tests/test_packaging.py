@@ -113,3 +113,9 @@ def test_importing_a_library_module_only_defines_names():
     assert len(modules) > 20
     found = [line for path in modules for line in _top_level_statements_that_run(path)]
     assert not found, "guard these with `if __name__ == '__main__':`\n" + "\n".join(found)
+
+
+def test_license_file_is_the_licence_pyproject_names():
+    assert pyproject()["project"]["license"] == {"text": "MIT"}
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "Copyright (c) 2026 the dl4nlp authors" in text
