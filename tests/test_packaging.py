@@ -70,7 +70,10 @@ def test_every_dependency_is_pinned_and_torch_is_the_tested_release():
 
 
 def test_single_version_number():
-    assert pyproject()["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "dl4nlp.__version__"
+    from dl4nlp import _version
+
+    assert pyproject()["tool"]["setuptools"]["dynamic"]["version"]["attr"] == "dl4nlp._version.__version__"
+    assert dl4nlp.__version__ == _version.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", dl4nlp.__version__)
 
 
