@@ -1,7 +1,11 @@
 """The set-up files agree with each other: pyproject, environment.yml, pins, CI, README."""
 
 import ast
+import functools
 import re
+import sys
+import sysconfig
+from importlib.util import find_spec
 from pathlib import Path
 
 import tomllib
@@ -11,6 +15,8 @@ import dl4nlp
 ROOT = Path(__file__).resolve().parents[1]
 CONDA_TO_PYPI = {"pytorch": "torch"}  # conda-forge names that differ from PyPI's
 NOT_PACKAGES = {"python", "pip"}
+# Import names whose distribution is named differently (or cannot be looked up on Python < 3.10).
+DISTRIBUTION_OF = {"IPython": "ipython", "PIL": "pillow", "sklearn": "scikit-learn", "yaml": "pyyaml"}
 
 
 def _name(requirement: str) -> str:
@@ -122,3 +128,76 @@ def test_license_file_is_the_licence_pyproject_names():
     assert pyproject()["project"]["license"] == {"text": "MIT"}
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License") and "Copyright (c) 2026 the dl4nlp authors" in text
+
+
+def _is_standard_library(module: str) -> bool:
+    if hasattr(sys, "stdlib_module_names"):  # Python 3.10+
+        return module in sys.stdlib_module_names
+    if module in sys.builtin_module_names:
+        return True
+    spec = find_spec(module)
+    origin = (spec.origin or "") if spec else ""
+    return origin.startswith(sysconfig.get_paths()["stdlib"]) and "site-packages" not in origin
+
+
+@functools.lru_cache(maxsize=1)
+def _packages_distributions() -> dict:
+    """Import name -> the distributions that provide it ({} on Python < 3.10, which cannot tell)."""
+    try:
+        from importlib.metadata import packages_distributions
+    except ImportError:
+        return {}
+    return packages_distributions()
+
+
+def _distribution(module: str) -> str:
+    if module in DISTRIBUTION_OF:
+        return DISTRIBUTION_OF[module]
+    return _name(_packages_distributions().get(module, [module])[0])
+
+
+def _required_imports(path: Path) -> set[str]:
+    """Top-level names of the modules ``path`` imports, except those guarded by ``except ImportError``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    optional = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+            ast.unparse(h.type or ast.Name("BaseException")) in {"ImportError", "ModuleNotFoundError"}
+            for h in node.handlers
+        ):
+            optional.update(id(n) for statement in node.body for n in ast.walk(statement))
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in optional:
+            continue
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_module_a_notebook_or_the_library_imports_is_a_runtime_dependency():
+    # `pip install dl4nlp` (what a notebook's Colab set-up cell runs) must bring everything the
+    # notebooks and the library import; an import that is optional sits in `try: ... except ImportError:`.
+    declared = {_name(r) for r in pyproject()["project"]["dependencies"]}
+    sources = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")) + sorted((ROOT / "lib/dl4nlp").rglob("*.py"))
+    assert len(sources) > 30
+    undeclared = {}
+    for path in sources:
+        for module in _required_imports(path) - {"dl4nlp"}:
+            if not _is_standard_library(module) and _distribution(module) not in declared:
+                undeclared.setdefault(_distribution(module), []).append(path.name)
+    assert not undeclared, f"add to [project] dependencies in pyproject.toml (and environment.yml): {undeclared}"
+
+
+def test_the_import_check_sees_third_party_imports(tmp_path):
+    script = tmp_path / "nb.py"
+    script.write_text(
+        "import os, numpy as np\nfrom IPython.display import HTML\nfrom . import sibling\n"
+        "try:\n    import tokenizers\nexcept ImportError:\n    tokenizers = None\n"
+        "def f():\n    import tqdm.auto\n"
+    )
+    found = {m for m in _required_imports(script) if not _is_standard_library(m)}
+    assert found == {"numpy", "IPython", "tqdm"}
+    assert {_distribution(m) for m in found} == {"numpy", "ipython", "tqdm"}
