@@ -27,6 +27,7 @@ $(STAMP): requirements/dev.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet $(PIP_OPTS) -r requirements/dev.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/python -m pip check  # the pins satisfy every range pyproject.toml declares
+	$(BIN)/python tools/labextensions.py  # disables the stale mathjax3 extension; fails on an incompatible one
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (dl4nlp)" >/dev/null
 	@touch $(STAMP)
 	@echo "dl4nlp environment ready in $(VENV)"

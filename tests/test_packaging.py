@@ -8,6 +8,7 @@ import sysconfig
 from importlib.util import find_spec
 from pathlib import Path
 
+import pytest
 import tomllib
 
 import dl4nlp
@@ -201,3 +202,13 @@ def test_the_import_check_sees_third_party_imports(tmp_path):
     found = {m for m in _required_imports(script) if not _is_standard_library(m)}
     assert found == {"numpy", "IPython", "tqdm"}
     assert {_distribution(m) for m in found} == {"numpy", "ipython", "tqdm"}
+
+
+def test_jupyterlab_loads_no_incompatible_extension():
+    # make setup runs tools/labextensions.py, which turns off the stale ones it knows (RISE's mathjax3).
+    labextensions = pytest.importorskip("labextensions")  # tools/ is on the path (tests/conftest.py)
+    if find_spec("jupyterlab") is None or not Path(labextensions.jupyter()).exists():
+        pytest.skip("JupyterLab is not installed in this environment")
+    found = labextensions.extensions()
+    assert "jupyterlab-rise" in {e["name"] for e in found}, "the listing was not parsed"
+    assert labextensions.enabled_but_incompatible(found) == []
