@@ -35,15 +35,20 @@ def pyproject_packages() -> set[str]:
     return {_name(r) for r in requirements}
 
 
-def conda_packages() -> set[str]:
-    names = set()
+def conda_requirements() -> dict[str, str]:
+    """environment.yml's top-level conda dependencies: PyPI name -> version specifier (e.g. '>=2.1')."""
+    requirements = {}
     text = (ROOT / "environment.yml").read_text()
     for line in text[text.index("dependencies:") :].splitlines():
-        match = re.match(r"^  - ([A-Za-z0-9_.-]+)", line)  # top-level conda dependencies only
+        match = re.match(r"^  - ([A-Za-z0-9_.-]+)\s*(\S*)", line)  # top-level conda dependencies only
         if match:
             name = _name(match.group(1))
-            names.add(CONDA_TO_PYPI.get(name, name))
-    return names - NOT_PACKAGES
+            requirements[CONDA_TO_PYPI.get(name, name)] = match.group(2)
+    return requirements
+
+
+def conda_packages() -> set[str]:
+    return set(conda_requirements()) - NOT_PACKAGES
 
 
 def pinned() -> dict[str, str]:
@@ -57,6 +62,15 @@ def pinned() -> dict[str, str]:
 
 def test_environment_yml_names_the_same_packages_as_pyproject():
     assert conda_packages() == pyproject_packages()
+
+
+def test_environment_yml_declares_the_same_bounds_as_pyproject():
+    project = pyproject()["project"]
+    requirements = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    declared = {_name(r): r[len(re.split(r"[<>=!~ ;]", r, maxsplit=1)[0]) :].strip() for r in requirements}
+    conda = conda_requirements()
+    assert {name: conda[name] for name in declared} == declared
+    assert conda["python"] == project["requires-python"]
 
 
 def test_environment_yml_installs_the_package_itself():
