@@ -8,8 +8,12 @@ import sysconfig
 from importlib.util import find_spec
 from pathlib import Path
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11 (make compat): the same parser, from PyPI
+    import tomli as tomllib
+
 import pytest
-import tomllib
 
 import dl4nlp
 
@@ -226,3 +230,18 @@ def test_jupyterlab_loads_no_incompatible_extension():
     found = labextensions.extensions()
     assert "jupyterlab-rise" in {e["name"] for e in found}, "the listing was not parsed"
     assert labextensions.enabled_but_incompatible(found) == []
+
+
+def test_make_compat_runs_what_make_test_runs():
+    compat = pytest.importorskip("compat")  # tools/compat.py
+    makefile = (ROOT / "Makefile").read_text()
+    test_line = next(line for line in makefile.splitlines() if "-m pytest -q tests notebooks" in line).split()
+    for arg in compat.PYTEST_ARGS:
+        if not arg.startswith("--nbval-cell-timeout"):  # compat allows more time per cell: it runs old, slow builds
+            assert arg in test_line, f"make test runs pytest without {arg}, tools/compat.py with it"
+    for arg in test_line[test_line.index("pytest") + 2 :]:
+        if not arg.startswith("--nbval-cell-timeout"):
+            assert arg in compat.PYTEST_ARGS, f"make test runs pytest with {arg}, tools/compat.py without it"
+    oldest, bounds = compat.declared()
+    assert oldest == (3, 9) and set(bounds) == {_name(r) for r in pyproject()["project"]["dependencies"]}
+    assert "python3.9" in makefile, "the Makefile looks for the oldest supported Python"
