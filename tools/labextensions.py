@@ -45,13 +45,13 @@ def enabled_but_incompatible(found: list[dict]) -> list[str]:
 
 
 def main() -> int:
-    installed = {e["name"] for e in extensions()}
-    for name in STALE:
-        if name in installed:
-            subprocess.run(
-                [jupyter(), "labextension", "disable", "--level=sys_prefix", name], capture_output=True, check=True
-            )
-    bad = enabled_but_incompatible(extensions())
+    found = extensions()
+    for extension in found:
+        if extension["name"] in STALE and extension["state"] == "enabled":
+            command = [jupyter(), "labextension", "disable", "--level=sys_prefix", extension["name"]]
+            subprocess.run(command, capture_output=True, check=True)  # fails loudly if it cannot
+            extension["state"] = "disabled"
+    bad = enabled_but_incompatible(found)
     if bad:
         print(f"JupyterLab would load extensions incompatible with it: {bad} (see tools/labextensions.py)")
         return 1
