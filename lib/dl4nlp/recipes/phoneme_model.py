@@ -42,7 +42,7 @@ TEST_WORDS, TEST_SEED = 2000, 0
 class PhonemeRecipe:
     """Everything that decides what the recipe trains."""
 
-    steps: int = 2500
+    steps: int = 1200
     batch_size: int = 128
     lr: float = 5e-3
     clip_norm: float = 1.0
