@@ -251,7 +251,10 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
         d.arrow(f"x{i}", f"h{i}")
         if i:
             d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
-    d.group(f"encoder: bidirectional GRU, h_i in R^{H}", [f"x{i}" for i in range(len(source))] + [f"h{i}" for i in range(len(source))])
+    d.group(
+        f"encoder: bidirectional GRU, h_i in R^{H}",
+        [f"x{i}" for i in range(len(source))] + [f"h{i}" for i in range(len(source))],
+    )
     previous = ["<bos>"] + list(target[:-1])
     for t in range(T):
         x = x0 + t * 2.6
@@ -276,8 +279,6 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     name = "no attention (bottleneck)" if not attention else f"{config.decoder} decoder, {config.score} score"
     d.group(f"decoder: GRU, {name}", [n for t in range(T) for n in (f"y{t}", f"s{t}", f"o{t}")])
     return d
-
-
 
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------

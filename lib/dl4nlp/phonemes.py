@@ -90,7 +90,9 @@ def sample_pairs(n: int, split: str = "test", seed: int = 0) -> list[tuple[str, 
 def phoneme_error_rate(predictions: Sequence[str], targets: Sequence[str]) -> float:
     """Edit distance between predicted and true phoneme sequences, summed, over the number of true phonemes."""
     if len(predictions) != len(targets) or not targets:
-        raise ValueError(f"need as many predictions as targets (at least one); got {len(predictions)} and {len(targets)}")
+        raise ValueError(
+            f"need as many predictions as targets (at least one); got {len(predictions)} and {len(targets)}"
+        )
     errors = total = 0
     for predicted, target in zip(predictions, targets):
         a, b = predicted.split(), target.split()

@@ -84,7 +84,13 @@ def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
         return model.loss(batch, sampling_prob=p, generator=coins)
 
     history = train(
-        model, loss, next_batch, steps=variant.steps, optimizer=optimizer, scheduler=schedule, clip_norm=1.0,
+        model,
+        loss,
+        next_batch,
+        steps=variant.steps,
+        optimizer=optimizer,
+        scheduler=schedule,
+        clip_norm=1.0,
         progress=False,
     )
     return model.eval(), history
@@ -101,7 +107,9 @@ def _check_held_out(seed: int) -> None:
     tests = [pair for n in LENGTHS for pair in test_pairs(n, seed)]
     shared = overlap(train_pairs(seed), tests, dates=False)
     if not shared.disjoint:
-        raise AssertionError(f"test strings must be held out; {shared.same_source} of {shared.test_size} are in training")
+        raise AssertionError(
+            f"test strings must be held out; {shared.same_source} of {shared.test_size} are in training"
+        )
 
 
 # --- 1. the bottleneck --------------------------------------------------------

@@ -68,8 +68,14 @@ def build_model(recipe: DateRecipe) -> Seq2Seq:
     )
 
 
-def train_date_model(recipe: DateRecipe, progress: bool = True) -> tuple[Seq2Seq, History]:
-    """Train the model of ``recipe`` (Adam, cosine schedule, gradient clipping); returns (model, history)."""
+def train_date_model(
+    recipe: DateRecipe, progress: bool = True, stop_after: Optional[int] = None
+) -> tuple[Seq2Seq, History]:
+    """Train the model of ``recipe`` (Adam, cosine schedule, gradient clipping); returns (model, history).
+
+    ``stop_after`` ends the run early (the schedule still spans ``recipe.steps``), so a
+    test can re-run the first steps of a shipped run and compare its losses.
+    """
     model = build_model(recipe)
     optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=recipe.steps)
@@ -79,7 +85,7 @@ def train_date_model(recipe: DateRecipe, progress: bool = True) -> tuple[Seq2Seq
         model,
         lambda m, batch: m.loss(batch),
         next_batch,
-        steps=recipe.steps,
+        steps=recipe.steps if stop_after is None else stop_after,
         optimizer=optimizer,
         scheduler=schedule,
         clip_norm=recipe.clip_norm,

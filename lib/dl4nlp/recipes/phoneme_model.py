@@ -126,4 +126,5 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
 if __name__ == "__main__":
     record = main()
     results = record["results"]
-    print(f"{record['artifact']['file']}: word accuracy {results['word_accuracy']:.3f}, PER {results['phoneme_error_rate']:.3f}")
+    accuracy, per = results["word_accuracy"], results["phoneme_error_rate"]
+    print(f"{record['artifact']['file']}: word accuracy {accuracy:.3f}, phoneme error rate {per:.3f}")
