@@ -218,6 +218,17 @@ def exposure_bias(seed: int = 0) -> ExposureResult:
     return ExposureResult(*_character_accuracies(forced, tests, seed), *_character_accuracies(sampled, tests, seed))
 
 
+WRONG_INPUT_DROP = 0.05  # one wrong previous character costs the teacher-forced model at least this much accuracy
+
+
+def exposure_claim(result: ExposureResult) -> bool:
+    """A wrong previous character hurts the teacher-forced model; scheduled sampling makes it hurt less."""
+    return (
+        result.after_wrong_input <= result.teacher_forced - WRONG_INPUT_DROP
+        and result.sampled_after_wrong_input > result.after_wrong_input
+    )
+
+
 # --- 4. beam search against greedy decoding ------------------------------------
 BEAM_LENGTHS = (3, 4, 5)
 BEAM_SIZE = 5
@@ -252,3 +263,16 @@ def beam_vs_greedy(seed: int = 0, beam_size: int = BEAM_SIZE) -> BeamResult:
         greedy_exact += vocab.decode(g.tokens) == target
         beam_exact += vocab.decode(b.best.tokens) == target
     return BeamResult(len(pairs), higher, lower, greedy_exact, beam_exact)
+
+
+BEAM_MIN_EXACT = 0.1  # the comparison means something only if greedy gets a fair share right
+
+
+def beam_claim(result: BeamResult) -> bool:
+    """Beam search finds a more probable output more often than a less probable one, on a model that is
+    right often enough for exact match to be compared, and does not lose exact matches on balance."""
+    return (
+        result.greedy_exact >= BEAM_MIN_EXACT * result.inputs
+        and result.beam_higher > result.beam_lower
+        and result.beam_exact >= result.greedy_exact
+    )
