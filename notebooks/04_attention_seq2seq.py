@@ -227,7 +227,7 @@ for n, without, with_attention in zip(bottleneck.lengths, bottleneck.bottleneck,
 # the budget ends. At equal budget it learns more slowly; how far it would get
 # with much more training we have not measured here.
 #
-# **Checkpoint.** Attention at least 85 % at every length from 8 to 10; no
+# **Checkpoint.** Attention at least 80 % at every length from 8 to 10; no
 # attention at most 15 % there and at least 60 % at length 2; the bottleneck
 # model's final training loss above the attention model's.
 

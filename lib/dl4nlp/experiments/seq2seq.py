@@ -34,7 +34,7 @@ LONG = (8, 9, 10)  # "long" inputs for the bottleneck claim
 TRAIN_PAIRS, TEST_PER_LENGTH = 10_000, 100
 
 # Claim thresholds (shared by notebook 04 and its claims test).
-ATTENTION_LONG_MIN = 0.85  # with attention: accuracy at every long length at least this
+ATTENTION_LONG_MIN = 0.8  # with attention: accuracy at every long length at least this
 BOTTLENECK_LONG_MAX = 0.15  # without attention: accuracy at every long length at most this
 BOTTLENECK_SHORT_MIN = 0.6  # without attention: length 2 still mostly right
 SCORE_LONG_MIN = 0.85  # every score function: mean accuracy over the long lengths at least this
