@@ -126,6 +126,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         results=results,
         history=[command.format(score=args.score) for command in HISTORY],
     )
+    # Results are bit-for-bit only for the same torch version, thread count and CPU kernels (ISA).
+    record["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
     return save_checkpoint(
         out,
         kind=CHECKPOINT_KIND,

@@ -112,6 +112,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         started=started,
         results=results,
     )
+    # Results are bit-for-bit only for the same torch version, thread count and CPU kernels (ISA).
+    record["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
     return save_checkpoint(
         out,
         kind=CHECKPOINT_KIND,
