@@ -186,3 +186,39 @@ def test_shipped_checkpoints_load_verified_and_translate_held_out_dates(score):
     model = Seq2Seq.load(path)  # verifies the checksum
     assert model.config.score == score and not model.training
     assert date_task.sequence_accuracy(model, make_pairs(100, seed=77, split="test")) >= 0.98
+
+
+# --- the recipe of the shipped date models ----------------------------------------------
+def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
+    from dl4nlp.recipes import date_models
+    from dl4nlp.seq2seq import Seq2Seq
+
+    out = tmp_path / "dates.pt"
+    record = date_models.main(["--score", "general", "--steps", "2", "--out", str(out)])
+    assert record["kind"] == "seq2seq" and len(record["results"]["loss"]) == 2 and record["history"]
+    assert Seq2Seq.load(out).config.score == "general"
+    with pytest.raises(FileExistsError, match="pass --overwrite"):
+        date_models.main(["--score", "general", "--steps", "2", "--out", str(out)])
+    with pytest.raises(ValueError, match="the output must be a .pt file"):
+        date_models.main(["--score", "dot", "--steps", "2", "--out", str(tmp_path / "results.json")])
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes.date_models import DateRecipe, train_date_model
+
+    record = read_provenance(data_path(date_task.CHECKPOINT.format(score="dot")))
+    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
+    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    if recorded != here:
+        pytest.skip(f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(record["environment"]["torch_threads"])
+    try:
+        recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
+        _, history = train_date_model(recipe, progress=False, stop_after=5)
+    finally:
+        torch.set_num_threads(threads)
+    assert history.loss == record["results"]["loss"][:5]
