@@ -661,12 +661,15 @@ assert mirrored >= 0.5, mirrored
 
 # %%
 exposure = experiments.exposure_bias(seed=0)
-rows = [("teacher forcing only", exposure.teacher_forced, exposure.free_running, exposure.after_wrong_input),
+rows = [("teacher forcing only", exposure.teacher_forced, exposure.free_running, exposure.clean_after,
+         exposure.after_wrong_input),
         ("scheduled sampling", exposure.sampled_teacher_forced, exposure.sampled_free_running,
-         exposure.sampled_after_wrong_input)]
-print(f"{'trained with':>22} | {'true inputs':>11} | {'own outputs':>11} | {'one wrong input':>15}")
-for name, teacher, free, wrong in rows:
-    print(f"{name:>22} | {teacher:11.1%} | {free:11.1%} | {wrong:15.1%}")
+         exposure.sampled_clean_after, exposure.sampled_after_wrong_input)]
+print(f"{'':>22}   per-character accuracy with ...")
+print(f"{'trained with':>22} | {'true inputs':>11} | {'own outputs':>11} | "
+      f"{'true inputs, from j on':>22} | {'one wrong input at j':>20}")
+for name, teacher, free, clean, wrong in rows:
+    print(f"{name:>22} | {teacher:11.1%} | {free:11.1%} | {clean:22.1%} | {wrong:20.1%}")
 
 # %% [markdown]
 # EXPOSURE_PROSE

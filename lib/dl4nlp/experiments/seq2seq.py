@@ -179,14 +179,17 @@ SAMPLING_PROB = 0.5  # scheduled sampling ends with half of the inputs the model
 class ExposureResult:
     teacher_forced: float  # per-character accuracy, true previous characters (teacher forcing)
     free_running: float  # per-character accuracy, own previous characters (greedy decoding)
-    after_wrong_input: float  # per-character accuracy after one wrong previous character
-    sampled_teacher_forced: float  # the same three for the scheduled-sampling model
+    clean_after: float  # true previous characters, scored on the positions below
+    after_wrong_input: float  # the characters from a wrong previous character on
+    sampled_teacher_forced: float  # the same four for the scheduled-sampling model
     sampled_free_running: float
+    sampled_clean_after: float
     sampled_after_wrong_input: float
 
 
-def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: int) -> tuple[float, float, float]:
-    """(teacher forced, free running, after one wrong input) per-character accuracy over the target characters."""
+def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: int) -> tuple[float, ...]:
+    """Per-character accuracies: teacher forced, free running, and, on the characters from one wrong
+    previous character on, with the true inputs (clean) and with the wrong one."""
     vocab = REVERSE_VOCAB
     batch = encode_batch(pairs, vocab, vocab)
     mask = batch["tgt_out"] != Seq2SeqVocab.PAD
@@ -204,9 +207,10 @@ def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: in
             wrong = rng.choice([c for c in "abcdefghij" if c != target[j - 1]])
             corrupted[b, j] = vocab.stoi[wrong]
             after[b, j : len(target)] = True
+        clean = ((logits.argmax(-1) == batch["tgt_out"]) & after).sum() / after.sum()  # logits: true inputs
         logits, _ = model(batch["src"], batch["src_lengths"], corrupted)
         wrong_input = ((logits.argmax(-1) == batch["tgt_out"]) & after).sum() / after.sum()
-    return teacher.item(), free.item(), wrong_input.item()
+    return teacher.item(), free.item(), clean.item(), wrong_input.item()
 
 
 def exposure_bias(seed: int = 0) -> ExposureResult:
@@ -224,7 +228,7 @@ WRONG_INPUT_DROP = 0.05  # one wrong previous character costs the teacher-forced
 def exposure_claim(result: ExposureResult) -> bool:
     """A wrong previous character hurts the teacher-forced model; scheduled sampling makes it hurt less."""
     return (
-        result.after_wrong_input <= result.teacher_forced - WRONG_INPUT_DROP
+        result.after_wrong_input <= result.clean_after - WRONG_INPUT_DROP
         and result.sampled_after_wrong_input > result.after_wrong_input
     )
 
