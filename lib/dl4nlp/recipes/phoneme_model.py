@@ -42,9 +42,9 @@ TEST_WORDS, TEST_SEED = 2000, 0
 class PhonemeRecipe:
     """Everything that decides what the recipe trains."""
 
-    steps: int = 1200
+    steps: int = 600
     batch_size: int = 128
-    lr: float = 5e-3
+    lr: float = 1e-2
     clip_norm: float = 1.0
     d_embed: int = 32
     d_hidden: int = 96
