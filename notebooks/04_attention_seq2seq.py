@@ -63,6 +63,7 @@ import datetime as dt
 import itertools
 import math
 import random
+from dataclasses import replace
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -410,7 +411,13 @@ print("Bahdanau step by hand == decode_one; Luong step by step == all steps at o
 # accuracy on held-out strings of lengths 8 to 10.
 
 # %%
-score_result = experiments.score_comparison(seed=0)
+general_reverser, _ = experiments.train_reverser(replace(spec, score="general"), 0)  # one cell per model (cached)
+
+# %%
+additive_reverser, _ = experiments.train_reverser(replace(spec, score="additive"), 0)
+
+# %%
+score_result = experiments.score_comparison(seed=0)  # reuses the three trained models
 for name, acc, n_params in zip(score_result.scores, score_result.long_accuracy, score_result.parameters):
     print(f"{name:>8}: held-out accuracy at lengths 8-10 {acc:5.1%}, {n_params:,} parameters in the score")
 assert min(score_result.long_accuracy) >= experiments.SCORE_LONG_MIN, score_result
@@ -658,6 +665,9 @@ assert mirrored >= 0.5, mirrored
 # situations: with the true previous characters (teacher forcing), with its own
 # (greedy decoding), and with the true ones except for **one wrong character**
 # at a random position (scoring the characters from there on).
+
+# %%
+sampled_reverser, _ = experiments.train_reverser(replace(spec, sampling_prob=experiments.SAMPLING_PROB), 0)
 
 # %%
 exposure = experiments.exposure_bias(seed=0)
