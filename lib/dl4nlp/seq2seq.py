@@ -36,7 +36,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from dl4nlp.attention import SCORES, attend, make_score
-from dl4nlp.checkpoint import PathLike, load_checkpoint
+from dl4nlp.checkpoint import PathLike, load_checkpoint, save_checkpoint
 
 State = tuple  # tensors whose first dimension runs over hypotheses
 StepFn = Callable[[torch.Tensor, State], tuple[torch.Tensor, State]]
@@ -272,6 +272,23 @@ class Seq2Seq(nn.Module):
             out.append(tokens)
             weights.append(w)
         return torch.stack(out, 1), (None if self.score is None else torch.stack(weights, 1))
+
+    def save(self, path: PathLike, *, provenance: dict, overwrite: bool = False, extra: Optional[dict] = None) -> dict:
+        """Write the config and weights as a 'seq2seq' checkpoint with its provenance (``dl4nlp.checkpoint``).
+
+        The provenance gains the CPU kernels torch used (bit-for-bit results need the same
+        torch version, thread count and kernels). Returns the provenance written.
+        """
+        record = {**provenance, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+        return save_checkpoint(
+            path,
+            kind=CHECKPOINT_KIND,
+            config=self.config,
+            state_dict=self.state_dict(),
+            provenance=record,
+            overwrite=overwrite,
+            extra=extra,
+        )
 
     @classmethod
     def load(cls, path: PathLike, device: Optional[torch.device] = None) -> Seq2Seq:

@@ -25,10 +25,10 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp.checkpoint import check_output, save_checkpoint
+from dl4nlp.checkpoint import check_output
 from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB, batch_sampler, make_pairs, sequence_accuracy
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
-from dl4nlp.seq2seq import CHECKPOINT_KIND, DECODERS, Seq2Seq
+from dl4nlp.seq2seq import DECODERS, Seq2Seq
 from dl4nlp.train import History, train
 
 NAME = "date_models"
@@ -126,16 +126,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         results=results,
         history=[command.format(score=args.score) for command in HISTORY],
     )
-    # Results are bit-for-bit only for the same torch version, thread count and CPU kernels (ISA).
-    record["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
-    return save_checkpoint(
-        out,
-        kind=CHECKPOINT_KIND,
-        config=model.config,
-        state_dict=model.state_dict(),
-        provenance=record,
-        overwrite=args.overwrite,
-    )
+    return model.save(out, provenance=record, overwrite=args.overwrite, extra=None)
 
 
 if __name__ == "__main__":

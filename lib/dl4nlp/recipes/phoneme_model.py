@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp.checkpoint import check_output, save_checkpoint
+from dl4nlp.checkpoint import check_output
 from dl4nlp.data import data_path, md5sum
 from dl4nlp.date_task import batch_sampler, translate
 from dl4nlp.phonemes import (
@@ -31,7 +31,7 @@ from dl4nlp.phonemes import (
     sample_pairs,
 )
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
-from dl4nlp.seq2seq import CHECKPOINT_KIND, Seq2Seq
+from dl4nlp.seq2seq import Seq2Seq
 from dl4nlp.train import History, train
 
 NAME = "phoneme_model"
@@ -112,17 +112,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         started=started,
         results=results,
     )
-    # Results are bit-for-bit only for the same torch version, thread count and CPU kernels (ISA).
-    record["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
-    return save_checkpoint(
-        out,
-        kind=CHECKPOINT_KIND,
-        config=model.config,
-        state_dict=model.state_dict(),
-        provenance=record,
-        overwrite=args.overwrite,
-        extra={"task": "cmudict spelling -> phonemes"},
-    )
+    return model.save(out, provenance=record, overwrite=args.overwrite, extra={"task": "cmudict spelling -> phonemes"})
 
 
 if __name__ == "__main__":
