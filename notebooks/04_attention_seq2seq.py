@@ -77,6 +77,7 @@ from dl4nlp.diagrams import seq2seq_diagram
 from dl4nlp.exercises import check
 from dl4nlp.experiments import seq2seq as experiments
 from dl4nlp.plots import plot_attention
+from dl4nlp.recipes import date_models as date_models_recipe
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, length_penalty, normalized_score, table_step
 from dl4nlp.train import History
 from dl4nlp.transformer import count_parameters
@@ -440,8 +441,12 @@ for score in ("dot", "general", "additive"):
     date_models[score] = Seq2Seq.load(path, device)  # verifies the checksum first
     date_records[score] = read_provenance(path)
 
-date_test = date_task.make_pairs(500, seed=2024, split="test")
-assert date_task.overlap(date_task.make_pairs(20_000, seed=1), date_test).disjoint  # the recipe's training pairs
+date_train = date_models_recipe.training_pairs(date_records["dot"])  # rebuilt from the provenance
+seen_dates = date_task.dates_of(date_train)
+date_test = [pair for pair in date_task.make_pairs(600, seed=2024, split="test")
+             if not date_task.dates_of([pair]) & seen_dates][:500]
+assert len(date_test) == 500 and date_task.overlap(date_train, date_test).disjoint
+assert all(date_records[s]["arguments"] == {**date_records["dot"]["arguments"], "score": s} for s in date_records)
 date_accuracy = {score: date_task.sequence_accuracy(model, date_test) for score, model in date_models.items()}
 
 fig, ax = plt.subplots(figsize=(7, 3.5))

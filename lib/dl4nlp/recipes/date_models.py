@@ -95,6 +95,16 @@ def train_date_model(
     return model, history
 
 
+def training_pairs(record: dict) -> list[tuple[str, str]]:
+    """The pairs a shipped date model was trained on, rebuilt from its provenance (to test on other dates).
+
+    Models of this recipe saw only training-split dates; the earlier command drew from
+    every date (its provenance records ``train_split: None``).
+    """
+    arguments = record["arguments"]
+    return make_pairs(arguments["train_pairs"], seed=arguments["seed"] + 1, split=arguments.get("train_split", "train"))
+
+
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Train one date translator and write it, with its provenance, to --out (a .pt file)."""
     parser = recipe_parser(NAME, main.__doc__)
