@@ -450,6 +450,7 @@ assert len(date_test) == 500 and date_task.overlap(date_train, date_test).disjoi
 assert all(date_records[s]["arguments"] == {**date_records["dot"]["arguments"], "score": s} for s in date_records)
 recipe_shown = {k: v for k, v in date_records["dot"]["arguments"].items() if k in ("steps", "batch_size", "lr", "seed")}
 print(f"recipe (the same for all three but the score): {recipe_shown}")
+assert recipe_shown["steps"] == 400 and recipe_shown["batch_size"] == 256 and recipe_shown["seed"] == 0
 date_accuracy = {score: date_task.sequence_accuracy(model, date_test) for score, model in date_models.items()}
 
 fig, ax = plt.subplots(figsize=(7, 3.5))
