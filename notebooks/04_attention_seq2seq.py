@@ -444,7 +444,7 @@ for score in ("dot", "general", "additive"):
 
 date_train = date_models_recipe.training_pairs(date_records["dot"])  # rebuilt from the provenance
 seen_dates = date_task.dates_of(date_train)
-date_test = [pair for pair in date_task.make_pairs(600, seed=2024, split="test")
+date_test = [pair for pair in date_task.make_pairs(1200, seed=2024, split="test")
              if not date_task.dates_of([pair]) & seen_dates][:500]
 assert len(date_test) == 500 and date_task.overlap(date_train, date_test).disjoint
 assert all(date_records[s]["arguments"] == {**date_records["dot"]["arguments"], "score": s} for s in date_records)
@@ -691,7 +691,19 @@ for name, teacher, free, clean, wrong in rows:
     print(f"{name:>22} | {teacher:11.1%} | {free:11.1%} | {clean:22.1%} | {wrong:20.1%}")
 
 # %% [markdown]
-# EXPOSURE_PROSE
+# Reading its own outputs costs this model little, because it rarely makes a
+# mistake to be misled by. But feed it **one** wrong previous character and the
+# characters after it go wrong far more often: the teacher-forced model has
+# learned to lean on its previous character, and it has never seen a wrong one.
+# That is the risk exposure bias names; on a harder task, where the model's own
+# mistakes are common, it is what compounds errors along the output. The model
+# trained with scheduled sampling has met its own outputs in training and
+# recovers better from the wrong character, here without losing accuracy on
+# clean inputs. The gain is modest (a few points), and it is measured on
+# seeds 0 to 3.
+#
+# **Checkpoint.** One wrong input costs the teacher-forced model at least 5
+# points on the characters that follow; the scheduled-sampling model loses less.
 
 # %%
 assert experiments.exposure_claim(exposure), exposure
@@ -844,7 +856,16 @@ print(f"beam (k = {experiments.BEAM_SIZE}) finds a more probable output than gre
 print(f"exactly right: greedy {beam_result.greedy_exact}, beam {beam_result.beam_exact} (of {beam_result.inputs})")
 
 # %% [markdown]
-# BEAM_PROSE
+# Beam search finds a more probable output than greedy decoding on a good share
+# of the inputs and a less probable one on none or almost none, and on this
+# uncertain model the more probable outputs are more often right: beam search
+# gets at least as many strings exactly right as greedy. It does not repair the
+# model, though: most of these strings are still wrong, because the model's
+# most probable reversal is wrong. Beam search finds what the model prefers.
+#
+# **Checkpoint.** Greedy gets at least 10 % of the strings right (so exact match
+# can be compared at all); beam search finds a more probable output more often
+# than a less probable one, and gets at least as many strings right.
 
 # %%
 assert experiments.beam_claim(beam_result), beam_result

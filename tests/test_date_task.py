@@ -187,7 +187,7 @@ def test_shipped_checkpoints_load_verified_and_translate_held_out_dates(score):
     model = Seq2Seq.load(path)  # verifies the checksum
     assert model.config.score == score and not model.training
     seen = date_task.dates_of(training_pairs(record))
-    test = [pair for pair in make_pairs(150, seed=77, split="test") if not date_task.dates_of([pair]) & seen][:100]
+    test = [pair for pair in make_pairs(300, seed=77, split="test") if not date_task.dates_of([pair]) & seen][:100]
     assert len(test) == 100 and date_task.sequence_accuracy(model, test) >= 0.98
 
 
