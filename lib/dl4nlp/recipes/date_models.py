@@ -26,8 +26,7 @@ kernels are enough to cause that: forcing AVX2 instead of this machine's AVX512
 (``ATEN_CPU_CAPABILITY=avx2``) changes the very first loss in its 7th digit, and
 the recorded losses then first differ at step 28. Over 400 steps such rounding
 differences grow until every weight differs. The old provenance recorded neither
-the CPU nor the losses in full precision (and wrote "1 thread" without
-measuring it); this recipe records all three.
+the CPU nor the losses in full precision; this recipe records both.
 """
 
 from __future__ import annotations
