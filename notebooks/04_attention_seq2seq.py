@@ -483,8 +483,9 @@ assert all(acc >= 0.98 for acc in date_accuracy.values()), date_accuracy
 # their *local* attention (a window around a predicted position) the general
 # score was best (local-p: perplexity 5.9, BLEU 19.0, the best of the table).
 # In their words, "dot works well for the global attention and general is better
-# for the local attention". Their additive ("concat") score did not train well
-# (perplexity 6.7 with global attention), which they leave unexplained. Our task
+# for the local attention". Their additive ("concat") score did not do well
+# (perplexity 6.7 with global attention), possibly, they suggest, because of a
+# simplification in their implementation of it. Our task
 # is far too easy to separate the scores; the Transformer (notebooks 05 and 07)
 # uses the dot score, scaled by $1/\sqrt{d}$.
 
