@@ -24,7 +24,7 @@ one thread, its losses match the recorded ones (rounded to 5 decimals) up to
 step 30 and first differ at step 31 by 1e-5, i.e. in rounding. The CPU's vector
 kernels are enough to cause that: forcing AVX2 instead of this machine's AVX512
 (``ATEN_CPU_CAPABILITY=avx2``) changes the very first loss in its 7th digit, and
-the recorded losses then first differ at step 28. Over 400 steps such rounding
+the recorded losses then first differ at step 28; so does running on two threads. Over 400 steps such rounding
 differences grow until every weight differs. The old provenance recorded neither
 the CPU nor the losses in full precision; this recipe records both.
 """
