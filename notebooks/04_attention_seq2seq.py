@@ -725,6 +725,7 @@ for name, teacher, free, clean, wrong in rows:
 
 # %%
 assert experiments.exposure_claim(exposure), exposure
+assert exposure.sampled_free_running >= exposure.free_running - 0.005, "no loss on clean inputs, here"
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 7. Decoding: greedy and beam search
