@@ -601,17 +601,17 @@ interactive_figure(
 phoneme_model = Seq2Seq.load(data_path("seq2seq_cmudict.pt"), device)
 phoneme_record = read_provenance(data_path("seq2seq_cmudict.pt"))
 train_words = {word for word, _ in phonemes.phoneme_pairs("train")}
-test_pairs = phonemes.sample_pairs(1000, "test", seed=1)
-assert not train_words & {word for word, _ in test_pairs}, "test words must never be trained on"
+held_out_words = phonemes.sample_pairs(1000, "test", seed=1)
+assert not train_words & {word for word, _ in held_out_words}, "test words must never be trained on"
 
 
 def pronounce(words):
     return date_task.translate(phoneme_model, words, phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB, max_len=20)
 
 
-predicted = pronounce([word for word, _ in test_pairs])
-word_accuracy = sum(p == t for p, (_, t) in zip(predicted, test_pairs)) / len(test_pairs)
-per = phonemes.phoneme_error_rate(predicted, [t for _, t in test_pairs])
+predicted = pronounce([word for word, _ in held_out_words])
+word_accuracy = sum(p == t for p, (_, t) in zip(predicted, held_out_words)) / len(held_out_words)
+per = phonemes.phoneme_error_rate(predicted, [t for _, t in held_out_words])
 print(f"{len(train_words):,} training words; on 1,000 held-out words: whole pronunciation right {word_accuracy:.0%}, "
       f"phoneme error rate {per:.1%}")
 recorded = phoneme_record["results"]
@@ -658,12 +658,12 @@ assert looked_at["knight"][0] == ("N", "k") and looked_at["knight"][-1] == ("T",
 
 # %%
 reverser, _ = experiments.train_reverser(experiments.REVERSAL, 0)  # the dot-attention model of section 2 (cached)
-source = experiments.test_pairs(10, 0)[0][0]
+source = experiments.held_out_strings(10, 0)[0][0]
 plot_attention(alignment(reverser, source, source[::-1], reverse_vocab, reverse_vocab), list(source) + ["<eos>"],
                list(source[::-1]) + ["<eos>"], title="Reversal: each output looks at the mirrored input")
 plt.show()
 
-test_batch = date_task.encode_batch(experiments.test_pairs(10, 0), reverse_vocab, reverse_vocab)
+test_batch = date_task.encode_batch(experiments.held_out_strings(10, 0), reverse_vocab, reverse_vocab)
 with torch.no_grad():
     _, weights = reverser(*(test_batch[k] for k in ("src", "src_lengths", "tgt_in")))
 positions = torch.arange(10)

@@ -56,12 +56,12 @@ class Reversal:
 REVERSAL = Reversal()
 
 
-def train_pairs(seed: int) -> list[tuple[str, str]]:
+def training_strings(seed: int) -> list[tuple[str, str]]:
     """The training strings (training split only) for ``seed``."""
     return reverse_pairs(TRAIN_PAIRS, LENGTHS, seed=1000 + seed, split="train")
 
 
-def test_pairs(length: int, seed: int, n: int = TEST_PER_LENGTH) -> list[tuple[str, str]]:
+def held_out_strings(length: int, seed: int, n: int = TEST_PER_LENGTH) -> list[tuple[str, str]]:
     """Held-out strings (test split) of one length."""
     return reverse_pairs(n, [length], seed=2000 + 100 * seed + length, split="test")
 
@@ -74,7 +74,9 @@ def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
     model = Seq2Seq(len(vocab), len(vocab), d_embed=variant.d_embed, d_hidden=variant.d_hidden, score=variant.score)
     optimizer = torch.optim.Adam(model.parameters(), lr=variant.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=variant.steps)
-    next_batch = batch_sampler(train_pairs(seed), variant.batch_size, seed=seed, source_vocab=vocab, target_vocab=vocab)
+    next_batch = batch_sampler(
+        training_strings(seed), variant.batch_size, seed=seed, source_vocab=vocab, target_vocab=vocab
+    )
     coins = torch.Generator().manual_seed(seed)  # scheduled sampling's coin flips, apart from everything else
     done = [0]  # steps taken so far
 
@@ -104,8 +106,8 @@ def accuracy(model: Seq2Seq, pairs: list[tuple[str, str]], vocab: Seq2SeqVocab =
 
 
 def _check_held_out(seed: int) -> None:
-    tests = [pair for n in LENGTHS for pair in test_pairs(n, seed)]
-    shared = overlap(train_pairs(seed), tests, dates=False)
+    tests = [pair for n in LENGTHS for pair in held_out_strings(n, seed)]
+    shared = overlap(training_strings(seed), tests, dates=False)
     if not shared.disjoint:
         raise AssertionError(
             f"test strings must be held out; {shared.same_source} of {shared.test_size} are in training"
@@ -131,7 +133,7 @@ def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
     _check_held_out(seed)
     with_attention, h_att = train_reverser(replace(REVERSAL, score="dot", steps=steps), seed)
     without, h_none = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
-    tests = {n: test_pairs(n, seed) for n in LENGTHS}
+    tests = {n: held_out_strings(n, seed) for n in LENGTHS}
     return BottleneckResult(
         LENGTHS,
         tuple(accuracy(with_attention, tests[n]) for n in LENGTHS),
@@ -161,7 +163,7 @@ class ScoreResult:
 def score_comparison(seed: int = 0) -> ScoreResult:
     """Dot, general and additive attention, trained the same way; mean accuracy on long inputs."""
     _check_held_out(seed)
-    tests = [pair for n in LONG for pair in test_pairs(n, seed)]
+    tests = [pair for n in LONG for pair in held_out_strings(n, seed)]
     scores, accuracies, parameters = ("dot", "general", "additive"), [], []
     for score in scores:
         model, _ = train_reverser(replace(REVERSAL, score=score), seed)
@@ -216,7 +218,7 @@ def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: in
 def exposure_bias(seed: int = 0) -> ExposureResult:
     """A dot-attention reverser trained with teacher forcing, and the same with scheduled sampling."""
     _check_held_out(seed)
-    tests = [pair for n in EXPOSURE_LENGTHS for pair in test_pairs(n, seed)]
+    tests = [pair for n in EXPOSURE_LENGTHS for pair in held_out_strings(n, seed)]
     forced, _ = train_reverser(REVERSAL, seed)
     sampled, _ = train_reverser(replace(REVERSAL, sampling_prob=SAMPLING_PROB), seed)
     return ExposureResult(*_character_accuracies(forced, tests, seed), *_character_accuracies(sampled, tests, seed))
@@ -252,7 +254,7 @@ def beam_vs_greedy(seed: int = 0, beam_size: int = BEAM_SIZE) -> BeamResult:
     """Greedy and beam search on the no-attention reverser, at lengths where it is unsure."""
     _check_held_out(seed)
     model, _ = train_reverser(replace(REVERSAL, score=None), seed)
-    pairs = [pair for n in BEAM_LENGTHS for pair in test_pairs(n, seed, n=40)]
+    pairs = [pair for n in BEAM_LENGTHS for pair in held_out_strings(n, seed, n=40)]
     vocab = REVERSE_VOCAB
     batch = encode_batch(pairs, vocab, vocab)
     higher = lower = greedy_exact = beam_exact = 0
