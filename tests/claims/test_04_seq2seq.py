@@ -4,6 +4,8 @@ Budget: about 60 s on an idle 2-core CPU for the whole file; the experiments sha
 trained models through ``train_reverser``'s cache, so each seed trains five small models.
 """
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -42,3 +44,16 @@ def test_exposure_bias_and_scheduled_sampling(seed):
 def test_beam_search_against_greedy(seed):
     result = experiments.beam_vs_greedy(seed)
     assert experiments.beam_claim(result), result
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_held_out_strings_are_never_training_strings(seed):
+    training = {source for source, _ in experiments.training_strings(seed)}
+    held_out = [source for n in experiments.LENGTHS for source, _ in experiments.held_out_strings(n, seed)]
+    assert held_out and not any(source in training for source in held_out)
+
+
+def test_train_reverser_trains_each_variant_and_seed_once():
+    variant = replace(experiments.REVERSAL, steps=2)
+    model, history = experiments.train_reverser(variant, 1)
+    assert experiments.train_reverser(variant, 1)[0] is model and len(history.loss) == 2
