@@ -170,7 +170,7 @@ def time_step_gradient_norms(
         raise TypeError(f"loss_of_inputs must be a function of the inputs; got {type(loss_of_inputs).__name__}")
     if not isinstance(inputs, torch.Tensor) or inputs.dim() < 2:
         got = tuple(inputs.shape) if isinstance(inputs, torch.Tensor) else type(inputs).__name__
-        raise ValueError(f"inputs must be a tensor of shape (batch, time, ...); got {got}")
+        raise ValueError(f"inputs must have shape (batch, time, ...); got {got}")
     if not inputs.is_floating_point():
         raise ValueError(f"inputs must be floating point to be differentiated; got {inputs.dtype}")
     x = inputs.detach().clone().requires_grad_(True)
