@@ -35,10 +35,11 @@ def test_residual_branches_need_scaling(seed):
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_he_scale_and_the_squared_loss(seed):
     he = e.he_scale(seed=seed)
-    low, high = e.SQUARED_EXCESS
     for i in range(len(he.depths)):
         assert 1 / e.HE_LEVEL < he.median_ratio["independent"][i] < e.HE_LEVEL, he
-        assert low < he.median_excess[i] < high and low < he.median_ratio["squared"][i] < high, he
+        assert e.SQUARED_RATIO[0] < he.median_ratio["squared"][i] < e.SQUARED_RATIO[1], he
+        assert e.SQUARED_EXCESS[0] < he.median_excess[i] < e.SQUARED_EXCESS[1], he
+    assert list(he.median_ratio["independent"]) == sorted(he.median_ratio["independent"], reverse=True), he
     assert 0.4 < he.top_share < 0.7, he.top_share
     assert abs(he.level_scale["independent"] - math.sqrt(2)) < e.SCALE_TOLERANCE, he.level_scale
     assert he.level_scale["squared"] < math.sqrt(2) - e.SCALE_TOLERANCE, he.level_scale
