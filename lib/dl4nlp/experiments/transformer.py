@@ -440,7 +440,7 @@ def load_induction_model(path=None):
 
 # --- the encoder-decoder Transformer against 04's GRU with attention, on dates ------------
 DATE_SIZES = dict(d_model=40, n_heads=4, d_ff=128, encoder_layers=2, decoder_layers=2)
-DATE_TEST = dict(n=2000, seed=2024)  # the test dates (make_pairs), disjoint from every training pair
+DATE_TEST = dict(n=2000, seed=2024)  # the test pairs: make_pairs(n, seed=seed, split="test")
 DATE_EVAL_STEPS = (100, 200, 400)
 LENGTH_BINS = ((8, 14), (15, 19), (20, 24), (25, 29), (30, 45))  # source length in characters, inclusive
 DATE_CHECKPOINT = "date_transformer.pt"  # in data/, by `python -m dl4nlp.recipes.date_transformer`
@@ -483,12 +483,12 @@ def date_transformer(seed: int = 0):
 
 
 def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
-    """The test dates (``DATE_TEST``) without any source that occurs among ``train_pairs`` (asserted disjoint)."""
-    from dl4nlp.date_task import make_pairs
+    """The test dates (``DATE_TEST``, from the test split of ``date_task``), asserted disjoint from ``train_pairs``:
+    no test date occurs in training, in any format."""
+    from dl4nlp.date_task import make_pairs, overlap
 
-    seen = {source for source, _ in train_pairs}
-    test = [pair for pair in make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"]) if pair[0] not in seen]
-    assert not seen & {source for source, _ in test}
+    test = make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"], split="test")
+    assert overlap(train_pairs, test).disjoint
     return test
 
 
@@ -507,33 +507,26 @@ def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
 def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
     """Train the Transformer and 04's GRU with dot attention on the same dates, batches and budget.
 
-    Both get ``date_task.RECIPE``: the same 20,000 training pairs (from seed + 1), the
-    same batches of 256, Adam at 1e-2 decayed by a cosine over ``steps`` steps,
-    gradients clipped at norm 1. Returns the comparison and the trained Transformer.
+    Both get notebook 04's recipe (``dl4nlp.recipes.date_models.DateRecipe``): the same
+    20,000 training pairs (training-split dates only, from seed + 1), the same batches of
+    256, Adam at 1e-2 decayed by a cosine over ``steps`` steps, gradients clipped at 1;
+    the GRU is built by 04's ``build_model``, so seed 0 is 04's shipped model. Returns
+    the comparison and the trained Transformer.
     """
     from dl4nlp import date_task
+    from dl4nlp.recipes.date_models import DateRecipe, build_model
 
-    recipe = date_task.RECIPE
-    train_pairs = date_task.make_pairs(recipe["train_pairs"], seed=seed + 1)
+    recipe = DateRecipe(score="dot", steps=steps, seed=seed)
+    train_pairs = date_task.make_pairs(recipe.train_pairs, seed=seed + 1, split="train")
     test = date_test_pairs(train_pairs)
     eval_at = tuple(sorted({s for s in DATE_EVAL_STEPS if s < steps} | {steps}))
     counts = tuple(sum(low <= len(s) <= high for s, _ in test) for low, high in LENGTH_BINS)
     results = {}
     for name in ("transformer", "gru"):
-        if name == "transformer":
-            model = date_transformer(seed)
-        else:
-            seed_everything(seed)
-            model = date_task.Seq2Seq(
-                len(date_task.SOURCE_VOCAB),
-                len(date_task.TARGET_VOCAB),
-                d_embed=recipe["d_embed"],
-                d_hidden=recipe["d_hidden"],
-                score="dot",
-            )
-        optimizer = torch.optim.Adam(model.parameters(), lr=recipe["lr"])
+        model = date_transformer(seed) if name == "transformer" else build_model(recipe)
+        optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
         schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
-        next_batch = date_task.batch_sampler(train_pairs, recipe["batch_size"], seed=seed)
+        next_batch = date_task.batch_sampler(train_pairs, recipe.batch_size, seed=seed)
         losses, accuracies, done = [], [], 0
         for stop in eval_at:
             history = train(
@@ -543,7 +536,7 @@ def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
                 steps=stop - done,
                 optimizer=optimizer,
                 scheduler=schedule,
-                clip_norm=1.0,
+                clip_norm=recipe.clip_norm,
                 progress=progress,
             )
             losses += history.loss
