@@ -36,6 +36,24 @@ from dl4nlp.transformer import TransformerConfig, TransformerLM
 
 CORPUS = "tinyshakespeare.txt"
 
+
+def _check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+
+
+def _sizes(defaults: dict, sizes: Optional[dict]) -> dict:
+    """``defaults`` updated by ``sizes``; an unknown key is an error naming the known ones."""
+    if sizes is None:
+        return dict(defaults)
+    if not isinstance(sizes, dict):
+        raise TypeError(f"sizes must be a dict of {sorted(defaults)}; got {type(sizes).__name__}")
+    unknown = sorted(set(sizes) - set(defaults))
+    if unknown:
+        raise ValueError(f"sizes has unknown keys {unknown}; known: {sorted(defaults)}")
+    return {**defaults, **sizes}
+
+
 # --- the ingredient ladder ------------------------------------------------------
 # Each step adds one ingredient to the one before; the last two take one away from the full block.
 LADDER: dict[str, dict[str, bool]] = {
@@ -88,7 +106,7 @@ def ladder_model(variant: str, vocab_size: int, sizes: Optional[dict] = None) ->
     """The char LM of one ladder variant: learned positions, untied output, post-LN where LayerNorm is on."""
     if variant not in LADDER:
         raise ValueError(f"variant must be one of {tuple(LADDER)}; got {variant!r}")
-    s = {**LADDER_SIZES, **(sizes or {})}
+    s = _sizes(LADDER_SIZES, sizes)
     config = TransformerConfig(
         vocab_size=vocab_size,
         d_model=s["d_model"],
@@ -121,7 +139,11 @@ def ingredient_ladder(
 
     The corpus's last 10 % is held out (no training window reaches it).
     """
-    s = {**LADDER_SIZES, **(sizes or {})}
+    _check_seed(seed)
+    unknown = [v for v in variants if v not in LADDER]
+    if unknown or not variants:
+        raise ValueError(f"variants must be a non-empty list of {tuple(LADDER)}; got {list(variants)!r}")
+    s = _sizes(LADDER_SIZES, sizes)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     windows = data.heldout_windows(eval_windows, s["context"])
     losses = []
@@ -162,6 +184,9 @@ def layer_gradient_norms(
     seed: int, depths: Sequence[int] = GRADIENT_DEPTHS, d_model: int = 64, context: int = 64, batch_size: int = 16
 ) -> GradientNorms:
     """One backward pass of a freshly initialised char LM (PyTorch's init) per depth and LayerNorm placement."""
+    _check_seed(seed)
+    if not depths or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in depths):
+        raise ValueError(f"depths must be a non-empty list of positive integers; got {depths!r}")
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     inputs, targets = data.batch(batch_size, context, torch.Generator().manual_seed(seed))
     out = {True: [], False: []}
@@ -205,7 +230,8 @@ class WarmupResult:
 
 def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256) -> WarmupResult:
     """Deep post-LN and pre-LN char LMs at a high learning rate, with and without a linear warm-up."""
-    s = {**WARMUP_SIZES, **(sizes or {})}
+    _check_seed(seed)
+    s = _sizes(WARMUP_SIZES, sizes)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     windows = data.heldout_windows(eval_windows, s["context"])
     names, losses, diverged = [], [], []
@@ -273,7 +299,11 @@ class RepeatBatch:
 def repeat_batch(n: int, generator: torch.Generator, sizes: Optional[dict] = None) -> RepeatBatch:
     """``n`` sequences of uniformly random tokens in which the first ``m`` tokens are repeated right after
     themselves, ``m`` drawn per sequence from ``sizes['repeat']``; the rest of the sequence is random too."""
-    s = {**INDUCTION_SIZES, **(sizes or {})}
+    s = _sizes(INDUCTION_SIZES, sizes)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
     low, high = s["repeat"]
     if not 2 <= low <= high <= s["length"] // 2:
         raise ValueError(f"repeat must satisfy 2 <= low <= high <= length // 2; got {s['repeat']} with {s['length']}")
@@ -309,7 +339,7 @@ class InductionResult:
 
 def induction_model(sizes: Optional[dict] = None) -> TransformerLM:
     """A two-layer attention-only Transformer (no feed-forward layers), pre-LN, learned positions."""
-    s = {**INDUCTION_SIZES, **(sizes or {})}
+    s = _sizes(INDUCTION_SIZES, sizes)
     config = TransformerConfig(
         vocab_size=s["vocab_size"],
         d_model=s["d_model"],
@@ -364,7 +394,10 @@ def train_induction_model(
     seed: int, sizes: Optional[dict] = None, eval_every: int = 50
 ) -> tuple[TransformerLM, InductionResult]:
     """Train ``induction_model`` on ``repeat_batch`` sequences; evaluate on 512 fixed held-out sequences."""
-    s = {**INDUCTION_SIZES, **(sizes or {})}
+    _check_seed(seed)
+    if isinstance(eval_every, bool) or not isinstance(eval_every, int) or eval_every < 1:
+        raise ValueError(f"eval_every must be a positive integer; got {eval_every!r}")
+    s = _sizes(INDUCTION_SIZES, sizes)
     seed_everything(seed)
     model = induction_model(s)
     generator = torch.Generator().manual_seed(seed)
@@ -467,6 +500,7 @@ def date_transformer(seed: int = 0):
     from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB
     from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
 
+    _check_seed(seed)
     seed_everything(seed)
     s = DATE_SIZES
     config = Seq2SeqTransformerConfig(
@@ -516,6 +550,9 @@ def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
     from dl4nlp import date_task
     from dl4nlp.recipes.date_models import DateRecipe, build_model
 
+    _check_seed(seed)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
     recipe = DateRecipe(score="dot", steps=steps, seed=seed)
     train_pairs = date_task.make_pairs(recipe.train_pairs, seed=seed + 1, split="train")
     test = date_test_pairs(train_pairs)
