@@ -74,10 +74,9 @@ from dl4nlp import date_task
 from dl4nlp.attention import MultiHeadAttention, scaled_dot_product_attention
 from dl4nlp.checkpoint import read_provenance
 from dl4nlp.data import data_path, load_text
-from dl4nlp.decoder import DecoderBlock, Seq2SeqTransformer
+from dl4nlp.decoder import DecoderBlock
 from dl4nlp.diagrams import decoder_only_diagram, encoder_decoder_diagram, transformer_block_diagram
 from dl4nlp.exercises import check
-from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import transformer as ex
 from dl4nlp.gpt import gpt_config, load_gpt
 from dl4nlp.kv_cache import KVCache
@@ -87,7 +86,6 @@ from dl4nlp.seq2seq import Seq2Seq
 from dl4nlp.sparse import (attention_cost, bigbird_mask, blockwise_attention, global_mask, largest_tensor_bytes,
                            random_mask, sliding_window_mask)
 from dl4nlp.sweep import CharData, heldout_loss
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerBlock, TransformerConfig, TransformerLM, count_parameters
 from dl4nlp.widgets import interactive_figure
