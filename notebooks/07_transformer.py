@@ -364,11 +364,15 @@ print("post-LN / pre-LN gradient norm of the last block: "
       + ", ".join(f"{d} blocks {r:.2f}" for d, r in ratio.items()))
 
 # %% [markdown]
-# In the post-LN stacks the blocks nearest the output get the largest
-# gradients, and the gap to pre-LN widens with depth: at 16 blocks the last
-# block's gradient is more than 1.5 times the pre-LN one. Pre-LN keeps the
-# gradients about level across blocks. That is the mechanism Xiong et al.
-# describe, here on a tiny model.
+# In every block the post-LN stack's gradient is larger than the pre-LN
+# stack's, and the gap widens towards the output and with depth: at 16 blocks
+# the last block's gradient is more than 1.5 times the pre-LN one, and that
+# ratio grows from 2 blocks to 16. Pre-LN keeps the gradients level across
+# blocks (within a factor of 2). Whether post-LN's own gradients rise towards
+# the output depends on the seed: on seed 0, shown here, they do; on seeds 2
+# and 3 of the claims suite the last block's is a little below the first's. So
+# the claim we check is relative to pre-LN. That is the mechanism Xiong et al.
+# describe, in a tiny model.
 #
 # **Checkpoint** (and the same claim for seeds 1–3 in the claims suite).
 
@@ -378,12 +382,13 @@ def layer_norm_claims(norms):
     assert ratios[-1] >= ex.POST_OVER_PRE_DEEPEST, ratios
     assert ratios[-1] > ratios[0], ratios  # the gap grows with depth
     post, pre = norms.post[-1], norms.pre[-1]
-    assert post[-1] > post[0], post  # post-LN: larger near the output
+    assert all(a > b for a, b in zip(post, pre)), (post, pre)  # post-LN above pre-LN in every block
+    assert post[-1] / pre[-1] > post[0] / pre[0], (post, pre)  # the gap widens towards the output
     assert max(pre) / min(pre) < 2.0, pre  # pre-LN: level within a factor of 2
 
 
 layer_norm_claims(norms)
-print("post-LN's last-block gradient grows against pre-LN's with depth")
+print("post-LN's gradients exceed pre-LN's in every block, more so towards the output and with depth")
 
 # %% [markdown]
 # **Does post-LN need warm-up?** The table also holds six-block models (width
@@ -788,15 +793,37 @@ for c in comparisons:
 
 # %% [markdown]
 # (Lines: mean over the seeds; bands: their range.) With the parameters
-# matched within about 1 %, both architectures end up translating nearly every
-# held-out date of every length. The curves show how they get there; the
-# checkpoint below states what holds on every seed.
+# matched within about 1 % and notebook 04's recipe, the GRU with attention
+# wins this race. After 400 steps it translates every held-out date of every
+# length on every seed; the Transformer ends at 93.8 % or more in every length
+# bin, its weakest the longest dates (30-45 characters) of seed 0. It also
+# learns more slowly: after 100 and 200 steps it trails the GRU in every length
+# bin on every seed, and after 200 steps its worst bin is always the longest
+# dates. We did not tune anything for the Transformer: the recipe (Adam at
+# $10^{-2}$ from the first step, no warm-up, 400 steps) is 04's, chosen for the
+# GRU; section 2 showed why Transformers usually get a warm-up, and we have
+# not measured whether one would close the gap here.
 
 # %%
-assert abs(parameters["Transformer"] - parameters["GRU with attention"]) / parameters["GRU with attention"] < 0.02
+def date_claims(c):
+    """The race on one seed: equal sizes; the GRU ahead in every bin before the end, the Transformer's worst bin
+    after 200 steps the longest dates; both above their floors in every bin at the end."""
+    transformer, gru = c["parameters"]
+    assert abs(transformer - gru) / gru < 0.02
+    assert c["steps"][1] == 200
+    for t_row, g_row in zip(c["transformer"][:-1], c["gru"][:-1]):
+        assert all(g >= t for t, g in zip(t_row, g_row)), c
+    assert min(c["transformer"][1]) == c["transformer"][1][-1], c
+    assert min(c["transformer"][-1]) >= ex.DATE_TRANSFORMER_FLOOR and min(c["gru"][-1]) >= ex.DATE_GRU_FLOOR, c
+
+
 for c in comparisons:
-    assert min(c["transformer"][-1]) >= 0.95 and min(c["gru"][-1]) >= 0.95, c
-print("parameters equal within 2 %; both models above 95 % in every length bin on every seed")
+    date_claims(c)
+assert min(c["gru"][-1][i] for c in comparisons for i in range(len(bins))) == 1.0
+weakest = min(min(c["transformer"][-1]) for c in comparisons)
+assert weakest == comparisons[0]["transformer"][-1][-1] and 0.938 <= weakest < 0.939, weakest
+print(f"on all {len(comparisons)} seeds: the GRU 100 % in every bin after {comparisons[0]['steps'][-1]} steps, "
+      f"the Transformer at least {weakest:.1%}; the GRU ahead in every bin before that")
 
 # %% [markdown]
 # **Inside the Transformer.** One held-out date: the encoder's self-attention
@@ -825,10 +852,26 @@ print(f"{source!r} -> {output!r}")
 assert output == "1998-03-07"
 
 # %% [markdown]
-# The cross-attention map is the alignment of notebook 04: while writing the
-# year, the decoder looks at "1998"; while writing the month, at "march"; the
-# day, at "7". The decoder's self-attention can only look down and left (the
-# mask), and the encoder's mixes the source freely.
+# The cross-attention map is the alignment of notebook 04. Summed over the
+# characters of each field of the source, the cross-attention of the step that
+# writes each digit:
+
+# %%
+fields = {"year": "1998", "month": "march", "day": "7"}
+spans = {name: slice(source.index(text), source.index(text) + len(text)) for name, text in fields.items()}
+cross_map = maps["cross"][-1][0].mean(0)  # (output steps, source positions), last layer, mean over heads
+for step, (character, field) in enumerate(zip(output, ["year"] * 4 + [None] + ["month"] * 2 + [None] + ["day"] * 2)):
+    if field is None:
+        continue
+    shares = {name: cross_map[step, span].sum().item() for name, span in spans.items()}
+    print(f"writing {character!r} ({field:>5}): " + ", ".join(f"{n} {v:.1f}" for n, v in shares.items()))
+    assert max(shares, key=shares.get) == field and shares[field] >= 0.3, (character, shares)
+
+# %% [markdown]
+# Each digit's own field gets the largest share, at least 0.3: the year's
+# digits look at "1998", the month's at "march", the day's at "7". The decoder's
+# self-attention can only look down and left (the mask), and the encoder's
+# mixes the source freely.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. In-context learning in miniature: induction heads
@@ -1156,9 +1199,9 @@ assert check("Exercise 3", lambda: exercise_3(logits_ex), exercise_3_reference)
 #
 # - A Transformer block is attention plus a per-position feed-forward network, each wrapped in a residual connection and a LayerNorm. On a character model of Shakespeare, residual connections give the big step (more than 0.2 nats on every seed), attention is what gets below the bigram model, and the feed-forward layer earns its place once residuals are there; LayerNorm barely matters at two layers.
 # - Multi-head attention is $h$ small heads side by side, at the parameter cost of one big head. The library's blocks equal PyTorch's encoder and decoder layers, post-LN and pre-LN.
-# - Post-LN puts the largest gradients near the output, more so with depth; pre-LN keeps them level. At our size both train without warm-up.
+# - At initialisation post-LN's gradients exceed pre-LN's in every block, more so towards the output and with depth; pre-LN keeps them level. At our size both train without warm-up.
 # - The causal mask turns "average the past" into "weight the past"; with shifted targets one pass trains every position at once, while generation stays one token at a time. A KV cache makes each step cheap and gives the same logits.
-# - Cross-attention connects a decoder to an encoder; at notebook 04's parameter count and recipe, the encoder–decoder Transformer translates dates as well as the GRU with attention.
+# - Cross-attention connects a decoder to an encoder. At notebook 04's parameter count and on its recipe (tuned for the GRU), the encoder–decoder Transformer learns the dates more slowly than the GRU with attention and ends a little behind it (at least 93.8 % in every length bin against 100 %), weakest on the longest dates.
 # - A GPT is a stack of causal blocks; decoding by greedy choice loops, sampling (temperature, top-k, nucleus) does not; perplexity is $e^{\text{loss}}$.
 # - Two attention-only layers learn an induction head, copying from their own context: in-context learning in miniature.
 # - Attention's $n^2$ scores need not be stored (blockwise, fused kernels: the same numbers), and sparse patterns compute only $O(n)$ of them.

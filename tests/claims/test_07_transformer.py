@@ -61,8 +61,11 @@ def test_layer_gradient_norms(seed):
     ratios = [post[-1] / pre[-1] for post, pre in zip(norms.post, norms.pre)]
     assert ratios[-1] >= ex.POST_OVER_PRE_DEEPEST and ratios[-1] > ratios[0], ratios
     post, pre = norms.post[-1], norms.pre[-1]
-    assert post[-1] > post[0], post
+    assert all(a > b for a, b in zip(post, pre)), (post, pre)
+    assert post[-1] / pre[-1] > post[0] / pre[0], (post, pre)
     assert max(pre) / min(pre) < 2.0, pre
+    if seed in (2, 3):  # the notebook says: on these seeds post-LN's own last-block gradient is below its first's
+        assert post[-1] < post[0], post
 
 
 def test_warmup_runs_table(table):
@@ -98,12 +101,23 @@ def test_induction_heads_on_every_trained_seed():
         assert max(induction[1]) >= max(ex.INDUCTION_ATTENTION, ex.INDUCTION_OVER_UNIFORM * uniform)
 
 
+def date_claims(c):
+    """Notebook 07's race on one seed: equal sizes; the GRU ahead in every bin before the end, the Transformer's
+    worst bin after 200 steps the longest dates; both above their floors in every bin at the end."""
+    transformer, gru = c["parameters"]
+    assert abs(transformer - gru) / gru < 0.02
+    assert c["steps"][1] == 200
+    for t_row, g_row in zip(c["transformer"][:-1], c["gru"][:-1]):
+        assert all(g >= t for t, g in zip(t_row, g_row)), c
+    assert min(c["transformer"][1]) == c["transformer"][1][-1], c
+    assert min(c["transformer"][-1]) >= ex.DATE_TRANSFORMER_FLOOR and min(c["gru"][-1]) >= ex.DATE_GRU_FLOOR, c
+
+
 def test_date_comparison_on_every_trained_seed():
-    """``compare_on_dates`` / ``date_comparison`` on the recipe's seeds: equal sizes, both above 95 % everywhere."""
+    """``compare_on_dates`` / ``date_comparison`` on the recipe's seeds (three, made at today's sizes)."""
     model, checkpoint = ex.load_date_transformer()
+    assert checkpoint.extra["sizes"] == ex.DATE_SIZES and checkpoint.config["d_model"] == ex.DATE_SIZES["d_model"]
     comparisons = checkpoint.provenance["results"]["seeds"]
-    assert len(comparisons) >= 3
+    assert [c["seed"] for c in comparisons] == [0, 1, 2]
     for c in comparisons:
-        transformer, gru = c["parameters"]
-        assert abs(transformer - gru) / gru < 0.02
-        assert min(c["transformer"][-1]) >= 0.95 and min(c["gru"][-1]) >= 0.95, c
+        date_claims(c)
