@@ -283,5 +283,49 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------
 
+def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
+    """Multi-head self-attention as a ``dl4nlp.attention.MultiHeadAttention`` computes it (notebook 05).
+
+    Read from the module: the width d_model, the number of heads and their size,
+    whether the projections have biases, and whether it rotates queries and keys
+    (``RotaryAttention``). X is projected to Q, K and V by three d × d matrices;
+    each is cut into ``n_heads`` slices of d/h columns; every head attends in its
+    own slice; the heads' outputs are concatenated and mixed by W^O. At most
+    ``show_heads`` heads are drawn, the rest stand behind a "…" box.
+    """
+    for name in ("d_model", "n_heads", "d_head", "q_proj", "out_proj"):
+        if not hasattr(attention, name):
+            raise TypeError(f"attention must be a dl4nlp.attention.MultiHeadAttention; got {type(attention).__name__}")
+    if not isinstance(show_heads, int) or isinstance(show_heads, bool) or show_heads < 1:
+        raise ValueError(f"show_heads must be a positive integer; got {show_heads!r}")
+    C, H, d_head = attention.d_model, attention.n_heads, attention.d_head
+    bias = " + b" if attention.q_proj.bias is not None else ""
+    rotary = hasattr(attention, "base")  # RotaryAttention rotates queries and keys by their positions
+    drawn = min(H, show_heads)
+    d = Diagram()
+    d.box("x", f"X  (T × {C})", (0, 0), "input", width=2.4, height=0.5)
+    for j, (name, label) in enumerate((("q", "Q"), ("k", "K"), ("v", "V"))):
+        d.box(name, f"{label} = X W^{label}{bias}\n({C} × {C})", ((j - 1) * 3.2, 1.4), "param", width=2.6, height=0.7)
+        d.arrow("x", name)
+    gap = 3.0
+    xs = [(i - (drawn - 1) / 2) * gap for i in range(drawn)]
+    heads = []
+    for i, x in enumerate(xs):
+        last = i == drawn - 1 and H > drawn
+        label = f"… {H - drawn + 1} more" if last else f"head {i + 1}: softmax(Q_i K_iᵀ / √{d_head}) V_i"
+        if rotary and not last:
+            label = f"head {i + 1}: rotate Q_i, K_i by position\nsoftmax(Q_i K_iᵀ / √{d_head}) V_i"
+        d.box(f"h{i}", label, (x, 3.3), "attention", width=2.8, height=0.8)
+        for name in ("q", "k", "v"):
+            d.arrow(name, f"h{i}", label=f"{d_head} cols" if (i == 0 and name == "q") else "")
+        heads.append(f"h{i}")
+    d.group(f"{H} heads, each in its own {d_head} of the {C} dimensions", heads, pad=0.3)
+    d.box("concat", f"concatenate the heads  (T × {H}·{d_head} = T × {C})", (0, 5.0), "op", width=5.2, height=0.5)
+    for name in heads:
+        d.arrow(name, "concat")
+    d.box("out", f"output = concat · W^O{bias}  (T × {C})", (0, 6.1), "output", width=4.4, height=0.5)
+    d.arrow("concat", "out", label=f"W^O: {C} × {C}")
+    return d
+
 
 # --- BERT and the pre-training families (notebook 08) ---------------------------
