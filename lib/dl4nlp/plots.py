@@ -336,11 +336,14 @@ def plot_attention(
     ax: Optional[plt.Axes] = None,
     title: str = "",
     annotate: bool = False,
+    vmax: Optional[float] = None,
 ) -> plt.Figure:
     """Heatmap of attention weights: one row per output (query) position, one column per input (key).
 
     ``weights`` is (T_out, T_in) (a tensor or an array); a label " " is shown
     as "␣"; ``annotate=True`` writes each weight in its cell (for small matrices).
+    The colours run from 0 to ``vmax`` (default: the largest weight); pass
+    ``vmax=1`` to compare several maps on one scale.
     """
     weights = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
     if weights.ndim != 2 or weights.shape != (len(target_labels), len(source_labels)):
@@ -349,7 +352,10 @@ def plot_attention(
             f"labels; got {weights.shape}"
         )
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
-    image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=max(1e-12, weights.max()), aspect="auto")
+    if vmax is not None and not vmax > 0:
+        raise ValueError(f"vmax must be positive or None; got {vmax!r}")
+    top = max(1e-12, weights.max()) if vmax is None else vmax
+    image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=top, aspect="auto")
     ax.set_xticks(range(len(source_labels)), ["␣" if s == " " else s for s in source_labels])  # visible spaces
     ax.set_yticks(range(len(target_labels)), ["␣" if s == " " else s for s in target_labels])
     ax.tick_params(axis="x", labelrotation=0)

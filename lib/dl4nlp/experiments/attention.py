@@ -107,3 +107,23 @@ def heads_claims(result: HeadsResult) -> dict[str, bool]:
         "every layer-2 head is much sharper than every layer-1 head": min(second) >= max(first) + SHARPER,
         "and spreads its weight less (lower entropy)": max(result.entropy[1]) < min(result.entropy[0]),
     }
+
+
+# --- what a layer costs: operations dispatched (section 7) -------------------------------------------
+def dispatched_operations(fn) -> int:
+    """How many PyTorch operations ``fn()`` dispatches (each pays a fixed overhead, whatever its size)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _Count(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.count = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.count += 1
+            return func(*args, **(kwargs or {}))
+
+    counter = _Count()
+    with counter:
+        fn()
+    return counter.count
