@@ -210,7 +210,9 @@ def test_rope_decay_bound_matches_the_sum_written_out():
         for t in theta:
             partial += complex(math.cos(distance * t), math.sin(distance * t))
             sizes.append(abs(partial))
-        assert math.isclose(rope_decay_bound(torch.tensor([distance]), d)[0].item(), sum(sizes) / len(sizes), rel_tol=1e-12)
+        assert math.isclose(
+            rope_decay_bound(torch.tensor([distance]), d)[0].item(), sum(sizes) / len(sizes), rel_tol=1e-12
+        )
     assert math.isclose(rope_decay_bound(torch.tensor([0.0]), 128)[0].item(), 128 / 4 + 0.5, rel_tol=1e-12)
     with pytest.raises(ValueError, match="1-D"):
         rope_decay_bound(torch.zeros(2, 2), 16)

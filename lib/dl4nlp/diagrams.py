@@ -283,6 +283,7 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------
 
+
 def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
     """Multi-head self-attention as a ``dl4nlp.attention.MultiHeadAttention`` computes it (notebook 05).
 
@@ -305,26 +306,29 @@ def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
     d = Diagram()
     d.box("x", f"X  (T × {C})", (0, 0), "input", width=2.4, height=0.5)
     for j, (name, label) in enumerate((("q", "Q"), ("k", "K"), ("v", "V"))):
-        d.box(name, f"{label} = X W^{label}{bias}\n({C} × {C})", ((j - 1) * 3.2, 1.4), "param", width=2.6, height=0.7)
+        d.box(name, f"{label} = X W_{label}{bias}\n({C} × {C})", ((j - 1) * 3.4, 1.4), "param", width=2.8, height=0.7)
         d.arrow("x", name)
-    gap = 3.0
+    gap = 3.4
     xs = [(i - (drawn - 1) / 2) * gap for i in range(drawn)]
     heads = []
     for i, x in enumerate(xs):
         last = i == drawn - 1 and H > drawn
-        label = f"… {H - drawn + 1} more" if last else f"head {i + 1}: softmax(Q_i K_iᵀ / √{d_head}) V_i"
-        if rotary and not last:
-            label = f"head {i + 1}: rotate Q_i, K_i by position\nsoftmax(Q_i K_iᵀ / √{d_head}) V_i"
-        d.box(f"h{i}", label, (x, 3.3), "attention", width=2.8, height=0.8)
+        n = i + 1
+        label = f"head {n}\nsoftmax(Q{n} K{n}ᵀ / √{d_head}) V{n}"
+        if rotary:
+            label = f"head {n}: rotate Q{n}, K{n}\nsoftmax(Q{n} K{n}ᵀ / √{d_head}) V{n}"
+        if last:
+            label = f"… {H - drawn + 1} more heads"
+        d.box(f"h{i}", label, (x, 3.3), "attention", width=3.1, height=0.8)
         for name in ("q", "k", "v"):
             d.arrow(name, f"h{i}", label=f"{d_head} cols" if (i == 0 and name == "q") else "")
         heads.append(f"h{i}")
     d.group(f"{H} heads, each in its own {d_head} of the {C} dimensions", heads, pad=0.3)
-    d.box("concat", f"concatenate the heads  (T × {H}·{d_head} = T × {C})", (0, 5.0), "op", width=5.2, height=0.5)
+    d.box("concat", f"concatenate the heads  (T × {H}·{d_head} = T × {C})", (0, 5.0), "op", width=6.0, height=0.5)
     for name in heads:
         d.arrow(name, "concat")
-    d.box("out", f"output = concat · W^O{bias}  (T × {C})", (0, 6.1), "output", width=4.4, height=0.5)
-    d.arrow("concat", "out", label=f"W^O: {C} × {C}")
+    d.box("out", f"output = concat · W_O{bias}  (T × {C})", (0, 6.1), "output", width=5.2, height=0.5)
+    d.arrow("concat", "out", label=f"W_O: {C} × {C}")
     return d
 
 

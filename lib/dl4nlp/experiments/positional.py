@@ -198,8 +198,12 @@ def causal_positions(seed: int = 0) -> CausalPositionResult:
     """Two taggers without any position information, bidirectional and causal, asked where each token is."""
     length = TRAINING.max_length
     ids, targets = TASKS["position"](TEST_SEQUENCES, length, VOCAB, torch.Generator().manual_seed(20_000 + seed))
-    results = [accuracy_by_position(trained("none", seed, causal, "position"), ids, targets) for causal in (False, True)]
-    return CausalPositionResult(length, tuple(results[0][1:].tolist()), tuple(results[1][1:].tolist()), 1 / (length - 1))
+    results = [
+        accuracy_by_position(trained("none", seed, causal, "position"), ids, targets) for causal in (False, True)
+    ]
+    return CausalPositionResult(
+        length, tuple(results[0][1:].tolist()), tuple(results[1][1:].tolist()), 1 / (length - 1)
+    )
 
 
 def causal_claims(result: CausalPositionResult) -> dict[str, bool]:
