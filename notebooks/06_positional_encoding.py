@@ -478,9 +478,11 @@ print("accuracy:   length 16   | length 48: positions 1-15, positions 16-47")
 for kind in positional.KINDS:
     print(f"{kind:>10}: {result.of('in_range', kind):9.3f}   | {result.of('long_start', kind):22.3f}, "
           f"{result.of('beyond', kind):.3f}")
-plot_accuracy_by_position({kind: torch.tensor(a) for kind, a in zip(result.kinds, result.by_position)},
-                          train_length=positional.TRAINING.max_length, chance=result.ceiling_long, first_position=1,
-                          title="Previous-token task on sequences of length 48 (trained on 8-16)")
+fig = plot_accuracy_by_position({kind: torch.tensor(a) for kind, a in zip(result.kinds, result.by_position)},
+                                train_length=positional.TRAINING.max_length, chance=1 / positional.VOCAB,
+                                first_position=1, title="Previous-token task on sequences of length 48 (trained on 8-16)")
+fig.axes[0].axhline(result.ceiling_long, color="black", linestyle="-.", linewidth=1, label="bag-of-words ceiling")
+fig.axes[0].legend(fontsize="small", loc="center right")
 plt.show()
 
 # %% [markdown]
@@ -493,7 +495,7 @@ plt.show()
 # - *Beyond the training length* none of them carries over. The learned table has
 #   nothing to offer beyond position 15: those rows never received a gradient and are
 #   still their random initial values; the model is no better there than the order-blind
-#   one (the dashed line is the bag-of-words ceiling at length 48). The sinusoidal and
+#   one (the dash-dotted line is the bag-of-words ceiling at length 48). The sinusoidal and
 #   rotary models get far fewer of the new positions right than of the trained ones.
 # - Both the sinusoidal and the rotary model even lose accuracy on the *first* 15 positions
 #   when the sequence is longer. The figure alone does not say why; an experiment does, next.

@@ -29,3 +29,27 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="no boxes"):
         Diagram().draw()
     assert "op" in KINDS
+
+
+def test_multi_head_attention_diagram_is_read_from_the_module():
+    from dl4nlp.attention import MultiHeadAttention
+    from dl4nlp.diagrams import multi_head_attention_diagram
+    from dl4nlp.positional import RotaryAttention
+
+    d = multi_head_attention_diagram(MultiHeadAttention(512, 8))
+    heads = [b for b in d.boxes.values() if b.kind == "attention"]
+    assert len(heads) == 4 and heads[-1].label == "… 5 more heads"
+    assert "√64" in heads[0].label and "(512 × 512)" in d.boxes["q"].label and "+ b" in d.boxes["q"].label
+    small = multi_head_attention_diagram(MultiHeadAttention(12, 3, bias=False))
+    assert [b.label.splitlines()[0] for b in small.boxes.values() if b.kind == "attention"] == [
+        "head 1",
+        "head 2",
+        "head 3",
+    ]
+    assert "+ b" not in small.boxes["q"].label
+    assert "rotate" in multi_head_attention_diagram(RotaryAttention(8, 2)).boxes["h0"].label
+    plt.close(small.draw())
+    with pytest.raises(TypeError, match="MultiHeadAttention"):
+        multi_head_attention_diagram("attention")
+    with pytest.raises(ValueError, match="show_heads"):
+        multi_head_attention_diagram(MultiHeadAttention(8, 2), show_heads=0)
