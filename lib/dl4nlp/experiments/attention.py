@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import torch
 
+from dl4nlp.experiments import check_seed
 from dl4nlp.taggers import TASKS, Tagger, TaggerConfig, Training, train_tagger
 
 LETTERS = "abcdefghij"
@@ -37,6 +38,7 @@ SHARPER = 0.3  # every layer-2 head's mean largest weight exceeds every layer-1 
 
 def training_strings(seed: int) -> set[tuple[int, ...]]:
     """Every string the model of ``seed`` sees in training (replays ``train_tagger``'s generator)."""
+    check_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     seen = set()
     for _ in range(TRAINING.steps):
@@ -48,6 +50,7 @@ def training_strings(seed: int) -> set[tuple[int, ...]]:
 
 def held_out(seed: int, n: int = TEST_STRINGS) -> torch.Tensor:
     """Test strings (n, 8) that never occur in training (drawn from their own generator, then filtered)."""
+    check_seed(seed)
     seen = training_strings(seed)
     ids, _ = TASKS["reverse"](2 * n, LENGTH, len(LETTERS), torch.Generator().manual_seed(10_000 + seed))
     fresh = [row for row in ids.tolist() if tuple(row) not in seen][:n]
@@ -59,6 +62,7 @@ def held_out(seed: int, n: int = TEST_STRINGS) -> torch.Tensor:
 @lru_cache(maxsize=8)
 def trained_reverser(seed: int) -> Tagger:
     """The reversal model for ``seed`` (trained once, then cached)."""
+    check_seed(seed)
     model, _ = train_tagger(CONFIG, TRAINING, seed)
     return model
 
@@ -84,6 +88,7 @@ def head_statistics(weights: torch.Tensor) -> tuple[list[float], list[float], li
 
 def reversal_heads(seed: int = 0) -> HeadsResult:
     """Train (or fetch) the reverser of ``seed``; its test accuracy and each head's sharpness and mirrored weight."""
+    check_seed(seed)
     model = trained_reverser(seed)
     ids = held_out(seed)
     with torch.no_grad():

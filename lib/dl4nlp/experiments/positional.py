@@ -26,6 +26,7 @@ from functools import lru_cache
 
 import torch
 
+from dl4nlp.experiments import check_seed
 from dl4nlp.taggers import (
     TASKS,
     Tagger,
@@ -56,6 +57,7 @@ RECOVERED = 0.05  # ... and with what was never seen in training masked out: wit
 
 def training_sequences(seed: int) -> set[tuple[int, ...]]:
     """Every sequence the models of ``seed`` see in training (replays ``train_tagger``'s generator)."""
+    check_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     seen = set()
     for _ in range(TRAINING.steps):
@@ -67,6 +69,7 @@ def training_sequences(seed: int) -> set[tuple[int, ...]]:
 
 def held_out(length: int, seed: int, n: int = TEST_SEQUENCES) -> tuple[torch.Tensor, torch.Tensor]:
     """Test sequences of one length for ``seed`` (their own generator), with their previous-token targets."""
+    check_seed(seed)
     return previous_token_batch(n, length, VOCAB, torch.Generator().manual_seed(10_000 + 100 * seed + length))
 
 
@@ -82,6 +85,12 @@ def _check_held_out(seed: int) -> None:
 @lru_cache(maxsize=32)
 def trained(kind: str, seed: int, causal: bool = False, task: str = "previous") -> Tagger:
     """The tagger with ``kind`` positions for ``seed`` (trained once, then cached)."""
+    check_seed(seed)
+    if kind not in KINDS or task not in ("previous", "position") or not isinstance(causal, bool):
+        raise ValueError(
+            f"need kind in {KINDS}, task in ('previous', 'position') and a bool causal; "
+            f"got kind={kind!r}, task={task!r}, causal={causal!r}"
+        )
     training = TRAINING if task == "previous" else POSITION_TRAINING
     labels = None if task == "previous" else TRAINING.max_length
     config = replace(CONFIG, positional=kind, causal=causal, n_labels=labels)
@@ -113,6 +122,7 @@ class ExtrapolationResult:
 
 def extrapolation(seed: int = 0) -> ExtrapolationResult:
     """Four taggers that differ only in their position information, tested at and beyond the training length."""
+    check_seed(seed)
     _check_held_out(seed)
     short_ids, short_targets = held_out(TRAINING.max_length, seed)
     long_ids, long_targets = held_out(LONG, seed)
@@ -196,6 +206,7 @@ BIDIRECTIONAL_SLACK = 0.03  # the bidirectional model: within this of chance, ne
 
 def causal_positions(seed: int = 0) -> CausalPositionResult:
     """Two taggers without any position information, bidirectional and causal, asked where each token is."""
+    check_seed(seed)
     length = TRAINING.max_length
     ids, targets = TASKS["position"](TEST_SEQUENCES, length, VOCAB, torch.Generator().manual_seed(20_000 + seed))
     results = [
