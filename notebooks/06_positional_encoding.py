@@ -59,6 +59,7 @@ device = dl4nlp.start(seed=0)
 
 # %%
 import math
+from dataclasses import replace
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -69,7 +70,7 @@ from dl4nlp.experiments import positional
 from dl4nlp.plots import plot_accuracy_by_position, plot_position_heatmap
 from dl4nlp.positional import (binary_encoding, clipped_relative_positions, frequencies, make_positional,
                                rope_decay_bound, rotary, shift_matrix, sinusoidal_encoding)
-from dl4nlp.taggers import bag_of_words_ceiling
+from dl4nlp.taggers import Tagger, bag_of_words_ceiling
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
 from dl4nlp.widgets import interactive_figure
 
@@ -512,7 +513,8 @@ for claim in list(claims)[:5]:
     assert claims[claim], (claim, result)
 print("; ".join(list(claims)[:5]))
 untouched = taggers["learned"].position.embedding.weight.detach()[positional.TRAINING.max_length:]
-initial = positional.trained.__wrapped__("learned", 0).position.embedding.weight.detach()  # a fresh run: same init
+torch.manual_seed(0)  # train_tagger draws the initial weights right after torch.manual_seed(seed)
+initial = Tagger(replace(positional.CONFIG, positional="learned")).position.embedding.weight.detach()
 assert torch.equal(untouched, initial[positional.TRAINING.max_length:]), "rows >= 16 were never trained"
 
 # %% [markdown]

@@ -4,8 +4,19 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import pytest
+import torch
 
 matplotlib.use("Agg")  # tests only; notebooks keep the inline backend
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+
+
+@pytest.fixture
+def one_thread():
+    """Run a test on one torch thread: tiny models train fastest so, and a loaded machine does not stall them."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -22,14 +22,7 @@ from dl4nlp.taggers import (
     train_tagger,
 )
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models train fastest on one thread (and a loaded machine does not stall them)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def brute_force_ceiling(length, vocab):

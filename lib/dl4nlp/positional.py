@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from dl4nlp.attention import MultiHeadAttention, scaled_dot_product_attention
+from dl4nlp.attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention
 
 
 def sinusoidal_encoding(
@@ -205,10 +205,9 @@ class RotaryAttention(MultiHeadAttention):
         q = rotary(self._split(self.q_proj(x)), base=self.base)  # (B, H, T, d_head), rotated by position
         k = rotary(self._split(self.k_proj(x)), base=self.base)
         v = self._split(self.v_proj(x))
-        if self.fast:
-            if causal:
-                allowed = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool, device=x.device).tril()
-                mask = allowed if mask is None else mask & allowed
+        if self.fast:  # the fused kernel takes one mask: fold the causal one into it
+            past = causal_mask(x.shape[1], x.device) if causal else None
+            mask = past if mask is None else mask if past is None else mask & past
             out, self.last_weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
         else:
             out, self.last_weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)

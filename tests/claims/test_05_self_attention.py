@@ -4,18 +4,11 @@ Budget: a few seconds per seed on an idle 2-core CPU (one small model trained pe
 """
 
 import pytest
-import torch
 
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import attention as experiments
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)

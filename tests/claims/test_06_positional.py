@@ -4,19 +4,12 @@ Budget: about 10 s per seed on an idle 2-core CPU (four previous-token taggers a
 """
 
 import pytest
-import torch
 
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import positional as experiments
 from dl4nlp.taggers import bag_of_words_ceiling
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
