@@ -186,8 +186,8 @@ class RotaryAttention(MultiHeadAttention):
         super().__init__(d_model, n_heads, bias=bias, fast=fast)
         if (d_model // n_heads) % 2:
             raise ValueError(f"rotary heads need an even size; got d_model={d_model}, n_heads={n_heads}")
-        if not base > 1:
-            raise ValueError(f"base must be greater than 1; got {base!r}")
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not 1 < base < float("inf"):
+            raise ValueError(f"base must be a number greater than 1; got {base!r}")
         self.base = float(base)
 
     def forward(
@@ -225,9 +225,14 @@ def rope_decay_bound(distances: torch.Tensor, d: int, base: float = 10000.0) -> 
     is the mean of |S_1| ... |S_{d/2}| at each distance m - n: d/4 + 1/2 at
     distance 0, falling (not monotonically) as the distance grows.
     """
-    distances = torch.as_tensor(distances, dtype=torch.float64)
-    if distances.dim() != 1:
-        raise ValueError(f"distances must be 1-D; got shape {tuple(distances.shape)}")
+    if not isinstance(d, int) or isinstance(d, bool) or d < 2 or d % 2:
+        raise ValueError(f"d must be a positive even integer; got {d!r}")
+    try:
+        distances = torch.as_tensor(distances, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"distances must be a 1-D tensor of numbers; got {type(distances).__name__}") from None
+    if distances.dim() != 1 or not torch.isfinite(distances).all():
+        raise ValueError(f"distances must be a 1-D tensor of finite numbers; got shape {tuple(distances.shape)}")
     angles = distances[:, None] * frequencies(d, base)  # (N, d/2): (m - n) θ_i
     partial_sums = torch.polar(torch.ones_like(angles), angles).cumsum(dim=1)  # S_1 ... S_{d/2}
     return partial_sums.abs().mean(dim=1)

@@ -60,7 +60,8 @@ class TaggerConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        if self.n_labels is not None and (not isinstance(self.n_labels, int) or self.n_labels < 1):
+        labels = self.n_labels
+        if labels is not None and (not isinstance(labels, int) or isinstance(labels, bool) or labels < 1):
             raise ValueError(f"n_labels must be a positive integer or None; got {self.n_labels!r}")
         if self.positional not in TAGGER_POSITIONS:
             raise ValueError(f"positional must be one of {TAGGER_POSITIONS}; got {self.positional!r}")
@@ -183,9 +184,19 @@ TASKS: dict[str, Callable[..., tuple[torch.Tensor, torch.Tensor]]] = {
 }
 
 
+def _check_targets(ids: torch.Tensor, targets: torch.Tensor) -> None:
+    if not isinstance(targets, torch.Tensor) or targets.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"targets must be an integer tensor of the shape of ids; got {_describe(targets)}")
+    if not isinstance(ids, torch.Tensor) or targets.shape != ids.shape:
+        raise ValueError(f"targets must have the shape of ids, {_describe(ids)}; got {_describe(targets)}")
+
+
 def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
     """Mean cross-entropy over every position whose target is not ``IGNORE``."""
+    if not isinstance(batch, (tuple, list)) or len(batch) != 2:
+        raise ValueError(f"batch must be a pair (ids, targets); got {type(batch).__name__}")
     ids, targets = batch
+    _check_targets(ids, targets)
     logits = model(ids)  # (B, T, labels)
     return F.cross_entropy(logits.flatten(0, 1), targets.to(logits.device).flatten(), ignore_index=IGNORE)
 
@@ -193,6 +204,7 @@ def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> 
 @torch.no_grad()
 def accuracy_by_position(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, **kwargs) -> torch.Tensor:
     """Fraction right at each position (T,), NaN where every target is ``IGNORE``; kwargs go to the model."""
+    _check_targets(ids, targets)
     predictions = model(ids, **kwargs).argmax(-1).cpu()  # (B, T)
     targets = targets.cpu()
     scored = targets != IGNORE
@@ -263,8 +275,14 @@ class Training:
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise ValueError(f"task must be one of {tuple(TASKS)}; got {self.task!r}")
-        if not 1 <= self.min_length <= self.max_length:
-            raise ValueError(f"need 1 <= min_length <= max_length; got {self.min_length}, {self.max_length}")
+        for name in ("min_length", "max_length", "steps", "batch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.min_length > self.max_length:
+            raise ValueError(f"min_length must be at most max_length={self.max_length}; got {self.min_length}")
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not 0 < self.lr < float("inf"):
+            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
 
 
 def train_tagger(config: TaggerConfig, training: Training, seed: int, progress: bool = False) -> tuple[Tagger, list]:
@@ -277,6 +295,12 @@ def train_tagger(config: TaggerConfig, training: Training, seed: int, progress: 
     """
     from dl4nlp.train import train
 
+    if not isinstance(config, TaggerConfig):
+        raise TypeError(f"config must be a TaggerConfig; got {type(config).__name__}")
+    if not isinstance(training, Training):
+        raise TypeError(f"training must be a Training; got {type(training).__name__}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
     if training.max_length > config.max_len:
         raise ValueError(f"training.max_length={training.max_length} exceeds config.max_len={config.max_len}")
     torch.manual_seed(seed)

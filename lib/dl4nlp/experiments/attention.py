@@ -51,6 +51,8 @@ def training_strings(seed: int) -> set[tuple[int, ...]]:
 def held_out(seed: int, n: int = TEST_STRINGS) -> torch.Tensor:
     """Test strings (n, 8) that never occur in training (drawn from their own generator, then filtered)."""
     check_seed(seed)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
     seen = training_strings(seed)
     ids, _ = TASKS["reverse"](2 * n, LENGTH, len(LETTERS), torch.Generator().manual_seed(10_000 + seed))
     fresh = [row for row in ids.tolist() if tuple(row) not in seen][:n]
@@ -78,6 +80,11 @@ class HeadsResult:
 
 def head_statistics(weights: torch.Tensor) -> tuple[list[float], list[float], list[float]]:
     """Per head of one layer's weights (B, H, T, T): mean largest weight, mean entropy, mean mirrored weight."""
+    if not isinstance(weights, torch.Tensor) or weights.dim() != 4 or weights.shape[-1] != weights.shape[-2]:
+        shape = tuple(weights.shape) if isinstance(weights, torch.Tensor) else type(weights).__name__
+        raise ValueError(f"weights must be a tensor of shape (B, H, T, T); got {shape}")
+    if not weights.is_floating_point() or not torch.isfinite(weights).all() or (weights < 0).any():
+        raise ValueError(f"weights must be finite, non-negative attention weights; got dtype {weights.dtype}")
     T = weights.shape[-1]
     largest = weights.max(dim=-1).values.mean(dim=(0, 2))  # (H,)
     entropy = -(weights * weights.clamp_min(1e-30).log()).sum(-1).mean(dim=(0, 2))  # (H,)
@@ -105,6 +112,8 @@ def reversal_heads(seed: int = 0) -> HeadsResult:
 
 def heads_claims(result: HeadsResult) -> dict[str, bool]:
     """Each sentence the notebook states about ``reversal_heads``, true or false."""
+    if not isinstance(result, HeadsResult):
+        raise TypeError(f"result must be a HeadsResult; got {type(result).__name__}")
     first, second = result.largest
     return {
         "reverses nearly every test string": result.accuracy >= REVERSES,
@@ -117,6 +126,8 @@ def heads_claims(result: HeadsResult) -> dict[str, bool]:
 # --- what a layer costs: operations dispatched (section 7) -------------------------------------------
 def dispatched_operations(fn) -> int:
     """How many PyTorch operations ``fn()`` dispatches (each pays a fixed overhead, whatever its size)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable with no arguments; got {type(fn).__name__}")
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _Count(TorchDispatchMode):

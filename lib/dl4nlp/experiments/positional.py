@@ -70,6 +70,8 @@ def training_sequences(seed: int) -> set[tuple[int, ...]]:
 def held_out(length: int, seed: int, n: int = TEST_SEQUENCES) -> tuple[torch.Tensor, torch.Tensor]:
     """Test sequences of one length for ``seed`` (their own generator), with their previous-token targets."""
     check_seed(seed)
+    if not isinstance(length, int) or isinstance(length, bool) or not 2 <= length <= CONFIG.max_len:
+        raise ValueError(f"length must be an integer in [2, {CONFIG.max_len}]; got {length!r}")
     return previous_token_batch(n, length, VOCAB, torch.Generator().manual_seed(10_000 + 100 * seed + length))
 
 
@@ -117,6 +119,11 @@ class ExtrapolationResult:
     test_sequences: int
 
     def of(self, field: str, kind: str) -> float:
+        """The number ``field`` ('in_range', 'long_start' or 'beyond') of the model with ``kind`` positions."""
+        if field not in ("in_range", "long_start", "beyond") or kind not in self.kinds:
+            raise ValueError(
+                f"need field in ('in_range', 'long_start', 'beyond') and kind in {self.kinds}; got {field!r}, {kind!r}"
+            )
         return getattr(self, field)[self.kinds.index(kind)]
 
 
@@ -157,12 +164,16 @@ def extrapolation(seed: int = 0) -> ExtrapolationResult:
 
 def ceiling_tolerance(result: ExtrapolationResult) -> float:
     """Three standard errors of an accuracy near the ceiling, measured on 15 positions of every test sequence."""
+    if not isinstance(result, ExtrapolationResult):
+        raise TypeError(f"result must be a ExtrapolationResult; got {type(result).__name__}")
     p = result.ceiling
     return 3 * math.sqrt(p * (1 - p) / (result.test_sequences * (TRAINING.max_length - 1)))
 
 
 def extrapolation_claims(result: ExtrapolationResult) -> dict[str, bool]:
     """Each sentence the notebook states about ``extrapolation``, true or false."""
+    if not isinstance(result, ExtrapolationResult):
+        raise TypeError(f"result must be a ExtrapolationResult; got {type(result).__name__}")
     of = result.of
     return {
         "without positions: at the bag-of-words ceiling, never above it": (
@@ -219,6 +230,8 @@ def causal_positions(seed: int = 0) -> CausalPositionResult:
 
 def causal_claims(result: CausalPositionResult) -> dict[str, bool]:
     """Each sentence the notebook states about ``causal_positions``, true or false."""
+    if not isinstance(result, CausalPositionResult):
+        raise TypeError(f"result must be a CausalPositionResult; got {type(result).__name__}")
     bidirectional = sum(result.bidirectional) / len(result.bidirectional)
     causal = sum(result.causal) / len(result.causal)
     n = len(result.bidirectional) * TEST_SEQUENCES
