@@ -108,8 +108,8 @@ class Tagger(nn.Module):
 
     def forward(self, ids: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Logits (B, T, labels) for ids (B, T); ``mask`` (bool, broadcast to (B, H, T, T)) limits attention further."""
-        if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] == 0:
-            raise ValueError(f"ids must be a tensor of shape (B, T) with T >= 1; got {_describe(ids)}")
+        if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or 0 in ids.shape:
+            raise ValueError(f"ids must be a tensor of shape (B, T) with B, T >= 1; got {_describe(ids)}")
         if ids.dtype not in (torch.int64, torch.int32):
             raise TypeError(f"ids must be an integer tensor; got dtype {ids.dtype}")
         if ids.numel() and (ids.min() < 0 or ids.max() >= self.config.vocab_size):
@@ -117,7 +117,7 @@ class Tagger(nn.Module):
                 f"ids must lie in [0, {self.config.vocab_size - 1}]; got values from {ids.min()} to {ids.max()}"
             )
         if ids.shape[1] > self.config.max_len:
-            raise ValueError(f"sequence length {ids.shape[1]} exceeds max_len={self.config.max_len}")
+            raise ValueError(f"ids: sequence length {ids.shape[1]} exceeds max_len={self.config.max_len}")
         x = self.position(self.embedding(ids))  # (B, T, C)
         return self.head(self.encoder(x, mask=mask, causal=self.config.causal))  # (B, T, labels)
 
@@ -128,7 +128,7 @@ class Tagger(nn.Module):
 
 def _describe(value) -> str:
     if isinstance(value, torch.Tensor):
-        return f"a tensor of shape {tuple(value.shape)}"
+        return f"a tensor of shape {tuple(value.shape)} and dtype {value.dtype}"
     return type(value).__name__
 
 
@@ -184,11 +184,11 @@ TASKS: dict[str, Callable[..., tuple[torch.Tensor, torch.Tensor]]] = {
 }
 
 
-def _check_targets(ids: torch.Tensor, targets: torch.Tensor) -> None:
+def _check_targets(ids: torch.Tensor, targets: torch.Tensor, name: str = "targets") -> None:
     if not isinstance(targets, torch.Tensor) or targets.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"targets must be an integer tensor of the shape of ids; got {_describe(targets)}")
+        raise TypeError(f"{name} must be an integer tensor of the shape of ids; got {_describe(targets)}")
     if not isinstance(ids, torch.Tensor) or targets.shape != ids.shape:
-        raise ValueError(f"targets must have the shape of ids, {_describe(ids)}; got {_describe(targets)}")
+        raise ValueError(f"{name} must have the shape of ids, {_describe(ids)}; got {_describe(targets)}")
 
 
 def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
@@ -196,7 +196,7 @@ def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> 
     if not isinstance(batch, (tuple, list)) or len(batch) != 2:
         raise ValueError(f"batch must be a pair (ids, targets); got {type(batch).__name__}")
     ids, targets = batch
-    _check_targets(ids, targets)
+    _check_targets(ids, targets, name="batch: targets")
     logits = model(ids)  # (B, T, labels)
     return F.cross_entropy(logits.flatten(0, 1), targets.to(logits.device).flatten(), ignore_index=IGNORE)
 
