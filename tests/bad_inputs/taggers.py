@@ -4,8 +4,8 @@ Every experiment case fails before any training starts (the experiments check th
 """
 
 import torch
-
 from bad_inputs.harness import cases, choice_variants, exempt, float_variants, id_variants, int_variants, vary
+
 from dl4nlp import positional as P
 from dl4nlp import taggers as T
 from dl4nlp.attention import MultiHeadAttention
@@ -79,8 +79,9 @@ def _task_cases(fn):
     yield from vary(fn, good, "generator", [("a seed", 0, "int")])
 
 
-for _name in ("previous_token_batch", "reversal_batch", "position_batch"):
-    cases(f"dl4nlp.taggers.{_name}")(lambda fn=getattr(T, _name): _task_cases(fn))
+TASK_FUNCTIONS = {name: getattr(T, name) for name in ("previous_token_batch", "reversal_batch", "position_batch")}
+for _name, _fn in TASK_FUNCTIONS.items():
+    cases(f"dl4nlp.taggers.{_name}")(lambda fn=_fn: _task_cases(fn))
 
 
 @cases("dl4nlp.taggers.tagging_loss")
@@ -166,12 +167,16 @@ def _():
     yield from vary(check_seed, {}, "seed", SEEDS)
 
 
-for _module, _names in [
-    (EA, ("training_strings", "held_out", "trained_reverser", "reversal_heads")),
-    (EP, ("training_sequences", "extrapolation", "causal_positions")),
-]:
-    for _name in _names:
-        cases(f"{_module.__name__}.{_name}")(lambda fn=getattr(_module, _name): vary(fn, {}, "seed", SEEDS))
+SEED_ONLY = {
+    f"{module.__name__}.{name}": getattr(module, name)
+    for module, names in [
+        (EA, ("training_strings", "held_out", "trained_reverser", "reversal_heads")),
+        (EP, ("training_sequences", "extrapolation", "causal_positions")),
+    ]
+    for name in names
+}
+for _target, _fn in SEED_ONLY.items():
+    cases(_target)(lambda fn=_fn: vary(fn, {}, "seed", SEEDS))
 
 
 @cases("dl4nlp.experiments.positional.held_out")
