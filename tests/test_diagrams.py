@@ -83,3 +83,35 @@ def test_multi_head_attention_diagram_is_read_from_the_module():
         multi_head_attention_diagram("attention")
     with pytest.raises(ValueError, match="show_heads"):
         multi_head_attention_diagram(MultiHeadAttention(8, 2), show_heads=0)
+
+
+def test_tagger_diagram_shows_where_positions_enter():
+    from dl4nlp.diagrams import tagger_diagram
+    from dl4nlp.taggers import Tagger, TaggerConfig
+
+    def labels(**kwargs):
+        return [
+            b.label for b in tagger_diagram(Tagger(TaggerConfig(vocab_size=16, max_len=48, **kwargs))).boxes.values()
+        ]
+
+    none, learned, sinusoidal, rope = (labels(positional=kind) for kind in ("none", "learned", "sinusoidal", "rope"))
+    assert (
+        "nothing" in none[2] and "learned" in learned[2] and "(48 × 32" in learned[2] and "sinusoids" in sinusoidal[2]
+    )
+    assert "RoPE" in rope[3] and "RoPE" not in sinusoidal[3] and "nothing" in rope[2]
+    assert [a == b for a, b in zip(none, sinusoidal)] == [True, True, False, True, True, True, True]
+    deep = tagger_diagram(Tagger(TaggerConfig(vocab_size=5, n_labels=7, n_layers=5, n_heads=4, causal=True)))
+    assert [g[0] for g in deep.groups] == ["layer 1 of 5", "layers 2–5, alike"]
+    assert "4 heads of 8, causal mask" in deep.boxes["attn0"].label and "→ 7" in deep.boxes["head"].label
+    assert len(tagger_diagram(Tagger(TaggerConfig(vocab_size=5, n_layers=3)), layers=3).groups) == 3
+    plt.close(deep.draw())
+
+
+def test_tagger_diagram_names_bad_input():
+    from dl4nlp.diagrams import tagger_diagram
+    from dl4nlp.taggers import Tagger, TaggerConfig
+
+    with pytest.raises(TypeError, match="tagger must be a dl4nlp.taggers.Tagger; got str"):
+        tagger_diagram("tagger")
+    with pytest.raises(ValueError, match="layers must be a positive integer; got 0"):
+        tagger_diagram(Tagger(TaggerConfig(vocab_size=5)), layers=0)
