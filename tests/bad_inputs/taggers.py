@@ -9,7 +9,7 @@ from bad_inputs.harness import cases, choice_variants, exempt, float_variants, i
 from dl4nlp import positional as P
 from dl4nlp import taggers as T
 from dl4nlp.attention import MultiHeadAttention
-from dl4nlp.diagrams import multi_head_attention_diagram
+from dl4nlp.diagrams import multi_head_attention_diagram, tagger_diagram
 from dl4nlp.experiments import attention as EA
 from dl4nlp.experiments import check_seed
 from dl4nlp.experiments import positional as EP
@@ -160,6 +160,13 @@ def _():
     good = dict(attention=MultiHeadAttention(8, 2))
     yield from vary(multi_head_attention_diagram, good, "attention", [("a string", "attention", "str")])
     yield from vary(multi_head_attention_diagram, good, "show_heads", int_variants(1))
+
+
+@cases("dl4nlp.diagrams.tagger_diagram")
+def _():
+    good = dict(tagger=T.Tagger(SMALL))
+    yield from vary(tagger_diagram, good, "tagger", [("a string", "tagger", "str")])
+    yield from vary(tagger_diagram, good, "layers", int_variants(1))
 
 
 @cases("dl4nlp.experiments.check_seed")
