@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dl4nlp import date_task
-from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, table_step
+from dl4nlp.seq2seq import Seq2Seq, beam_search, exhaustive_search, greedy_search, table_step
 
 EOS = 0
 BOS = -1  # the toy tables never emit BOS, so it need not be a vocabulary id
@@ -25,30 +25,15 @@ def random_table(vocab: int, max_len: int, seed: int) -> dict:
     return table
 
 
-def exhaustive_best(table: dict, vocab: int, max_len: int) -> tuple[float, list[int]]:
-    """Score every possible output (ends with EOS, or stops after max_len tokens); return the best."""
-    best = (-math.inf, [])
-    stack = [((), 0.0)]
-    while stack:
-        prefix, score = stack.pop()
-        for token, p in enumerate(table[prefix]):
-            total = score + math.log(p)
-            if token == EOS or len(prefix) + 1 == max_len:
-                best = max(best, (total, list(prefix) + [token]))
-            else:
-                stack.append((prefix + (token,), total))
-    return best
-
-
 @settings(max_examples=30, deadline=None)
 @given(vocab=st.integers(2, 4), max_len=st.integers(1, 4), seed=st.integers(0, 10_000))
 def test_beam_search_with_a_huge_beam_is_exhaustive_search(vocab, max_len, seed):
     table = random_table(vocab, max_len, seed)
     step, state = table_step(table)
     result = beam_search(step, state, bos=BOS, eos=EOS, beam_size=vocab**max_len, max_len=max_len)
-    score, tokens = exhaustive_best(table, vocab, max_len)
-    assert result.best.score == pytest.approx(score, abs=1e-9)
-    assert result.best.tokens[1:] == tokens
+    best = exhaustive_search(table, eos=EOS, max_len=max_len)
+    assert result.best.score == pytest.approx(best.score, abs=1e-9)
+    assert result.best.tokens[1:] == best.tokens[1:]
     assert all(a.score >= b.score for a, b in zip(result.hypotheses, result.hypotheses[1:]))
 
 
@@ -187,15 +172,6 @@ def test_beam_search_on_the_model_with_a_huge_beam_equals_brute_force_scoring(on
     assert tuple(result.best.tokens[1:]) == best and result.best.score == pytest.approx(scores[best], abs=1e-9)
     for hypothesis in result.hypotheses:
         assert hypothesis.score == pytest.approx(scores[tuple(hypothesis.tokens[1:])], abs=1e-9)
-
-
-@pytest.fixture
-def one_thread():
-    """Tiny models train faster on one CPU thread (and never stall on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_the_attention_model_learns_to_reverse_short_strings(one_thread):

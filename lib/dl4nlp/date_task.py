@@ -409,6 +409,29 @@ def translate(
     return [target_vocab.decode(row) for row in ids.tolist()]
 
 
+def attention_weights(
+    model: Seq2Seq,
+    source: str,
+    target: str,
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+) -> torch.Tensor:
+    """Where ``model`` looks while it writes ``target`` for ``source`` (teacher forcing): weights (T_out, T_in).
+
+    One row per output token and one column per input token, the end token
+    included in both (so a row sums to one over the input). The model must have attention.
+    """
+    if not isinstance(source, str) or not isinstance(target, str):
+        raise TypeError(f"source and target must be strings; got {type(source).__name__} and {type(target).__name__}")
+    if model.config.score is None:
+        raise ValueError("the model has no attention (score=None): there are no weights to show")
+    batch = encode_batch([(source, target)], source_vocab, target_vocab)
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        _, weights = model(*(batch[k].to(device) for k in ("src", "src_lengths", "tgt_in")))
+    return weights[0].cpu()  # (T_out + 1, T_in + 1)
+
+
 def sequence_accuracy(
     model: Seq2Seq,
     pairs: Sequence[tuple[str, str]],
