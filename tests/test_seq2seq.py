@@ -299,3 +299,25 @@ def test_the_loader_verifies_the_file_and_its_kind(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ValueError, match="is empty"):
         Seq2Seq.load(path)
+
+
+def test_the_diagram_is_read_from_the_model():
+    from dl4nlp.diagrams import seq2seq_diagram
+
+    def arrows(**variant):
+        model = Seq2Seq(13, 13, d_embed=4, d_hidden=6, **variant)
+        d = seq2seq_diagram(model, source="abcd", target="dcb")
+        return d, {(a.source, a.target): a for a in d.arrows}
+
+    d, luong = arrows(score="dot")
+    assert luong[("s2", "a2")].label == "query (dot)" and all(("h%d" % i, "a2") in luong for i in range(4))
+    assert ("a2", "s2") not in luong and not any(a.label == "h~ fed" for a in luong.values())
+    _, bahdanau = arrows(score="additive", decoder="bahdanau")
+    assert bahdanau[("s1", "a2")].label == "query (additive)" and ("s2", "a2") not in bahdanau
+    assert all((f"a{t}", f"s{t}") in bahdanau for t in range(3)), "a_t enters the GRU"
+    _, feeding = arrows(score="dot", input_feeding=True)
+    assert all((f"a{t - 1}", f"s{t}") in feeding for t in (1, 2)), "h~_(t-1) joins the next input"
+    d, bottleneck = arrows(score=None)
+    assert not any(name.startswith("a") for name in d.boxes) and ("h3", "s0") in bottleneck
+    with pytest.raises(ValueError, match=r"step must be in \[0, 2\]; got 3"):
+        seq2seq_diagram(Seq2Seq(13, 13, d_hidden=6), source="ab", target="dcb", step=3)
