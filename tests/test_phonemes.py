@@ -85,8 +85,13 @@ def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
 
 @pytest.mark.parametrize(
     "name",
-    ["cmudict.dict.gz", "seq2seq_cmudict.pt", "seq2seq_dates_dot.pt", "seq2seq_dates_general.pt",
-     "seq2seq_dates_additive.pt"],
+    [
+        "cmudict.dict.gz",
+        "seq2seq_cmudict.pt",
+        "seq2seq_dates_dot.pt",
+        "seq2seq_dates_general.pt",
+        "seq2seq_dates_additive.pt",
+    ],
 )
 def test_data_readme_lists_each_shipped_file_of_notebook_04(name):
     from dl4nlp.checkpoint import read_provenance, sha256sum

@@ -310,7 +310,7 @@ def test_the_diagram_is_read_from_the_model():
         return d, {(a.source, a.target): a for a in d.arrows}
 
     d, luong = arrows(score="dot")
-    assert luong[("s2", "a2")].label == "query (dot)" and all(("h%d" % i, "a2") in luong for i in range(4))
+    assert luong[("s2", "a2")].label == "query (dot)" and all((f"h{i}", "a2") in luong for i in range(4))
     assert ("a2", "s2") not in luong and not any(a.label == "h~ fed" for a in luong.values())
     _, bahdanau = arrows(score="additive", decoder="bahdanau")
     assert bahdanau[("s1", "a2")].label == "query (additive)" and ("s2", "a2") not in bahdanau
