@@ -38,7 +38,7 @@
 #
 # **Prerequisites:** recurrent networks and GRU/LSTM cells (notebooks 02 and 03), softmax and cross-entropy.
 #
-# **Run time:** about 40 seconds on a laptop CPU (five small models are trained live; three date translators
+# **Run time:** about 30 seconds on a laptop CPU (five small models are trained live; three date translators
 # and a pronunciation model are loaded from `data/`).
 
 # %%
@@ -361,7 +361,8 @@ assert torch.allclose(score_modules["dot"](query, keys), torch.einsum("btd,bnd->
 for width in (1, 8):
     ranking = AdditiveScore(6, 6, d_attn=width).double()(query, keys).argsort(-1)  # (B, T, N): keys, worst first
     same_for_every_query = bool((ranking == ranking[:, :1]).all())
-    print(f"additive score of width {width}: every query ranks the keys alike? {same_for_every_query}")
+    verdict = "every query ranks the keys the same way" if same_for_every_query else "the queries rank the keys differently"
+    print(f"additive score of width {width}: {verdict}")
     assert same_for_every_query == (width == 1)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -546,6 +547,7 @@ plt.show()
 rng = random.Random(7)
 field_examples = [(date_task.random_date(rng, split="test"), rng.choice(list(date_task.FORMATS))) for _ in range(200)]
 field_batch = date_task.encode_batch([(date_task.format_date(d, fmt), d.isoformat()) for d, fmt in field_examples])
+assert not {date.isoformat() for date, _ in field_examples} & seen_dates, "held-out dates only"
 
 
 def field_attention(model):
@@ -730,7 +732,7 @@ for name, teacher, free, clean, wrong in rows:
     print(f"{name:>22} | {teacher:11.1%} | {free:11.1%} | {clean:22.1%} | {wrong:20.1%}")
 
 # %% [markdown]
-# Reading its own outputs costs this model little (less than a point), because
+# Reading its own outputs costs this model little (at most a point), because
 # it rarely makes a mistake to be misled by. But feed it **one** wrong previous
 # character and the characters after it go wrong far more often: the
 # teacher-forced model has learned to lean on its previous character, and it has
@@ -743,8 +745,8 @@ for name, teacher, free, clean, wrong in rows:
 #
 # **Checkpoint.** With its own outputs the teacher-forced model loses at most
 # 1 point; one wrong input costs it at least 5 points on the characters that
-# follow; the scheduled-sampling model loses less there (by under 10 points) and
-# at most half a point on clean inputs.
+# follow; the scheduled-sampling model does better there, by more than 0 and less
+# than 10 points, and is at most half a point worse with its own outputs.
 
 # %%
 assert experiments.exposure_claim(exposure), exposure

@@ -1,6 +1,6 @@
 """Notebook 04's experiment-level claims, re-run on the claim seeds (notebook 04 asserts them on seed 0).
 
-Budget: about 60 s on an idle 2-core CPU for the whole file; the experiments share
+Budget: at most 60 s of CPU for the whole file (about 54 s measured); the experiments share
 trained models through ``train_reverser``'s cache, so each seed trains five small models.
 """
 
