@@ -230,20 +230,15 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
 def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
     from dl4nlp.checkpoint import read_provenance
     from dl4nlp.data import data_path
+    from dl4nlp.recipes import not_reproducible_here, recorded_threads
     from dl4nlp.recipes.date_models import DateRecipe, train_date_model
 
     record = read_provenance(data_path(date_task.CHECKPOINT.format(score="dot")))
     if not record["command"].startswith("python -m dl4nlp.recipes.date_models"):
         pytest.skip(f"the shipped model was made by an earlier command: {record['command']}")
-    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
-    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
-    if recorded != here:
-        pytest.skip(f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(record["environment"]["torch_threads"])
-    try:
+    if reason := not_reproducible_here(record):
+        pytest.skip(reason)
+    with recorded_threads(record):
         recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_date_model(recipe, progress=False, stop_after=5)
-    finally:
-        torch.set_num_threads(threads)
     assert history.loss == record["results"]["loss"][:5]

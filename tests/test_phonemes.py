@@ -62,24 +62,17 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path, 
 
 
 def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
-    import torch
-
     from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.recipes import not_reproducible_here, recorded_threads
     from dl4nlp.recipes.phoneme_model import PhonemeRecipe, held_out_pairs, train_phoneme_model
 
     record = read_provenance(data_path("seq2seq_cmudict.pt"))
     assert record["results"]["test_words"] == "sample_pairs(2000, 'test', seed=0)" and len(held_out_pairs()) == 2000
-    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
-    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
-    if recorded != here:
-        pytest.skip(f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(record["environment"]["torch_threads"])
-    try:
+    if reason := not_reproducible_here(record):
+        pytest.skip(reason)
+    with recorded_threads(record):
         recipe = PhonemeRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_phoneme_model(recipe, progress=False, stop_after=3)
-    finally:
-        torch.set_num_threads(threads)
     assert history.loss == record["results"]["loss"][:3]
 
 

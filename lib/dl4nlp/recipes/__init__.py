@@ -22,8 +22,9 @@ import argparse
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import torch
 
@@ -94,3 +95,28 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
+    """Why this machine cannot re-run a recipe bit for bit (None when it can).
+
+    Bit-for-bit needs the recorded torch version and CPU kernels
+    (``record['cpu_capability']``, which ``Seq2Seq.save`` records); the thread
+    count is set with ``recorded_threads``.
+    """
+    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
+    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    if recorded != here:
+        return f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}"
+    return None
+
+
+@contextmanager
+def recorded_threads(record: Mapping[str, Any]) -> Iterator[None]:
+    """Run the block on the thread count the recipe recorded, then restore torch's setting."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(record["environment"]["torch_threads"])
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
