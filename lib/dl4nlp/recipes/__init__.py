@@ -98,11 +98,18 @@ def provenance(
 
 
 def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
-    """Why this machine cannot re-run a recipe bit for bit (None when it can).
+    """Why this machine cannot re-run a recipe bit for bit, or None when it can.
 
-    Bit-for-bit needs the recorded torch version and CPU kernels
-    (``record['cpu_capability']``, which ``Seq2Seq.save`` records); the thread
-    count is set with ``recorded_threads``.
+    ``record`` is a provenance record (``read_provenance``). Bit for bit needs the
+    recorded torch version and CPU kernels (``record['cpu_capability']``, which
+    ``Seq2Seq.save`` records; a record without it is never reproducible here);
+    run the re-run inside ``recorded_threads(record)`` for the thread count.
+
+    >>> here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    >>> not_reproducible_here(here) is None
+    True
+    >>> not_reproducible_here({"environment": {"torch": "0.1"}}).startswith("bit-for-bit needs the recorded torch")
+    True
     """
     recorded = (record["environment"]["torch"], record.get("cpu_capability"))
     here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
@@ -113,9 +120,20 @@ def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
 
 @contextmanager
 def recorded_threads(record: Mapping[str, Any]) -> Iterator[None]:
-    """Run the block on the thread count the recipe recorded, then restore torch's setting."""
+    """Run the block on the thread count the provenance ``record`` recorded, then restore torch's setting.
+
+    >>> before = torch.get_num_threads()
+    >>> with recorded_threads({"environment": {"torch_threads": 1}}):
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+    wanted = record["environment"]["torch_threads"]
+    if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
+        raise ValueError(f"record['environment']['torch_threads'] must be an integer >= 1; got {wanted!r}")
     threads = torch.get_num_threads()
-    torch.set_num_threads(record["environment"]["torch_threads"])
+    torch.set_num_threads(wanted)
     try:
         yield
     finally:
