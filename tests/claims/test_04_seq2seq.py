@@ -11,8 +11,6 @@ import pytest
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import seq2seq as experiments
 
-pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
-
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_attention_beats_the_bottleneck_at_long_inputs(seed):
