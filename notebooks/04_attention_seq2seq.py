@@ -740,16 +740,19 @@ for name, teacher, free, clean, wrong in rows:
 # where the model's own mistakes are common, it is what compounds errors along
 # the output. The model trained with scheduled sampling has met its own outputs
 # in training and recovers better from the wrong character, without losing
-# accuracy on clean inputs. The gain is modest, a few points, but it has the
-# same sign on every seed we ran (0 here, 1 to 3 in the claims suite).
+# accuracy on clean inputs. The gain is modest, about 5 points on this seed; on
+# every seed we ran (0 here, 1 to 3 in the claims suite) it has the same sign
+# and stays below 10 points, which is all the claims suite asks of it.
 #
 # **Checkpoint.** With its own outputs the teacher-forced model loses at most
 # 1 point; one wrong input costs it at least 5 points on the characters that
 # follow; the scheduled-sampling model does better there, by more than 0 and less
-# than 10 points, and is at most half a point worse with its own outputs.
+# than 10 points (here about 5), and is at most half a point worse with its own outputs.
 
 # %%
 assert experiments.exposure_claim(exposure), exposure
+sampling_gain = exposure.sampled_after_wrong_input - exposure.after_wrong_input
+assert 0.035 <= sampling_gain <= 0.065, f"about 5 points on seed 0; got {sampling_gain:.1%}"
 assert (experiments.FREE_RUNNING_COST_MAX, experiments.WRONG_INPUT_DROP, experiments.SAMPLING_GAIN_MAX,
         experiments.CLEAN_TOLERANCE) == (0.01, 0.05, 0.10, 0.005), "the thresholds the text states"
 
