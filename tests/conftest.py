@@ -1,11 +1,10 @@
-"""Shared test set-up: make tools/ importable and keep figures off-screen."""
+"""Shared test set-up: make tools/ importable, keep figures off-screen, and a one-thread fixture."""
 
 import sys
 from pathlib import Path
 
 import matplotlib
 import pytest
-import torch
 
 matplotlib.use("Agg")  # tests only; notebooks keep the inline backend
 
@@ -15,7 +14,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 @pytest.fixture
 def one_thread():
-    """Run a test on one torch thread: tiny models train fastest so, and a loaded machine does not stall them."""
+    """Tiny models train fastest on one CPU thread (and never stall on a busy machine); restored after."""
+    import torch
+
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield

@@ -8,8 +8,6 @@ import pytest
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import attention as experiments
 
-pytestmark = pytest.mark.usefixtures("one_thread")
-
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_reversal_heads_layer_two_reads_the_mirror_and_is_sharper(seed):

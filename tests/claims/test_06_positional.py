@@ -9,8 +9,6 @@ from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import positional as experiments
 from dl4nlp.taggers import bag_of_words_ceiling
 
-pytestmark = pytest.mark.usefixtures("one_thread")
-
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_extrapolation_of_each_kind_of_position(seed):
