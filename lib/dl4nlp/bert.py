@@ -10,7 +10,8 @@ chosen positions only (labels elsewhere are ``IGNORE_INDEX``).
 ``dl4nlp.transformer.TransformerEncoder`` -> an MLM head (tied to the token
 embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
 and ``bert_config('large')`` give the published sizes. Pre-training data and
-the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 08.
+the loop live in ``dl4nlp.bert_pretrain``; ``load_pretrained`` loads the tiny
+BERT that ``python -m dl4nlp.recipes.tiny_bert`` trained. Taught in notebook 08.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp.checkpoint import PathLike, load_checkpoint
+from dl4nlp.data import data_path
 from dl4nlp.positional import make_positional
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _init_weights, count_parameters
+from dl4nlp.wordpiece import WordPiece
 
 MASK_PROB = 0.15  # share of ordinary tokens chosen for prediction
 MASK_TOKEN_PROB = 0.8  # ... of those, replaced by [MASK]
@@ -239,3 +243,37 @@ def parameter_breakdown(model: Bert) -> dict[str, int]:
     if sum(out.values()) != count_parameters(model):
         raise RuntimeError(f"the groups hold {sum(out.values())} parameters; expected all {count_parameters(model)}")
     return out
+
+
+CHECKPOINT_KIND = "tiny_bert"
+SHIPPED = "tiny_bert.pt"  # in data/, made by ``python -m dl4nlp.recipes.tiny_bert``
+
+
+def checkpoint_state(model: Bert) -> dict[str, torch.Tensor]:
+    """The weights to ship: float16, the MLM output weight left out when it is tied to the token embedding."""
+    return {
+        k: v.detach().to("cpu", torch.float16)
+        for k, v in model.state_dict().items()
+        if not (model.config.tie_weights and k == "mlm_decoder.weight")
+    }
+
+
+def load_pretrained(
+    path: Optional[PathLike] = None, device: Optional[torch.device] = None
+) -> tuple[Bert, WordPiece]:
+    """The pre-trained tiny BERT (float32, eval mode) and its WordPiece tokenizer, checksum verified.
+
+    ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of
+    checkpoint, or a damaged file, is refused with a message naming it.
+    """
+    checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else path, kind=CHECKPOINT_KIND)
+    model = Bert(TransformerConfig(**checkpoint.config))
+    state = {k: v.float() for k, v in checkpoint.state_dict.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or set(missing) - {"mlm_decoder.weight"}:
+        raise ValueError(f"{checkpoint.path} does not match the model: missing {missing}, unexpected {unexpected}")
+    extra = checkpoint.extra
+    tokenizer = WordPiece(
+        extra["tokens"], specials=extra["specials"], continuation=extra["continuation"], lowercase=extra["lowercase"]
+    )
+    return model.to(device or torch.device("cpu")).eval(), tokenizer

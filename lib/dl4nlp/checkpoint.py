@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import os
 import platform
@@ -171,7 +172,9 @@ def save_checkpoint(
         "state_dict": {name: value.detach().cpu() for name, value in state_dict.items()},
         "extra": dict(extra or {}),
     }
-    atomic_write(path, lambda tmp: torch.save(payload, tmp))
+    buffer = io.BytesIO()  # torch.save names its zip folder after the file: save to memory, so the
+    torch.save(payload, buffer)  # bytes do not depend on the (temporary) file name and a re-run is identical
+    atomic_write(path, lambda tmp: tmp.write_bytes(buffer.getvalue()))
     record = {"kind": kind, **dict(provenance)}
     record.setdefault("environment", environment())
     record["artifact"] = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256sum(path)}

@@ -1,0 +1,158 @@
+"""Dialogue or narration? A labelled task whose labels come from the text itself, and BERT's corpus mix.
+
+Two shipped corpora, *The Adventures of Sherlock Holmes* (curly quotes “ ”)
+and TinyStories (straight quotes "), are cut into paragraphs and sentences. A
+sentence whose every word lies inside double quotation marks is **dialogue**
+(label 1); one with no word inside them is **narration** (label 0); mixed
+sentences (*"Come in," said Holmes.*) are left out. Then every quotation mark
+is removed (single quotes too, except apostrophes between letters), so the
+label cannot be read off the input: a model has to tell speech from narration
+by its language. Sherlock Holmes is narrated in the first person by Watson,
+so *I* and *my* occur on both sides.
+
+The last ``HELD_OUT_SHARE`` of each corpus's paragraphs are held out: they are
+never pre-trained on, and the task's test sentences come from them only.
+Pre-training reads the other paragraphs with the quotation marks removed (so
+the labels never appear in pre-training either). Taught in notebook 08.
+
+>>> label_sentences("“Come here, Watson. I want you.” He said nothing. “Now!”", "“", "”")
+[('Come here, Watson.', 1), ('I want you.', 1), ('He said nothing.', 0), ('Now!', 1)]
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from dl4nlp.data import load_text
+
+CORPORA = ("sherlock_holmes.txt", "tinystories.txt")
+QUOTES = {"sherlock_holmes.txt": ("“", "”"), "tinystories.txt": ('"', '"')}
+HELD_OUT_SHARE = 0.2  # the last 20 % of each corpus's paragraphs
+DIALOGUE, NARRATION = 1, 0
+LABEL_NAMES = ("narration", "dialogue")
+MIN_WORDS = 3  # shorter sentences ("No.") are left out of the task
+
+_ABBREVIATION = re.compile(r"\b(?:Mr|Mrs|Dr|St|Messrs|Mme|Col|Capt|Prof|Rev|Lt|Gen|Co|No|vs)\.$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[”\"’)]*\s+")
+_QUOTE_MARKS = re.compile(r"[“”\"]|(?<![A-Za-z])[‘’']|[‘’'](?![A-Za-z])")
+
+
+def paragraphs(corpus: str) -> list[str]:
+    """The paragraphs of a shipped corpus, each on one line (Sherlock's wrapped lines joined; underscores gone)."""
+    if corpus not in CORPORA:
+        raise ValueError(f"corpus must be one of {CORPORA}; got {corpus!r}")
+    text = load_text(corpus)
+    if corpus == "sherlock_holmes.txt":  # paragraphs are separated by blank lines, lines are wrapped
+        blocks = re.split(r"\n\s*\n", text.replace("_", ""))
+    else:  # TinyStories: one paragraph per line
+        blocks = text.split("\n")
+    return [" ".join(block.split()) for block in blocks if block.strip()]
+
+
+def split(corpus: str) -> dict[str, list[str]]:
+    """The paragraphs of ``corpus`` cut into ``'train'`` (the first 80 %) and ``'held_out'`` (the rest)."""
+    every = paragraphs(corpus)
+    cut = round(len(every) * (1 - HELD_OUT_SHARE))
+    return {"train": every[:cut], "held_out": every[cut:]}
+
+
+def _sentence_spans(paragraph: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in _SENTENCE_END.finditer(paragraph):
+        if _ABBREVIATION.search(paragraph[start : match.start()].rstrip("”\"’)")):
+            continue
+        spans.append((start, match.start()))
+        start = match.end()
+    if start < len(paragraph):
+        spans.append((start, len(paragraph)))
+    return spans
+
+
+def strip_quotes(text: str) -> str:
+    """``text`` without double quotes and without single quotes that are not apostrophes inside a word.
+
+    >>> strip_quotes("“It’s ‘nothing’,” he said.")
+    "It's nothing, he said."
+    """
+    return " ".join(_QUOTE_MARKS.sub("", text).replace("’", "'").split())
+
+
+def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[tuple[str, Optional[int]]]:
+    """Every sentence of ``paragraph`` (quotes removed) with its label: 1 dialogue, 0 narration, None mixed.
+
+    A quotation still open at the end of a paragraph (the convention for a
+    speech running over several paragraphs) ends there.
+    """
+    inside, flags = False, []
+    for ch in paragraph:
+        if ch == open_quote and (open_quote != close_quote or not inside):
+            inside = True
+        elif ch == close_quote:
+            inside = False
+        flags.append(inside)
+    out = []
+    for start, end in _sentence_spans(paragraph):
+        letters = [flag for ch, flag in zip(paragraph[start:end], flags[start:end]) if ch.isalnum()]
+        text = strip_quotes(paragraph[start:end])
+        if not letters or not text:
+            continue
+        label = DIALOGUE if all(letters) else NARRATION if not any(letters) else None
+        out.append((text, label))
+    return out
+
+
+@dataclass(frozen=True)
+class Example:
+    """One sentence of the task: its text (no quotation marks), its label and the corpus it came from."""
+
+    text: str
+    label: int
+    corpus: str
+
+
+def labelled_sentences(part: str) -> list[Example]:
+    """The task's sentences from the ``'train'`` or ``'held_out'`` paragraphs of both corpora (mixed ones left out)."""
+    if part not in ("train", "held_out"):
+        raise ValueError(f"part must be 'train' or 'held_out'; got {part!r}")
+    out = []
+    for corpus in CORPORA:
+        for paragraph in split(corpus)[part]:
+            for text, label in label_sentences(paragraph, *QUOTES[corpus]):
+                if label is not None and len(text.split()) >= MIN_WORDS:
+                    out.append(Example(text, label, corpus))
+    return out
+
+
+def balanced_sample(examples: Sequence[Example], n: int, seed: int) -> list[Example]:
+    """``n`` examples, a quarter from each (corpus, label) cell, drawn without replacement with ``seed``.
+
+    So neither the corpus nor chance tells the label: both classes are equally
+    frequent, and equally frequent within each corpus.
+    """
+    if not isinstance(n, int) or n < 4 or n % 4:
+        raise ValueError(f"n must be a positive multiple of 4; got {n!r}")
+    rng = random.Random(seed)
+    out = []
+    for corpus in CORPORA:
+        for label in (NARRATION, DIALOGUE):
+            cell = [e for e in examples if e.corpus == corpus and e.label == label]
+            if len(cell) < n // 4:
+                raise ValueError(f"only {len(cell)} {LABEL_NAMES[label]} sentences of {corpus}; asked for {n // 4}")
+            out += rng.sample(cell, n // 4)
+    rng.shuffle(out)
+    return out
+
+
+def pretraining_documents(part: str = "train") -> list[list[str]]:
+    """Paragraphs of both corpora as lists of sentences, quotation marks removed: the pre-training text."""
+    if part not in ("train", "held_out"):
+        raise ValueError(f"part must be 'train' or 'held_out'; got {part!r}")
+    documents = []
+    for corpus in CORPORA:
+        for paragraph in split(corpus)[part]:
+            sentences = [strip_quotes(paragraph[a:b]) for a, b in _sentence_spans(paragraph)]
+            documents.append([s for s in sentences if s])
+    return documents
