@@ -258,9 +258,7 @@ def checkpoint_state(model: Bert) -> dict[str, torch.Tensor]:
     }
 
 
-def load_pretrained(
-    path: Optional[PathLike] = None, device: Optional[torch.device] = None
-) -> tuple[Bert, WordPiece]:
+def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.device] = None) -> tuple[Bert, WordPiece]:
     """The pre-trained tiny BERT (float32, eval mode) and its WordPiece tokenizer, checksum verified.
 
     ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of

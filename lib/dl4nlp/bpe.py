@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import heapq
 import re
-import sys
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -39,7 +38,9 @@ SCORES = ("frequency", "wordpiece")
 # src/pre_tokenizers/whitespace.rs). Rust's \w is Unicode's word class (UTS #18): Alphabetic, Mark,
 # Decimal_Number, Connector_Punctuation, Join_Control; its \s is the White_Space property. Python's own
 # \w differs (it includes numerals such as ½ and ², excludes combining accents), so we build the class.
-WHITE_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
 # Other_Alphabetic characters outside the Mark categories (Unicode PropList.txt): circled and squared letters.
 _ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
 

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from dl4nlp.bpe import pre_tokenize
 from dl4nlp.data import load_text
 
 CORPORA = ("sherlock_holmes.txt", "tinystories.txt")
@@ -62,7 +63,7 @@ def split(corpus: str) -> dict[str, list[str]]:
 def _sentence_spans(paragraph: str) -> list[tuple[int, int]]:
     spans, start = [], 0
     for match in _SENTENCE_END.finditer(paragraph):
-        if _ABBREVIATION.search(paragraph[start : match.start()].rstrip("”\"’)")):
+        if _ABBREVIATION.search(paragraph[start : match.start()].rstrip('”"’)')):
             continue
         spans.append((start, match.start()))
         start = match.end()
@@ -144,6 +145,46 @@ def balanced_sample(examples: Sequence[Example], n: int, seed: int) -> list[Exam
             out += rng.sample(cell, n // 4)
     rng.shuffle(out)
     return out
+
+
+def tag_words(paragraph: str, open_quote: str, close_quote: str) -> list[tuple[list[str], list[int]]]:
+    """Every sentence of ``paragraph`` as words (quotes removed, lowercased) with a tag each: 1 inside quotes.
+
+    >>> tag_words('"Come in," said Tom. "Now."', '"', '"')
+    [(['come', 'in', ',', 'said', 'tom', '.'], [1, 1, 1, 0, 0, 0]), (['now', '.'], [1, 1])]
+    """
+    inside, flags = False, []
+    for ch in paragraph:
+        if ch == open_quote and (open_quote != close_quote or not inside):
+            inside = True
+        elif ch == close_quote:
+            inside = False
+        flags.append(inside)
+    out = []
+    for start, end in _sentence_spans(paragraph):
+        words, tags, piece_start = [], [], start
+        for i in range(start, end + 1):  # cut the sentence where the quotation state changes
+            if i == end or (i > start and flags[i] != flags[i - 1]):
+                piece = pre_tokenize(strip_quotes(paragraph[piece_start:i]))
+                words += piece
+                tags += [int(flags[i - 1])] * len(piece)
+                piece_start = i
+        if words:
+            out.append((words, tags))
+    return out
+
+
+def tagged_sentences(part: str) -> list[tuple[list[str], list[int], str]]:
+    """The token-level task: every sentence of ``part`` (mixed ones included) as (words, tags, corpus)."""
+    if part not in ("train", "held_out"):
+        raise ValueError(f"part must be 'train' or 'held_out'; got {part!r}")
+    return [
+        (words, tags, corpus)
+        for corpus in CORPORA
+        for paragraph in split(corpus)[part]
+        for words, tags in tag_words(paragraph, *QUOTES[corpus])
+        if len(words) >= MIN_WORDS
+    ]
 
 
 def pretraining_documents(part: str = "train") -> list[list[str]]:

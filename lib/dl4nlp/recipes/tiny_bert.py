@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 import torch
 
 from dl4nlp.bert import CHECKPOINT_KIND, checkpoint_state
-from dl4nlp.bert_pretrain import TINY, PretrainingData, Pretrainer, evaluate, make_model
+from dl4nlp.bert_pretrain import TINY, Pretrainer, PretrainingData, evaluate, make_model
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.dialogue import CORPORA, pretraining_documents
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
