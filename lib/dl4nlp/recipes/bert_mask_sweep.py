@@ -1,0 +1,122 @@
+"""Recipe: too little and too much masking, measured: small BERTs pre-trained at each masking rate, several seeds.
+
+    python -m dl4nlp.recipes.bert_mask_sweep --out data/bert_mask_sweep.csv
+
+Every run trains the same small masked LM (no next-sentence task) for the same
+number of steps on the same pairs of sentences, with the tiny BERT's WordPiece
+vocabulary and text (``dl4nlp.recipes.tiny_bert.prepare``); only the share of
+tokens chosen for prediction changes. Each is then scored on the held-out
+paragraphs in one way: masked-token accuracy with the standard 15 % masking.
+Rows: rate, seed, the held-out accuracy and loss at 15 %, the accuracy at the
+run's own rate, the unigram baseline on the same positions, and the number of
+prediction targets per training batch. Rows are saved as they finish to a
+state file beside ``--out``; the same command resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Optional, Sequence
+
+import torch
+
+from dl4nlp.bert_pretrain import Pretrainer, evaluate, make_model
+from dl4nlp.checkpoint import atomic_write, check_output, save_table
+from dl4nlp.dialogue import CORPORA
+from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes.tiny_bert import prepare
+
+NAME = "bert_mask_sweep"
+HISTORY = ("python -m dl4nlp.bert_pretrain mask-sweep --out data/bert_mask_rates.csv --steps 800 --threads 1",)
+EVAL_RATE = 0.15
+
+
+def parser() -> argparse.ArgumentParser:
+    p = recipe_parser(NAME, __doc__.split("\n")[0])
+    p.add_argument("--rates", default="0.05,0.15,0.3,0.5,0.7,0.9,1.0")
+    p.add_argument("--seeds", default="0,1,2")
+    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=int, default=50)
+    p.add_argument("--vocab-size", type=int, default=4096, help="the tiny BERT's vocabulary (same text, same size)")
+    p.add_argument("--d-model", type=int, default=64)
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--heads", type=int, default=2)
+    p.add_argument("--max-len", type=int, default=64)
+    p.add_argument("--eval-pairs", type=int, default=512)
+    return p
+
+
+def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int, device: torch.device) -> dict:
+    """Train one small masked LM at masking ``rate`` with ``seed`` and score it on the held-out pairs."""
+    torch.manual_seed(seed)
+    model = make_model(
+        vocab_size, d_model=args.d_model, n_layers=args.layers, n_heads=args.heads, d_ff=4 * args.d_model,
+        max_len=args.max_len,
+    )  # fmt: skip
+    trainer = Pretrainer(
+        model, data, steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup, seed=seed,
+        mask_prob=rate, nsp_weight=0.0, device=device,
+    )  # fmt: skip
+    trainer.run(progress=False)
+    at_15 = evaluate(model, data, n_pairs=args.eval_pairs, mask_prob=EVAL_RATE)
+    own = evaluate(model, data, n_pairs=args.eval_pairs, mask_prob=rate)
+    return dict(
+        rate=rate,
+        seed=seed,
+        accuracy_at_15=round(at_15["masked_accuracy"], 6),
+        loss_at_15=round(at_15["masked_loss"], 6),
+        unigram_at_15=round(at_15["unigram_accuracy"], 6),
+        accuracy_at_own_rate=round(own["masked_accuracy"], 6),
+        targets_per_batch=round(own["predicted_tokens"] / args.eval_pairs * args.batch_size, 2),
+        final_training_loss=round(sum(trainer.history.loss[-20:]) / len(trainer.history.loss[-20:]), 6),
+    )
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
+    state_path = out.with_name(f".{out.stem}.rows.json")
+    device = start(args)
+    started = time.perf_counter()
+    rates = [float(r) for r in args.rates.split(",")]
+    seeds = [int(s) for s in args.seeds.split(",")]
+    tokenizer, data = prepare(args)
+    spec = {k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "threads", "device")}
+    rows, elapsed = [], 0.0
+    if state_path.exists():
+        saved = json.loads(state_path.read_text())
+        if saved["spec"] != spec:
+            raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {spec}")
+        rows, elapsed = saved["rows"], saved["elapsed"]
+        print(f"resumed with {len(rows)} rows from {state_path}", flush=True)
+    done = {(r["rate"], r["seed"]) for r in rows}
+    for seed in seeds:
+        for rate in rates:
+            if (rate, seed) in done:
+                continue
+            rows.append(run(args, data, len(tokenizer), rate, seed, device))
+            print(rows[-1], flush=True)
+            text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
+            atomic_write(state_path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+    record = provenance(
+        command=command_line(NAME, argv),
+        arguments=vars(args),
+        seed=seeds[0],
+        device=device,
+        started=started - elapsed,
+        corpora=CORPORA,
+        results={"vocabulary_size": len(tokenizer), "eval_rate": EVAL_RATE, "seeds": seeds, "rates": rates},
+        history=HISTORY,
+    )
+    save_table(out, rows, provenance=record, overwrite=args.overwrite)
+    state_path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
