@@ -21,7 +21,9 @@ Taught in notebook 08.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+import os
+from pathlib import Path
+from typing import Iterable, Sequence, Union
 
 from dl4nlp.bpe import SPECIAL_TOKENS, pre_tokenize, train_bpe, word_counts
 
@@ -51,7 +53,10 @@ class WordPiece:
             raise ValueError(f"specials must contain {SPECIAL_TOKENS}; missing {missing}")
         if not isinstance(continuation, str) or not continuation:
             raise ValueError(f"continuation must be a non-empty string; got {continuation!r}")
-        self.itos = list(specials) + [t for t in tokens if t not in specials]
+        if all(s in tokens for s in specials):  # a vocabulary file: keep its ids (BERT's has [CLS] at 101)
+            self.itos = list(tokens)
+        else:
+            self.itos = list(specials) + [t for t in tokens if t not in specials]
         if len(set(self.itos)) != len(self.itos):
             repeated = sorted({t for t in self.itos if self.itos.count(t) > 1})[:5]
             raise ValueError(f"tokens must be distinct; repeated: {repeated}")
@@ -85,6 +90,14 @@ class WordPiece:
         bpe = train_bpe(counts, room, fast=True, continuation=continuation)
         tokens = list(dict.fromkeys(bpe.vocabulary))  # two merges can make the same string: keep it once
         return cls(tokens, lowercase=lowercase, continuation=continuation)
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike], lowercase: bool = True) -> WordPiece:
+        """A vocabulary file with one piece per line (BERT's ``vocab.txt``); the line number is the id."""
+        tokens = Path(path).read_text(encoding="utf-8").splitlines()
+        if not tokens:
+            raise ValueError(f"{path} is empty; expected one WordPiece token per line")
+        return cls(tokens, lowercase=lowercase)
 
     def __len__(self) -> int:
         return len(self.itos)
