@@ -66,13 +66,20 @@ def mask_tokens(
     random_token_prob: float = RANDOM_TOKEN_PROB,
     keep_prob: float = KEEP_PROB,
     generator: Optional[torch.Generator] = None,
+    word_start: Optional[torch.Tensor] = None,
 ) -> MaskedTokens:
     """BERT's corruption of token ids (B, T): each ordinary token is chosen with probability ``mask_prob``.
 
     A chosen token becomes ``mask_id`` with probability ``mask_token_prob``, a
     uniformly drawn ordinary (non-special) token with ``random_token_prob``, or
     stays with ``keep_prob``; the three must sum to one. Special ids (padding
-    included) are never chosen.
+    included) are never chosen, nor drawn as a random replacement (Hugging
+    Face's ``DataCollatorForLanguageModeling`` draws from the whole vocabulary).
+
+    ``word_start`` (B, T) bool turns on *whole-word masking*: a word (a piece
+    where ``word_start`` is True and the ``##`` pieces after it) is chosen as a
+    whole, with probability ``mask_prob``; each of its pieces is then
+    corrupted 80/10/10 on its own.
     """
     if not 0.0 <= mask_prob <= 1.0:
         raise ValueError(f"mask_prob must be in [0, 1]; got {mask_prob!r}")
@@ -97,7 +104,18 @@ def mask_tokens(
         return torch.rand(ids.shape, generator=generator, device=where).to(ids.device)
 
     eligible = ~torch.isin(ids, special)  # (B, T): never a special token or padding
-    chosen = eligible & (uniform() < mask_prob)
+    pick = uniform()  # (B, T): a token is chosen when its draw is below mask_prob
+    if word_start is not None:
+        if word_start.shape != ids.shape or word_start.dtype != torch.bool:
+            raise ValueError(
+                f"word_start must be a bool tensor of shape {tuple(ids.shape)}; "
+                f"got {word_start.dtype} of shape {tuple(word_start.shape)}"
+            )
+        starts = word_start | ~eligible  # a special token ends the word before it
+        positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
+        first = torch.where(starts, positions, torch.zeros_like(positions)).cummax(dim=1).values  # (B, T)
+        pick = pick.gather(1, first)  # every piece of a word shares its first piece's draw
+    chosen = eligible & (pick < mask_prob)
     draw = uniform()  # a second draw decides what happens to a chosen token
     masked = chosen & (draw < mask_token_prob)
     randomized = chosen & (draw >= mask_token_prob) & (draw < mask_token_prob + random_token_prob)
@@ -109,6 +127,25 @@ def mask_tokens(
     action[masked], action[randomized], action[kept] = MASKED, RANDOMIZED, KEPT
     labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
     return MaskedTokens(corrupted, labels, chosen, action)
+
+
+def binomial_interval(trials: int, p: float, z: float = 4.0) -> tuple[float, float]:
+    """The counts within ``z`` standard deviations of the mean of a Binomial(``trials``, ``p``).
+
+    ``z = 4`` keeps a correct sampler's count inside with probability about
+    0.99994 (normal approximation), so a count outside is evidence of a bug.
+
+    >>> [round(bound) for bound in binomial_interval(10_000, 0.15)]
+    [1357, 1643]
+    """
+    if not isinstance(trials, int) or trials < 0:
+        raise ValueError(f"trials must be a non-negative integer; got {trials!r}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1]; got {p!r}")
+    if not z > 0:
+        raise ValueError(f"z must be positive; got {z!r}")
+    half = z * math.sqrt(trials * p * (1 - p))
+    return trials * p - half, trials * p + half
 
 
 def pair_inputs(a: Sequence, b: Sequence, cls="[CLS]", sep="[SEP]") -> tuple[list, list[int], list[int]]:

@@ -62,9 +62,7 @@ def from_bytes(symbols: str) -> str:
 @lru_cache(maxsize=256)
 def _pattern(letters: str, numbers: str) -> re.Pattern:
     L, N, S = "A-Za-z" + re.escape(letters), "0-9" + re.escape(numbers), re.escape(WHITE_SPACE)
-    return re.compile(
-        rf"'s|'t|'re|'ve|'m|'ll|'d| ?[{L}]+| ?[{N}]+| ?[^{S}{L}{N}]+|[{S}]+(?![^{S}])|[{S}]+"
-    )
+    return re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[{L}]+| ?[{N}]+| ?[^{S}{L}{N}]+|[{S}]+(?![^{S}])|[{S}]+")
 
 
 def split_words(text: str) -> list[str]:
