@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional, Sequence
 
 from dl4nlp.bpe import pre_tokenize
@@ -125,6 +126,28 @@ def labelled_sentences(part: str) -> list[Example]:
                 if label is not None and len(text.split()) >= MIN_WORDS:
                     out.append(Example(text, label, corpus))
     return out
+
+
+VALIDATION_PER_CELL = 60  # validation sentences per (corpus, label), from the training paragraphs
+TEST_PER_CELL = 160  # test sentences per (corpus, label), from the held-out paragraphs
+
+
+@lru_cache(maxsize=1)
+def task_sets() -> dict[str, tuple[Example, ...]]:
+    """The task's fixed splits: ``train`` (the pool label budgets are drawn from), ``validation`` and ``test``.
+
+    Validation sentences (for choosing learning rates) come from the training
+    paragraphs and are removed from the pool; test sentences come from the
+    held-out paragraphs, which pre-training never read, and are sentences that
+    never occur in the training paragraphs. No text is in two of the three.
+    """
+    pool = labelled_sentences("train")
+    seen = {e.text for e in pool}  # a sentence that also occurs in the training paragraphs is not a test
+    test = balanced_sample([e for e in labelled_sentences("held_out") if e.text not in seen], 4 * TEST_PER_CELL, 12345)
+    validation = balanced_sample(pool, 4 * VALIDATION_PER_CELL, seed=999)
+    taken = {e.text for e in validation}
+    train = tuple(e for e in pool if e.text not in taken)
+    return {"train": train, "validation": tuple(validation), "test": tuple(test)}
 
 
 def balanced_sample(examples: Sequence[Example], n: int, seed: int) -> list[Example]:

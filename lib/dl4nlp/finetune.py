@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -253,7 +253,20 @@ def default_steps(n: int, epochs: int = 6, batch_size: int = 32, least: int = 50
 
 
 METHODS = ("pretrained", "scratch", "probe", "bag_of_words")
-FINE_TUNE_LR = 5e-4  # AdamW peak learning rate, the same for the pre-trained and the from-scratch model
+# Each method's one setting: the peak learning rate of fine-tuning, or the L2 weight of a logistic regression.
+# ``python -m dl4nlp.recipes.bert_learning_curve`` chooses them on validation sentences and records its choice.
+DEFAULT_SETTINGS = {"pretrained": 3e-4, "scratch": 1e-3, "probe": PROBE_L2, "bag_of_words": PROBE_L2}
+
+
+def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allowed: Sequence[str]) -> dict:
+    unknown = [m for m in methods if m not in allowed]
+    if unknown:
+        raise ValueError(f"methods must be among {tuple(allowed)}; got {unknown}")
+    chosen = {**DEFAULT_SETTINGS, **(settings or {})}
+    bad = {m: v for m, v in chosen.items() if not (isinstance(v, (int, float)) and v > 0)}
+    if bad:
+        raise ValueError(f"every setting must be a positive number; got {bad}")
+    return chosen
 
 
 def compare_methods(
@@ -264,9 +277,8 @@ def compare_methods(
     *,
     seed: int,
     methods: Sequence[str] = METHODS,
+    settings: Mapping[str, float] | None = None,
     steps: int | None = None,
-    lr: float = FINE_TUNE_LR,
-    max_len: int | None = None,
 ) -> dict[str, float]:
     """Test accuracy of each method trained on ``train_examples`` (objects with ``.text`` and ``.label``).
 
@@ -274,12 +286,12 @@ def compare_methods(
     ``scratch``: the same architecture and schedule from random weights;
     ``probe``: logistic regression on the frozen pre-trained pooled [CLS];
     ``bag_of_words``: logistic regression on which words occur.
-    ``steps`` defaults to ``default_steps(len(train_examples))``.
+    ``settings`` maps a method to its learning rate (fine-tuning) or L2 weight
+    (regressions), defaults in ``DEFAULT_SETTINGS``; ``steps`` defaults to
+    ``default_steps(len(train_examples))``.
     """
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be among {METHODS}; got {unknown}")
-    max_len = max_len or pretrained.config.max_len
+    chosen = _settings(settings, methods, METHODS)
+    max_len = pretrained.config.max_len
     steps = steps or default_steps(len(train_examples))
     train = (*encode_batch(tokenizer, [e.text for e in train_examples], max_len),
              torch.tensor([e.label for e in train_examples]))  # fmt: skip
@@ -289,13 +301,13 @@ def compare_methods(
     for method in methods:
         torch.manual_seed(seed)  # the head's initialisation (and the scratch encoder's) depends on the seed
         if method == "bag_of_words":
-            out[method] = bag_of_words([e.text for e in train_examples], train[2].tolist(),
-                                       [e.text for e in test_examples], test[2].tolist())  # fmt: skip
+            texts = ([e.text for e in train_examples], [e.text for e in test_examples])
+            out[method] = bag_of_words(texts[0], train[2].tolist(), texts[1], test[2].tolist(), l2=chosen[method])
         elif method == "probe":
-            out[method] = linear_probe(SentenceClassifier(fresh_copy(pretrained)), train, test)
+            out[method] = linear_probe(SentenceClassifier(fresh_copy(pretrained)), train, test, l2=chosen[method])
         else:
             model = SentenceClassifier(fresh_copy(pretrained, pretrained=method == "pretrained"))
-            fine_tune(model, *train, steps=steps, lr=lr, seed=seed)
+            fine_tune(model, *train, steps=steps, lr=chosen[method], seed=seed)
             out[method] = accuracy(predict(model, *test[:2]), test[2])
     return out
 
@@ -308,16 +320,14 @@ def compare_taggers(
     *,
     seed: int,
     methods: Sequence[str] = ("pretrained", "scratch", "probe"),
+    settings: Mapping[str, float] | None = None,
     steps: int | None = None,
-    lr: float = FINE_TUNE_LR,
 ) -> dict[str, float]:
     """Token accuracy of each method on the tagging task (sentences as (words, tags)); as ``compare_methods``.
 
     ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
     """
-    unknown = [m for m in methods if m not in ("pretrained", "scratch", "probe")]
-    if unknown:
-        raise ValueError(f"methods must be among ('pretrained', 'scratch', 'probe'); got {unknown}")
+    chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
     max_len = pretrained.config.max_len
     train = encode_tagged(tokenizer, [(w, t) for w, t, *_ in train_sentences], max_len)
     test = encode_tagged(tokenizer, [(w, t) for w, t, *_ in test_sentences], max_len)
@@ -330,11 +340,11 @@ def compare_taggers(
                 encoder = fresh_copy(pretrained).eval()
                 h_train, h_test = encoder(train[0], valid=train[1]), encoder(test[0], valid=test[1])
             keep = train[2] != IGNORE_INDEX
-            layer = logistic_regression(h_train[keep], train[2][keep])
+            layer = logistic_regression(h_train[keep], train[2][keep], l2=chosen[method])
             with torch.no_grad():
                 out[method] = accuracy(layer(h_test).argmax(-1), test[2])
         else:
             model = TokenTagger(fresh_copy(pretrained, pretrained=method == "pretrained"))
-            fine_tune(model, *train, steps=steps, lr=lr, seed=seed)
+            fine_tune(model, *train, steps=steps, lr=chosen[method], seed=seed)
             out[method] = accuracy(predict(model, *test[:2]), test[2])
     return out

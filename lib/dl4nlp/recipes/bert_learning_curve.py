@@ -2,16 +2,26 @@
 
     python -m dl4nlp.recipes.bert_learning_curve --out data/bert_learning_curve.csv
 
-For each seed and label budget, a balanced sample of the dialogue/narration
-task's training sentences (``dl4nlp.dialogue``) trains: the pre-trained tiny
-BERT fine-tuned from [CLS] (``pretrained``), the same architecture from random
-weights with the same schedule (``scratch``), logistic regression on the frozen
-pre-trained [CLS] vector (``probe``), and on which words occur
-(``bag_of_words``). All are scored on one fixed, balanced test set from the
-held-out paragraphs, which the pre-training never read. The token-level task
-(tag every word inside or outside quotation marks) runs at ``--tag-budgets``.
-Each row: task, budget, seed, method, steps, accuracy. Rows are written as
-they finish to a state file beside ``--out``, so an interrupted run resumes.
+The dialogue/narration task (``dl4nlp.dialogue.task_sets``) has a training
+pool, validation sentences and test sentences from the held-out paragraphs
+that pre-training never read. The methods: the pre-trained tiny BERT
+fine-tuned from [CLS] (``pretrained``), the same architecture from random
+weights with the same schedule (``scratch``), logistic regression on the
+frozen pre-trained [CLS] vector (``probe``), and on which words occur
+(``bag_of_words``).
+
+1. Selection: each method's one setting (the fine-tuning learning rate, or
+   the regression's L2 weight) is chosen from a grid by validation accuracy,
+   averaged over two budgets (64 and 512 labels) and two seeds; the test
+   sentences are not looked at.
+2. The curve: for each seed and budget, a balanced sample of the pool trains
+   every method with its chosen setting; all are scored on the test sentences.
+   The token-level task (tag every word inside or outside quotation marks)
+   runs at ``--tag-budgets`` with the same settings.
+
+Rows: task (validation, classification, tagging), budget, seed, method,
+setting, steps, accuracy. They are saved as they finish to a state file
+beside ``--out``, so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,13 +38,14 @@ from typing import Optional, Sequence
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import atomic_write, check_output, save_table, sha256sum
 from dl4nlp.data import data_path
-from dl4nlp.dialogue import CORPORA, balanced_sample, labelled_sentences, tagged_sentences
-from dl4nlp.finetune import FINE_TUNE_LR, METHODS, compare_methods, compare_taggers, default_steps
+from dl4nlp.dialogue import CORPORA, balanced_sample, tagged_sentences, task_sets
+from dl4nlp.finetune import METHODS, compare_methods, compare_taggers, default_steps
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
 
 NAME = "bert_learning_curve"
-TEST_PER_CELL = 160  # test sentences per (corpus, label): 640 in all
 TAG_TEST_SENTENCES = 400
+LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3)  # the grid for fine-tuning (pretrained and scratch)
+L2_WEIGHTS = (1e-4, 1e-3, 1e-2, 1e-1)  # the grid for the regressions (probe and bag_of_words)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -42,18 +54,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", default="0,1,2,3,4")
     p.add_argument("--budgets", default="32,64,128,256,512,1024,2048")
     p.add_argument("--tag-budgets", default="32,128,512")
-    p.add_argument("--lr", type=float, default=FINE_TUNE_LR)
+    p.add_argument("--selection-budgets", default="64,512", help="budgets the settings are chosen with")
+    p.add_argument("--selection-seeds", default="100,101", help="seeds the settings are chosen with")
     return p
-
-
-def test_set() -> list:
-    """The fixed test sentences: ``TEST_PER_CELL`` per (corpus, label) of the held-out paragraphs."""
-    return balanced_sample(labelled_sentences("held_out"), 4 * TEST_PER_CELL, seed=12345)
 
 
 def tag_test_set() -> list:
     """The fixed test sentences of the tagging task, from the held-out paragraphs."""
     return random.Random(12345).sample(tagged_sentences("held_out"), TAG_TEST_SENTENCES)
+
+
+def grid(method: str) -> tuple[float, ...]:
+    return LEARNING_RATES if method in ("pretrained", "scratch") else L2_WEIGHTS
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -67,10 +79,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
     tag_budgets = [int(b) for b in args.tag_budgets.split(",") if b]
-    train_pool, test = labelled_sentences("train"), test_set()
+    selection_budgets = [int(b) for b in args.selection_budgets.split(",")]
+    selection_seeds = [int(s) for s in args.selection_seeds.split(",")]
+    sets = task_sets()
     tag_pool, tag_test = tagged_sentences("train"), tag_test_set()
-    spec = {"seeds": seeds, "budgets": budgets, "tag_budgets": tag_budgets, "lr": args.lr,
-            "model_sha256": sha256sum(model_file)}  # fmt: skip
+    spec = {"seeds": seeds, "budgets": budgets, "tag_budgets": tag_budgets, "selection_budgets": selection_budgets,
+            "selection_seeds": selection_seeds, "model_sha256": sha256sum(model_file)}  # fmt: skip
     rows, elapsed = [], 0.0
     if state_path.exists():
         saved = json.loads(state_path.read_text())
@@ -78,24 +92,46 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {spec}")
         rows, elapsed = saved["rows"], saved["elapsed"]
         print(f"resumed with {len(rows)} rows from {state_path}", flush=True)
-    done = {(r["task"], r["budget"], r["seed"]) for r in rows}
-    plan = [("classification", b, s) for s in seeds for b in budgets]
-    plan += [("tagging", b, s) for s in seeds for b in tag_budgets]
-    for task, budget, seed in plan:
-        if (task, budget, seed) in done:
-            continue
-        steps = default_steps(budget)
-        if task == "classification":
-            train = balanced_sample(train_pool, budget, seed)
-            scores = compare_methods(model, tokenizer, train, test, seed=seed, methods=METHODS, lr=args.lr)
-        else:
-            train = random.Random(seed).sample(tag_pool, budget)
-            scores = compare_taggers(model, tokenizer, train, tag_test, seed=seed, lr=args.lr)
+    done = {(r["task"], r["budget"], r["seed"], r["grid_index"]) for r in rows}
+
+    def record(task: str, budget: int, seed: int, index: int, settings: dict, scores: dict) -> None:
         for method, value in scores.items():
-            rows.append(dict(task=task, budget=budget, seed=seed, method=method, steps=steps, accuracy=round(value, 6)))
+            row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index, setting=settings[method])
+            rows.append(dict(row, steps=default_steps(budget), accuracy=round(value, 6)))
         print(task, budget, seed, {k: round(v, 3) for k, v in scores.items()}, flush=True)
         text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
-        atomic_write(state_path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+        atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+    # 1. choose each method's setting on the validation sentences (the test sentences are not looked at)
+    for budget in selection_budgets:
+        for seed in selection_seeds:
+            train = balanced_sample(sets["train"], budget, seed)
+            for index in range(len(LEARNING_RATES)):
+                if ("validation", budget, seed, index) not in done:
+                    settings = {m: grid(m)[index] for m in METHODS}
+                    scores = compare_methods(model, tokenizer, train, sets["validation"], seed=seed, settings=settings)
+                    record("validation", budget, seed, index, settings, scores)
+    chosen = {}
+    for method in METHODS:
+        mean = {i: statistics.mean(r["accuracy"] for r in rows if r["task"] == "validation"
+                                   and r["method"] == method and r["grid_index"] == i)
+                for i in range(len(LEARNING_RATES))}  # fmt: skip
+        chosen[method] = grid(method)[max(mean, key=mean.get)]  # ties: the first (smallest) setting
+    print("chosen on validation:", chosen, flush=True)
+    # 2. the learning curves with the chosen settings
+    for seed in seeds:
+        for budget in budgets:
+            if ("classification", budget, seed, -1) not in done:
+                train = balanced_sample(sets["train"], budget, seed)
+                scores = compare_methods(model, tokenizer, train, sets["test"], seed=seed, settings=chosen)
+                record("classification", budget, seed, -1, chosen, scores)
+        for budget in tag_budgets:
+            if ("tagging", budget, seed, -1) not in done:
+                train = random.Random(seed).sample(tag_pool, budget)
+                methods = ("pretrained", "scratch", "probe")
+                settings = {m: chosen[m] for m in methods}
+                scores = compare_taggers(model, tokenizer, train, tag_test, seed=seed, settings=settings)
+                record("tagging", budget, seed, -1, settings, scores)
     record = provenance(
         command=command_line(NAME, argv),
         arguments=vars(args),
@@ -105,7 +141,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         corpora=CORPORA,
         results={
             "model": {"file": model_file.name, "sha256": spec["model_sha256"]},
-            "test_sentences": len(test),
+            "chosen_settings": chosen,
+            "grids": {"learning_rates": LEARNING_RATES, "l2_weights": L2_WEIGHTS},
+            "selection": {"budgets": selection_budgets, "seeds": selection_seeds, "sentences": len(sets["validation"])},
+            "test_sentences": len(sets["test"]),
             "tag_test_sentences": len(tag_test),
             "seeds": seeds,
         },
