@@ -36,12 +36,12 @@ EVAL_RATE = 0.15
 
 def parser() -> argparse.ArgumentParser:
     p = recipe_parser(NAME, __doc__.split("\n")[0])
-    p.add_argument("--rates", default="0.05,0.15,0.3,0.5,0.7,0.9,1.0")
+    p.add_argument("--rates", default="0.05,0.15,0.3,0.5,0.8,1.0")
     p.add_argument("--seeds", default="0,1,2")
-    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--steps", type=int, default=1500)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=100)
     p.add_argument("--vocab-size", type=int, default=4096, help="the tiny BERT's vocabulary (same text, same size)")
     p.add_argument("--d-model", type=int, default=64)
     p.add_argument("--layers", type=int, default=2)
