@@ -288,6 +288,8 @@ SHIPPED = "tiny_bert.pt"  # in data/, made by ``python -m dl4nlp.recipes.tiny_be
 
 def checkpoint_state(model: Bert) -> dict[str, torch.Tensor]:
     """The weights to ship: float16, the MLM output weight left out when it is tied to the token embedding."""
+    if not isinstance(model, Bert):
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
     return {
         k: v.detach().to("cpu", torch.float16)
         for k, v in model.state_dict().items()

@@ -232,6 +232,8 @@ def evaluate(
 
     The unigram baseline always predicts the most frequent ordinary training token.
     """
+    if not isinstance(n_pairs, int) or n_pairs < 1 or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"n_pairs and batch_size must be positive integers; got {n_pairs!r}, {batch_size!r}")
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     pairs = data.pairs(n_pairs, rng, split=split, max_len=model.config.max_len)
     device = next(model.parameters()).device

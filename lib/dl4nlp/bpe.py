@@ -51,6 +51,8 @@ def is_word_char(ch: str) -> bool:
     >>> [is_word_char(c) for c in ["a", "7", "\u0301", "½", "²", "_", "-"]]
     [True, True, True, False, False, True, False]
     """
+    if not isinstance(ch, str) or len(ch) != 1:
+        raise TypeError(f"ch must be a single character (a str of length 1); got {ch!r}")
     category = unicodedata.category(ch)
     if category[0] in "LM" or category in ("Nd", "Nl", "Pc") or ch in "\u200c\u200d":
         return True
@@ -66,6 +68,8 @@ def _pattern(extra_word_chars: str) -> re.Pattern:
 
 def word_pattern(text: str) -> re.Pattern:
     """``\\w+|[^\\w\\s]+`` with Unicode's classes, for the characters that occur in ``text``."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     extra = "".join(sorted(c for c in set(text) if ord(c) > 127 and is_word_char(c)))
     return _pattern(extra)
 

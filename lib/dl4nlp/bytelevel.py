@@ -48,11 +48,15 @@ CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
 
 def to_bytes(text: str) -> str:
     """``text`` as its UTF-8 bytes, one printable character per byte."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     return "".join(BYTE_TO_CHAR[b] for b in text.encode("utf-8"))
 
 
 def from_bytes(symbols: str) -> str:
     """The inverse of ``to_bytes`` (bytes that are not valid UTF-8 become U+FFFD, as in Hugging Face)."""
+    if not isinstance(symbols, str):
+        raise TypeError(f"symbols must be a str of byte symbols; got {type(symbols).__name__}")
     try:
         return bytes(CHAR_TO_BYTE[c] for c in symbols).decode("utf-8", errors="replace")
     except KeyError as error:

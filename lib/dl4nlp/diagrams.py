@@ -303,8 +303,8 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
     Predicted positions that carry loss are drawn as outputs, the others
     greyed; ``name_of`` turns an id into the text shown.
     """
-    if not examples:
-        raise ValueError("examples must not be empty")
+    if not examples or not all(hasattr(e, "inputs") and hasattr(e, "loss") for e in examples):
+        raise ValueError("examples must be a non-empty list of dl4nlp.objectives.TrainingExample")
     d, y = Diagram(), 0.0
     for k, example in enumerate(examples):
         d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,

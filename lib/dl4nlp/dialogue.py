@@ -79,6 +79,8 @@ def strip_quotes(text: str) -> str:
     >>> strip_quotes("“It’s ‘nothing’,” he said.")
     "It's nothing, he said."
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     return " ".join(_QUOTE_MARKS.sub("", text).replace("’", "'").split())
 
 
@@ -88,6 +90,7 @@ def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[t
     A quotation still open at the end of a paragraph (the convention for a
     speech running over several paragraphs) ends there.
     """
+    _check_quotes(paragraph, open_quote, close_quote)
     inside, flags = False, []
     for ch in paragraph:
         if ch == open_quote and (open_quote != close_quote or not inside):
@@ -104,6 +107,14 @@ def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[t
         label = DIALOGUE if all(letters) else NARRATION if not any(letters) else None
         out.append((text, label))
     return out
+
+
+def _check_quotes(paragraph: str, open_quote: str, close_quote: str) -> None:
+    if not isinstance(paragraph, str):
+        raise TypeError(f"paragraph must be a str; got {type(paragraph).__name__}")
+    for name, mark in (("open_quote", open_quote), ("close_quote", close_quote)):
+        if not isinstance(mark, str) or len(mark) != 1:
+            raise ValueError(f"{name} must be one character; got {mark!r}")
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,7 @@ def tag_words(paragraph: str, open_quote: str, close_quote: str) -> list[tuple[l
     >>> tag_words('"Come in," said Tom. "Now."', '"', '"')
     [(['come', 'in', ',', 'said', 'tom', '.'], [1, 1, 1, 0, 0, 0]), (['now', '.'], [1, 1])]
     """
+    _check_quotes(paragraph, open_quote, close_quote)
     inside, flags = False, []
     for ch in paragraph:
         if ch == open_quote and (open_quote != close_quote or not inside):

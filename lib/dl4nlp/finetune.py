@@ -179,6 +179,9 @@ def predict(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, batch_size
 
 def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     """Share of correct predictions where the label is not ``IGNORE_INDEX``."""
+    if predicted.shape != labels.shape:
+        raise ValueError(f"predicted and labels must have the same shape; got {tuple(predicted.shape)} "
+                         f"and {tuple(labels.shape)}")  # fmt: skip
     keep = labels != IGNORE_INDEX
     if not keep.any():
         raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
@@ -232,6 +235,9 @@ def bag_of_words(
     l2: float = PROBE_L2,
 ) -> float:
     """Test accuracy of logistic regression on which words occur (lowercased; words of the training texts)."""
+    if len(train_texts) != len(train_labels) or len(test_texts) != len(test_labels) or not train_texts:
+        sizes = f"{len(train_texts)}/{len(train_labels)} and {len(test_texts)}/{len(test_labels)}"
+        raise ValueError(f"texts and labels must pair up and training texts must not be empty; got {sizes}")
     words = sorted({w for text in train_texts for w in pre_tokenize(text)})
     index = {w: i for i, w in enumerate(words)}
 
@@ -249,6 +255,8 @@ def bag_of_words(
 
 def default_steps(n: int, epochs: int = 6, batch_size: int = 32, least: int = 50, most: int = 400) -> int:
     """Fine-tuning steps for ``n`` labelled rows: ``epochs`` passes, at least ``least``, at most ``most``."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
     return int(min(most, max(least, math.ceil(epochs * n / batch_size))))
 
 

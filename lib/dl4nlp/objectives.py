@@ -96,8 +96,11 @@ def noise_spans(length: int, noise_density: float, mean_span: float, rng: random
     Noise and non-noise spans alternate, starting with non-noise; every
     segmentation with those counts is equally likely.
     """
-    if length < 2:
-        raise ValueError(f"length must be at least 2; got {length}")
+    if not isinstance(length, int) or length < 2:
+        raise ValueError(f"length must be an integer of at least 2; got {length!r}")
+    if not 0 < noise_density < 1 or not mean_span >= 1:
+        raise ValueError(f"noise_density must be in (0, 1) and mean_span at least 1; got {noise_density!r}, "
+                         f"{mean_span!r}")  # fmt: skip
     noise = min(max(round(length * noise_density), 1), length - 1)
     spans = max(round(noise / mean_span), 1)
     spans = min(spans, noise, length - noise)
@@ -158,6 +161,9 @@ def text_infilling(
     original sequence (read shifted right after ``start_id``).
     """
     ids = _ids(ids)
+    if not 0 < mask_ratio < 1 or not poisson_lambda > 0:
+        raise ValueError(f"mask_ratio must be in (0, 1) and poisson_lambda positive; got {mask_ratio!r}, "
+                         f"{poisson_lambda!r}")  # fmt: skip
     budget = math.ceil(len(ids) * mask_ratio)
     masked, inserted = [False] * len(ids), set()
 

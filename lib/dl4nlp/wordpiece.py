@@ -118,6 +118,8 @@ class WordPiece:
 
         A word with no complete split (or longer than ``MAX_WORD_CHARS``) is ``['[UNK]']``.
         """
+        if not isinstance(word, str) or not word:
+            raise ValueError(f"word must be a non-empty str; got {word!r}")
         if word in self._cache:
             return self._cache[word]
         pieces, start = [], 0
@@ -160,4 +162,8 @@ class WordPiece:
 
     def is_word_start(self, ids: Sequence[int]) -> list[bool]:
         """For each id: does its piece start a word (it is not a ``##`` continuation)? Used by whole-word masking."""
-        return [not self.itos[int(i)].startswith(self.continuation) for i in ids]
+        ids = [int(i) for i in ids]
+        bad = [i for i in ids if not 0 <= i < len(self)]
+        if bad:
+            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        return [not self.itos[i].startswith(self.continuation) for i in ids]

@@ -1,0 +1,42 @@
+"""Notebook 08's claims on other seeds: pre-training helps most when labels are few; both masking failure modes.
+
+The live experiment (``few_labels``) runs for every seed of ``CLAIM_SEEDS``; the
+shipped tables (5 seeds of the learning curve, 3 of the mask sweep) are checked
+seed by seed with the notebook's thresholds.
+"""
+
+import statistics
+
+import pytest
+
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import bert as experiment
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_with_few_labels_the_pretrained_model_beats_the_same_model_from_scratch(seed):
+    result = experiment.few_labels(seed)
+    assert result.budget == experiment.LIVE_BUDGET and result.test == 4 * experiment.LIVE_TEST_PER_CELL
+    assert result.gain > experiment.LIVE_MARGIN, result
+
+
+def test_the_shipped_learning_curve_pre_training_helps_most_when_labels_are_few():
+    rows = experiment.load_learning_curve()
+    seeds = sorted({r["seed"] for r in rows if r["task"] == "classification"})
+    assert len(seeds) >= 5
+    for budget in experiment.FEW:
+        gains = experiment.gains_by_seed(rows, budget)
+        assert len(gains) == len(seeds) and statistics.mean(gains) > experiment.FEW_MARGIN, (budget, gains)
+    few, many = experiment.gains_by_seed(rows, experiment.FEW[0]), experiment.gains_by_seed(rows, experiment.MANY)
+    assert statistics.mean(few) - statistics.mean(many) > experiment.GAIN_SHRINKS, (few, many)
+
+
+def test_the_shipped_mask_sweep_shows_both_failure_modes_for_every_seed():
+    rows = experiment.load_mask_sweep()
+    by = {(r["rate"], r["seed"]): r["accuracy_at_15"] for r in rows}
+    seeds = sorted({r["seed"] for r in rows})
+    assert len(seeds) >= 3
+    for seed in seeds:
+        standard = by[experiment.STANDARD_RATE, seed]
+        assert standard > by[experiment.TOO_LITTLE, seed] + experiment.SWEEP_MARGIN, seed
+        assert standard > by[experiment.TOO_MUCH, seed] + experiment.SWEEP_MARGIN, seed
