@@ -152,6 +152,19 @@ class BPE:
         return pieces
 
 
+def initial_alphabet(counts: Iterable[str], continuation: str = "") -> list[str]:
+    """The symbols BPE starts from: every character by code point, then (with a prefix) the prefixed ones.
+
+    >>> initial_alphabet(["hug", "pug"], continuation="##")
+    ['g', 'h', 'p', 'u', '##g', '##u']
+    """
+    if not isinstance(continuation, str):
+        raise TypeError(f"continuation must be a str; got {type(continuation).__name__}")
+    plain = sorted({ch for word in counts for ch in word})
+    inner = {continuation + ch for word in counts for ch in word[1:]} if continuation else set()
+    return plain + sorted(inner - set(plain))
+
+
 def _initial_symbols(word: str, continuation: str) -> list[str]:
     """A word as its characters; with a continuation prefix, every character after the first carries it."""
     return list(word[:1]) + [continuation + ch for ch in word[1:]]
@@ -207,12 +220,8 @@ def train_bpe(
     ['##ug', 'hug']
     """
     _check(counts, num_merges, score)
-    if not isinstance(continuation, str):
-        raise TypeError(f"continuation must be a str; got {type(continuation).__name__}")
+    alphabet = initial_alphabet(counts, continuation)
     initial = {word: _initial_symbols(word, continuation) for word in counts}
-    plain = sorted({s for symbols in initial.values() for s in symbols[:1]} | {ch for w in counts for ch in w[1:]})
-    inner = sorted({s for symbols in initial.values() for s in symbols[1:]} - set(plain))
-    alphabet = plain + inner  # characters by code point, then the prefixed ones
     if fast:
         if score != "frequency":
             raise ValueError(f"the fast path implements score='frequency' only; got score={score!r}")
@@ -271,15 +280,18 @@ def _train_fast(
         order.setdefault(joined, len(order))
         changed = set()
         for index in where.pop(best, set()):
-            word = words[index]
-            for pair in zip(word, word[1:]):
-                pairs[pair] -= freq[index]
-                changed.add(pair)
-            words[index] = word = _merge_word(word, *best, joined)
-            for pair in zip(word, word[1:]):
-                pairs[pair] += freq[index]
-                where.setdefault(pair, set()).add(index)
-                changed.add(pair)
+            word, merged = words[index], _merge_word(words[index], *best, joined)
+            if len(merged) == len(word):  # a stale location: the pair is no longer in this word
+                continue
+            delta = Counter(zip(merged, merged[1:]))
+            delta.subtract(zip(word, word[1:]))
+            words[index] = merged
+            for pair, change in delta.items():  # only the pairs the merge created or destroyed
+                if change:
+                    pairs[pair] += change * freq[index]
+                    changed.add(pair)
+                    if change > 0:
+                        where.setdefault(pair, set()).add(index)
         for pair in changed:
             if pairs[pair] > 0:
                 heapq.heappush(heap, (-pairs[pair], order[pair[0]], order[pair[1]], pair))

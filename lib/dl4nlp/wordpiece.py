@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Sequence, Union
 
-from dl4nlp.bpe import SPECIAL_TOKENS, pre_tokenize, train_bpe, word_counts
+from dl4nlp.bpe import SPECIAL_TOKENS, initial_alphabet, pre_tokenize, train_bpe, word_counts
 
 CONTINUATION = "##"
 MAX_WORD_CHARS = 100  # longer words become [UNK], as in BERT and Hugging Face
@@ -80,7 +80,7 @@ class WordPiece:
         counts = word_counts("\n".join(texts), lowercase=lowercase)
         if not counts:
             raise ValueError("texts hold no words to learn a vocabulary from")
-        alphabet = train_bpe(counts, 0, continuation=continuation).alphabet
+        alphabet = initial_alphabet(counts, continuation)
         room = vocab_size - len(SPECIAL_TOKENS) - len(alphabet) if isinstance(vocab_size, int) else -1
         if room < 0:
             raise ValueError(
