@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Iterator, Optional, Sequence
+
+import torch
 
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import atomic_write, check_output, save_table, sha256sum
@@ -56,6 +59,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tag-budgets", default="32,128,512")
     p.add_argument("--selection-budgets", default="64,512", help="budgets the settings are chosen with")
     p.add_argument("--selection-seeds", default="100,101", help="seeds the settings are chosen with")
+    p.add_argument("--jobs", type=int, default=1, help="processes (the result does not depend on it)")
     return p
 
 
@@ -68,9 +72,40 @@ def grid(method: str) -> tuple[float, ...]:
     return LEARNING_RATES if method in ("pretrained", "scratch") else L2_WEIGHTS
 
 
+_SHARED: dict = {}  # what the worker processes read; filled before the pool forks
+
+
+def _unit(unit: tuple) -> tuple:
+    """One (task, budget, seed, grid index, settings) unit: every method's accuracy. Independent and seeded,
+    so the result does not depend on which process computes it or when."""
+    task, budget, seed, _, settings = unit
+    torch.set_num_threads(_SHARED["threads"])
+    model, tokenizer, sets = _SHARED["model"], _SHARED["tokenizer"], _SHARED["sets"]
+    if task == "tagging":
+        train = random.Random(seed).sample(_SHARED["tag_pool"], budget)
+        scores = compare_taggers(model, tokenizer, train, _SHARED["tag_test"], seed=seed, settings=settings,
+                                 methods=tuple(settings))  # fmt: skip
+    else:
+        train = balanced_sample(sets["train"], budget, seed)
+        scored = sets["validation"] if task == "validation" else sets["test"]
+        scores = compare_methods(model, tokenizer, train, scored, seed=seed, settings=settings)
+    return unit, scores
+
+
+def _results(units: list, jobs: int) -> Iterator[tuple]:
+    """Each unit's result, in the order of ``units``, computed by ``jobs`` processes."""
+    if jobs == 1 or len(units) < 2:
+        yield from map(_unit, units)
+        return
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(units))) as pool:
+        yield from pool.imap(_unit, units)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1; got {args.jobs}")
     state_path = out.with_name(f".{out.stem}.rows.json")
     device = start(args)
     started = time.perf_counter()
@@ -83,6 +118,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     selection_seeds = [int(s) for s in args.selection_seeds.split(",")]
     sets = task_sets()
     tag_pool, tag_test = tagged_sentences("train"), tag_test_set()
+    _SHARED.update(model=model, tokenizer=tokenizer, sets=sets, tag_pool=tag_pool, tag_test=tag_test,
+                   threads=args.threads)  # fmt: skip
     spec = {"seeds": seeds, "budgets": budgets, "tag_budgets": tag_budgets, "selection_budgets": selection_budgets,
             "selection_seeds": selection_seeds, "model_sha256": sha256sum(model_file)}  # fmt: skip
     rows, elapsed = [], 0.0
@@ -94,23 +131,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"resumed with {len(rows)} rows from {state_path}", flush=True)
     done = {(r["task"], r["budget"], r["seed"], r["grid_index"]) for r in rows}
 
-    def record(task: str, budget: int, seed: int, index: int, settings: dict, scores: dict) -> None:
-        for method, value in scores.items():
-            row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index, setting=settings[method])
-            rows.append(dict(row, steps=default_steps(budget), accuracy=round(value, 6)))
-        print(task, budget, seed, {k: round(v, 3) for k, v in scores.items()}, flush=True)
-        text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
-        atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    def run(units: list) -> None:
+        """Compute the units not done yet and keep their rows (in the order of ``units``), saving after each."""
+        for (task, budget, seed, index, settings), scores in _results([u for u in units if u[:4] not in done],
+                                                                      args.jobs):  # fmt: skip
+            for method, value in scores.items():
+                row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index)
+                rows.append(dict(row, setting=settings[method], steps=default_steps(budget), accuracy=round(value, 6)))
+            print(task, budget, seed, {k: round(v, 3) for k, v in scores.items()}, flush=True)
+            text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
+            atomic_write(state_path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
 
     # 1. choose each method's setting on the validation sentences (the test sentences are not looked at)
-    for budget in selection_budgets:
-        for seed in selection_seeds:
-            train = balanced_sample(sets["train"], budget, seed)
-            for index in range(len(LEARNING_RATES)):
-                if ("validation", budget, seed, index) not in done:
-                    settings = {m: grid(m)[index] for m in METHODS}
-                    scores = compare_methods(model, tokenizer, train, sets["validation"], seed=seed, settings=settings)
-                    record("validation", budget, seed, index, settings, scores)
+    grid_indices = range(len(LEARNING_RATES))
+    run([("validation", budget, seed, index, {m: grid(m)[index] for m in METHODS})
+         for budget in selection_budgets for seed in selection_seeds for index in grid_indices])  # fmt: skip
     chosen = {}
     for method in METHODS:
         mean = {i: statistics.mean(r["accuracy"] for r in rows if r["task"] == "validation"
@@ -119,19 +154,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         chosen[method] = grid(method)[max(mean, key=mean.get)]  # ties: the first (smallest) setting
     print("chosen on validation:", chosen, flush=True)
     # 2. the learning curves with the chosen settings
+    taggers = {m: chosen[m] for m in ("pretrained", "scratch", "probe")}
+    units = []
     for seed in seeds:
-        for budget in budgets:
-            if ("classification", budget, seed, -1) not in done:
-                train = balanced_sample(sets["train"], budget, seed)
-                scores = compare_methods(model, tokenizer, train, sets["test"], seed=seed, settings=chosen)
-                record("classification", budget, seed, -1, chosen, scores)
-        for budget in tag_budgets:
-            if ("tagging", budget, seed, -1) not in done:
-                train = random.Random(seed).sample(tag_pool, budget)
-                methods = ("pretrained", "scratch", "probe")
-                settings = {m: chosen[m] for m in methods}
-                scores = compare_taggers(model, tokenizer, train, tag_test, seed=seed, settings=settings)
-                record("tagging", budget, seed, -1, settings, scores)
+        units += [("classification", budget, seed, -1, chosen) for budget in budgets]
+        units += [("tagging", budget, seed, -1, taggers) for budget in tag_budgets]
+    run(units)
+    rows.sort(key=lambda r: (["validation", "classification", "tagging"].index(r["task"]), r["seed"], r["budget"],
+                             r["grid_index"], METHODS.index(r["method"])))  # fmt: skip
     record = provenance(
         command=command_line(NAME, argv),
         arguments=vars(args),
