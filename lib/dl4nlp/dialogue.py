@@ -90,14 +90,7 @@ def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[t
     A quotation still open at the end of a paragraph (the convention for a
     speech running over several paragraphs) ends there.
     """
-    _check_quotes(paragraph, open_quote, close_quote)
-    inside, flags = False, []
-    for ch in paragraph:
-        if ch == open_quote and (open_quote != close_quote or not inside):
-            inside = True
-        elif ch == close_quote:
-            inside = False
-        flags.append(inside)
+    flags = _inside_quotes(paragraph, open_quote, close_quote)
     out = []
     for start, end in _sentence_spans(paragraph):
         letters = [flag for ch, flag in zip(paragraph[start:end], flags[start:end]) if ch.isalnum()]
@@ -109,12 +102,21 @@ def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[t
     return out
 
 
-def _check_quotes(paragraph: str, open_quote: str, close_quote: str) -> None:
+def _inside_quotes(paragraph: str, open_quote: str, close_quote: str) -> list[bool]:
+    """For every character of ``paragraph``: is it inside a quotation (the marks themselves included)?"""
     if not isinstance(paragraph, str):
         raise TypeError(f"paragraph must be a str; got {type(paragraph).__name__}")
     for name, mark in (("open_quote", open_quote), ("close_quote", close_quote)):
         if not isinstance(mark, str) or len(mark) != 1:
             raise ValueError(f"{name} must be one character; got {mark!r}")
+    inside, flags = False, []
+    for ch in paragraph:
+        if ch == open_quote and (open_quote != close_quote or not inside):
+            inside = True
+        elif ch == close_quote:
+            inside = False
+        flags.append(inside)
+    return flags
 
 
 @dataclass(frozen=True)
@@ -187,14 +189,7 @@ def tag_words(paragraph: str, open_quote: str, close_quote: str) -> list[tuple[l
     >>> tag_words('"Come in," said Tom. "Now."', '"', '"')
     [(['come', 'in', ',', 'said', 'tom', '.'], [1, 1, 1, 0, 0, 0]), (['now', '.'], [1, 1])]
     """
-    _check_quotes(paragraph, open_quote, close_quote)
-    inside, flags = False, []
-    for ch in paragraph:
-        if ch == open_quote and (open_quote != close_quote or not inside):
-            inside = True
-        elif ch == close_quote:
-            inside = False
-        flags.append(inside)
+    flags = _inside_quotes(paragraph, open_quote, close_quote)
     out = []
     for start, end in _sentence_spans(paragraph):
         words, tags, piece_start = [], [], start

@@ -19,6 +19,7 @@ recipe:
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import time
@@ -27,7 +28,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 import torch
 
-from dl4nlp.checkpoint import environment
+from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
 
@@ -94,3 +95,24 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]:
+    """The rows and elapsed seconds a sweep saved in ``state_path`` (none yet: ``[], 0.0``).
+
+    A state saved by a run with another ``spec`` is refused, so a different
+    sweep never resumes this one.
+    """
+    if not state_path.exists():
+        return [], 0.0
+    saved = json.loads(state_path.read_text(encoding="utf-8"))
+    if saved["spec"] != dict(spec):
+        raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {dict(spec)}")
+    print(f"resumed with {len(saved['rows'])} rows from {state_path}", flush=True)
+    return saved["rows"], saved["elapsed"]
+
+
+def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed: float) -> None:
+    """Save a sweep's rows so far, atomically, for ``resume_rows``."""
+    text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
+    atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

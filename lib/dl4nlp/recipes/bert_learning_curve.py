@@ -27,7 +27,6 @@ beside ``--out``, so an interrupted run resumes.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import random
 import statistics
@@ -39,11 +38,11 @@ from typing import Iterator, Optional, Sequence
 import torch
 
 from dl4nlp.bert import SHIPPED, load_pretrained
-from dl4nlp.checkpoint import atomic_write, check_output, save_table, sha256sum
+from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
 from dl4nlp.dialogue import CORPORA, balanced_sample, tagged_sentences, task_sets
 from dl4nlp.finetune import METHODS, compare_methods, compare_taggers, default_steps
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
 
 NAME = "bert_learning_curve"
 TAG_TEST_SENTENCES = 400
@@ -122,13 +121,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    threads=args.threads)  # fmt: skip
     spec = {"seeds": seeds, "budgets": budgets, "tag_budgets": tag_budgets, "selection_budgets": selection_budgets,
             "selection_seeds": selection_seeds, "model_sha256": sha256sum(model_file)}  # fmt: skip
-    rows, elapsed = [], 0.0
-    if state_path.exists():
-        saved = json.loads(state_path.read_text())
-        if saved["spec"] != spec:
-            raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {spec}")
-        rows, elapsed = saved["rows"], saved["elapsed"]
-        print(f"resumed with {len(rows)} rows from {state_path}", flush=True)
+    rows, elapsed = resume_rows(state_path, spec)
     done = {(r["task"], r["budget"], r["seed"], r["grid_index"]) for r in rows}
 
     def run(units: list) -> None:
@@ -139,8 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index)
                 rows.append(dict(row, setting=settings[method], steps=default_steps(budget), accuracy=round(value, 6)))
             print(task, budget, seed, {k: round(v, 3) for k, v in scores.items()}, flush=True)
-            text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
-            atomic_write(state_path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+            save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
 
     # 1. choose each method's setting on the validation sentences (the test sentences are not looked at)
     grid_indices = range(len(LEARNING_RATES))

@@ -16,7 +16,6 @@ state file beside ``--out``; the same command resumes.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Optional, Sequence
@@ -24,9 +23,9 @@ from typing import Optional, Sequence
 import torch
 
 from dl4nlp.bert_pretrain import Pretrainer, evaluate, make_model
-from dl4nlp.checkpoint import atomic_write, check_output, save_table
+from dl4nlp.checkpoint import check_output, save_table
 from dl4nlp.dialogue import CORPORA
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
 from dl4nlp.recipes.tiny_bert import prepare
 
 NAME = "bert_mask_sweep"
@@ -87,13 +86,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     tokenizer, data = prepare(args)
     spec = {k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "threads", "device")}
-    rows, elapsed = [], 0.0
-    if state_path.exists():
-        saved = json.loads(state_path.read_text())
-        if saved["spec"] != spec:
-            raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {spec}")
-        rows, elapsed = saved["rows"], saved["elapsed"]
-        print(f"resumed with {len(rows)} rows from {state_path}", flush=True)
+    rows, elapsed = resume_rows(state_path, spec)
     done = {(r["rate"], r["seed"]) for r in rows}
     for seed in seeds:
         for rate in rates:
@@ -101,8 +94,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 continue
             rows.append(run(args, data, len(tokenizer), rate, seed, device))
             print(rows[-1], flush=True)
-            text = json.dumps({"spec": spec, "rows": rows, "elapsed": elapsed + time.perf_counter() - started})
-            atomic_write(state_path, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+            save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
     record = provenance(
         command=command_line(NAME, argv),
         arguments=vars(args),
