@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import torch
 
@@ -116,3 +117,19 @@ def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed
     """Save a sweep's rows so far, atomically, for ``resume_rows``."""
     text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
     atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], jobs: int = 1) -> Iterator[Any]:
+    """``function`` of each item, in order, computed by ``jobs`` forked processes (1: in this process).
+
+    For independent, seeded units of a sweep, whose result cannot depend on
+    the process that computes it; ``function`` must be a module-level function
+    (it reads what it needs from module state set before the fork).
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
+    if jobs == 1 or len(items) < 2:
+        yield from map(function, items)
+        return
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(items))) as pool:
+        yield from pool.imap(function, items)

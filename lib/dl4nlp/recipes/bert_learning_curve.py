@@ -27,13 +27,12 @@ beside ``--out``, so an interrupted run resumes.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 import torch
 
@@ -42,7 +41,7 @@ from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
 from dl4nlp.dialogue import CORPORA, balanced_sample, tagged_sentences, task_sets
 from dl4nlp.finetune import METHODS, compare_methods, compare_taggers, default_steps
-from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import command_line, parallel_map, provenance, recipe_parser, resume_rows, save_rows, start
 
 NAME = "bert_learning_curve"
 TAG_TEST_SENTENCES = 400
@@ -91,15 +90,6 @@ def _unit(unit: tuple) -> tuple:
     return unit, scores
 
 
-def _results(units: list, jobs: int) -> Iterator[tuple]:
-    """Each unit's result, in the order of ``units``, computed by ``jobs`` processes."""
-    if jobs == 1 or len(units) < 2:
-        yield from map(_unit, units)
-        return
-    with multiprocessing.get_context("fork").Pool(min(jobs, len(units))) as pool:
-        yield from pool.imap(_unit, units)
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
@@ -126,8 +116,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     def run(units: list) -> None:
         """Compute the units not done yet and keep their rows (in the order of ``units``), saving after each."""
-        for (task, budget, seed, index, settings), scores in _results([u for u in units if u[:4] not in done],
-                                                                      args.jobs):  # fmt: skip
+        pending = [u for u in units if u[:4] not in done]
+        for (task, budget, seed, index, settings), scores in parallel_map(_unit, pending, args.jobs):
             for method, value in scores.items():
                 row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index)
                 rows.append(dict(row, setting=settings[method], steps=default_steps(budget), accuracy=round(value, 6)))

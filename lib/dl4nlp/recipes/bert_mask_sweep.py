@@ -25,7 +25,7 @@ import torch
 from dl4nlp.bert_pretrain import Pretrainer, evaluate, make_model
 from dl4nlp.checkpoint import check_output, save_table
 from dl4nlp.dialogue import CORPORA
-from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import command_line, parallel_map, provenance, recipe_parser, resume_rows, save_rows, start
 from dl4nlp.recipes.tiny_bert import prepare
 
 NAME = "bert_mask_sweep"
@@ -47,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--heads", type=int, default=2)
     p.add_argument("--max-len", type=int, default=64)
     p.add_argument("--eval-pairs", type=int, default=512)
+    p.add_argument("--jobs", type=int, default=1, help="processes (the result does not depend on it)")
     return p
 
 
@@ -76,6 +77,15 @@ def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int,
     )
 
 
+_SHARED: dict = {}  # what the worker processes read; filled before the pool forks
+
+
+def _unit(unit: tuple[float, int]) -> dict:
+    torch.set_num_threads(_SHARED["args"].threads)
+    rate, seed = unit
+    return run(_SHARED["args"], _SHARED["data"], _SHARED["vocab_size"], rate, seed, _SHARED["device"])
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
@@ -85,16 +95,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rates = [float(r) for r in args.rates.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     tokenizer, data = prepare(args)
-    spec = {k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "threads", "device")}
+    spec = {k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "threads", "device", "jobs")}
     rows, elapsed = resume_rows(state_path, spec)
     done = {(r["rate"], r["seed"]) for r in rows}
-    for seed in seeds:
-        for rate in rates:
-            if (rate, seed) in done:
-                continue
-            rows.append(run(args, data, len(tokenizer), rate, seed, device))
-            print(rows[-1], flush=True)
-            save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
+    _SHARED.update(args=args, data=data, vocab_size=len(tokenizer), device=device)
+    units = [(rate, seed) for seed in seeds for rate in rates if (rate, seed) not in done]
+    for row in parallel_map(_unit, units, args.jobs):
+        rows.append(row)
+        print(row, flush=True)
+        save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
+    rows.sort(key=lambda r: (r["seed"], r["rate"]))
     record = provenance(
         command=command_line(NAME, argv),
         arguments=vars(args),
