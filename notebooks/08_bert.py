@@ -643,13 +643,15 @@ paper = {"steps": 1_000_000, "batch": "256 sequences of 512 tokens (128,000 toke
          "data": "BooksCorpus (800M words) + English Wikipedia (2,500M words)",
          "optimiser": "Adam, lr 1e-4, 10,000 warm-up steps, linear decay, weight decay 0.01, dropout 0.1",
          "hardware": "BERT-base: 4 Cloud TPUs (16 chips), BERT-large: 16 Cloud TPUs (64 chips), 4 days each"}
-print(f"{'':10} {'BERT (paper)':>50}   tiny BERT (our recipe)")
-print(f"{'steps':10} {paper['steps']:>50,}   {args['steps']:,}")
-print(f"{'batch':10} {paper['batch']:>50}   {args['batch_size']} pairs of at most {args['max_len']} tokens")
-print(f"{'tokens':10} {paper['tokens_seen']:>50.2e}   at most {args['steps'] * tokens_per_step:.2e}")
-print(f"{'text':10} {paper['data']:>50}   {results['training_tokens']:,} tokens of two books")
-print(f"{'optimiser':10} {paper['optimiser'][:50]:>50}   AdamW, lr {args['lr']:g}, {args['warmup']} warm-up steps")
-print(f"{'hardware':10} {paper['hardware'][:50]:>50}   one CPU thread")
+ours = {"steps": f"{args['steps']:,}", "batch": f"{args['batch_size']} pairs of at most {args['max_len']} tokens",
+        "tokens_seen": f"at most {args['steps'] * tokens_per_step:.2e}",
+        "data": f"{results['training_tokens']:,} WordPiece tokens of two books",
+        "optimiser": f"AdamW, lr {args['lr']:g}, {args['warmup']} warm-up steps, linear decay, weight decay 0.01, "
+                     f"no dropout", "hardware": "one CPU thread, minutes"}
+for field in paper:
+    value = f"{paper[field]:.2e}" if field == "tokens_seen" else (
+        f"{paper[field]:,}" if field == "steps" else paper[field])
+    print(f"{field:>11}  BERT: {value}\n{'':>11}  ours: {ours[field]}")
 assert paper["tokens_seen"] / (args["steps"] * tokens_per_step) > 10_000
 
 # %% [markdown]
@@ -687,7 +689,18 @@ def show(text):
 show("the man went to the [MASK] to buy a [MASK] of milk.")
 show("once upon a time, there was a little [MASK] named lily.")
 show("i have no doubt, said [MASK], that you are right.")
-show("my dear [MASK], you have been in afghanistan, i perceive.")
+
+# %% [markdown]
+# **Checkpoint.** Where the books are clear, so is the model: a little *girl*
+# named Lily, and *Holmes* as the one who says so. The lecture's sentence gets
+# places and quantities from the stories, with low confidence.
+
+# %%
+lily = top_predictions("once upon a time, there was a little [MASK] named lily.")[0]
+holmes = top_predictions("i have no doubt, said [MASK], that you are right.")[0]
+assert lily[0][0] == "girl" and lily[0][1] > 2 * lily[1][1], lily
+assert holmes[0][0] == "holmes" and holmes[0][1] > 3 * holmes[1][1], holmes
+print(f"little ___ named lily: {lily[0][0]} ({lily[0][1]:.2f}); said ___: {holmes[0][0]} ({holmes[0][1]:.2f})")
 
 # %% [markdown]
 # **How good is it?** On 512 held-out pairs (paragraphs the recipe never
@@ -810,6 +823,62 @@ ax.set_xticklabels([str(b) for b in budgets])
 ax.legend()
 plt.show()
 
+# %% [markdown]
+# **What it shows.** With few labels, the pre-trained encoder is worth many
+# labelled examples: its frozen features alone (the linear probe) beat the same
+# architecture trained from scratch by a wide margin, and fine-tuning it does
+# too. As labels grow, training from scratch catches up, and by 2,048 labels
+# the methods are within a few points of each other: pre-training helps most
+# when labels are few. Two honest caveats at this scale: fine-tuning all
+# weights of a tiny model on a few dozen sentences is noisy (it can undo
+# pre-training), so the probe is the steadier way to use few labels; and the
+# bag of words is a strong baseline on this task. The label is not trivially
+# in the words (a bag of words with 32 labels is far from perfect), but it is
+# largely in which words occur, and a model of a million parameters trained
+# for nine CPU minutes learns little that a bag of words does not already know.
+#
+# **Checkpoint** (on all 5 seeds of the shipped table). At every budget up to
+# 128 labels, the pre-trained encoder's probe beats training from scratch on
+# average by more than `FEW_MARGIN`, and its advantage at 32 labels exceeds its
+# advantage at 2,048 by more than `GAIN_SHRINKS`.
+
+# %%
+rows_classification = [r for r in curve_rows if r["task"] == "classification"]
+probe_gain = {b: experiment.gains_by_seed(rows_classification, b, method="probe") for b in budgets}
+fine_tune_gain = {b: experiment.gains_by_seed(rows_classification, b) for b in budgets}
+for b in budgets:
+    print(f"{b:5d} labels: probe - scratch {statistics.mean(probe_gain[b]):+.3f}, "
+          f"fine-tuned - scratch {statistics.mean(fine_tune_gain[b]):+.3f} (mean of {len(probe_gain[b])} seeds)")
+for b in experiment.FEW:
+    assert statistics.mean(probe_gain[b]) > experiment.FEW_MARGIN, (b, probe_gain[b])
+shrink = statistics.mean(probe_gain[experiment.FEW[0]]) - statistics.mean(probe_gain[experiment.MANY])
+assert shrink > experiment.GAIN_SHRINKS, shrink
+
+# %% [markdown]
+# **A live version.** The same comparison with 64 labels, one seed, on 240 of
+# the test sentences, with the settings the recipe chose
+# (`dl4nlp.experiments.bert.few_labels`; the claims suite runs it with other seeds).
+
+# %%
+live = experiment.few_labels(seed=0)
+print(f"{live.budget} labels, {live.test} test sentences: pre-trained fine-tuned {live.pretrained:.3f}, "
+      f"from scratch {live.scratch:.3f}, linear probe {live.probe:.3f}, bag of words {live.bag_of_words:.3f}")
+assert live.probe - live.scratch > experiment.LIVE_MARGIN, live
+
+# %% [markdown]
+# **A token-level task.** Tag every word of a sentence as inside or outside
+# quotation marks, the marks removed: *come in , said tom .* → 1 1 1 0 0 0. Now
+# the model must find where speech starts and stops, from the words around
+# each position; the head is a linear layer on every position's final vector
+# (`dl4nlp.finetune.TokenTagger`). The shipped table holds this task too:
+
+# %%
+tags = experiment.curve_summary(curve_rows, task="tagging")
+for b in sorted(tags["pretrained"]):
+    print(f"{b:4d} tagged sentences: " + ", ".join(f"{m} {tags[m][b][0]:.3f} ± {tags[m][b][1]:.3f}" for m in tags))
+tag_gain = {b: experiment.gains_by_seed(curve_rows, b, task="tagging") for b in sorted(tags["pretrained"])}
+assert statistics.mean(tag_gain[min(tag_gain)]) > experiment.FEW_MARGIN, tag_gain
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 8. The three families and ELECTRA, on one sentence
 #
@@ -824,8 +893,10 @@ plt.show()
 # - **span corruption** (T5, an encoder-decoder; Raffel et al., 2020): spans
 #   covering 15 % of the tokens, of mean length 3, each replaced by one
 #   sentinel (`<X>`, `<Y>`, ...); the decoder writes each sentinel followed by
-#   the span it hid. The lecture's example: *Thank you <X> me to your party <Y>
-#   week* → *<X> for inviting <Y> last <Z>*.
+#   the span it hid, and a last sentinel. The lecture's example hides 3 of 10
+#   words in two spans, *Thank you <X> me to your party <Y> week* → *<X> for
+#   inviting <Y> last <Z>*; T5's own rule hides round(0.15 × 12) = 2 of our 12
+#   tokens, in round(2 / 3) = 1 span.
 # - **text infilling** (BART, an encoder-decoder; Lewis et al., 2020): spans
 #   with Poisson(3) lengths covering 30 % of the tokens, each replaced by a
 #   single `[MASK]` (so the model must also work out how many tokens are
@@ -881,6 +952,7 @@ assert bart.targets == sentence_ids and len(bart.inputs) < len(sentence_ids) and
 assert electra.targets == [int(a != b) for a, b in zip(electra.inputs, with_specials)]
 assert electra.predicted == len(with_specials) - 2 > mlm.predicted
 print("T5 spans:", {name_of(k): [name_of(i) for i in v] for k, v in spans.items()})
+assert len(spans) == 1 and sum(map(len, spans.values())) == round(0.15 * len(sentence_ids))
 
 # %% [markdown]
 # **ELECTRA's point, and what a tiny model can show of it.** BERT learns from
@@ -913,14 +985,18 @@ for name in ("masked LM", "ELECTRA: every position", "ELECTRA: replaced"):
 low, high = binomial_interval(signal["tokens"], MASK_PROB)
 assert low <= signal["masked LM"] <= high and signal["ELECTRA: every position"] == signal["tokens"]
 assert signal["ELECTRA: replaced"] < signal["masked LM"], "the generator often guesses the original"
+ratio = signal["ELECTRA: every position"] / signal["masked LM"]
+assert 6.0 < ratio < 7.5, ratio
+print(f"ELECTRA is graded on {ratio:.1f} times as many positions as the masked LM")
 
 # %% [markdown]
-# ELECTRA's discriminator is graded on about 6.7 times as many positions as
-# BERT's masked LM. Fewer than 15 % of its tokens are actual replacements: the
-# pre-trained generator often samples the original token, which then counts as
-# *original*. Whether the denser signal buys a better encoder at equal compute is
-# a question about thousands of GPU hours; at our scale, with a generator that
-# was pre-trained beforehand rather than trained jointly as ELECTRA's is, a
+# ELECTRA's discriminator is graded on all the positions, about 1/0.15 ≈ 6.7
+# times as many as BERT's masked LM. And not every masked position becomes a
+# replacement: the pre-trained generator often samples the original token back,
+# which then counts as *original*, so there are fewer replacements than masked
+# positions. Whether the denser signal buys a better encoder at equal compute
+# is a question about thousands of GPU hours; at our scale, with a generator
+# that was pre-trained beforehand rather than trained jointly as ELECTRA's is, a
 # comparison of a few hundred CPU steps would measure our setup, not ELECTRA.
 # We leave the claim to the paper and show its mechanism.
 

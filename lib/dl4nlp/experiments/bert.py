@@ -53,8 +53,13 @@ class FewLabels:
 
     @property
     def gain(self) -> float:
-        """What pre-training adds over the same model trained from scratch."""
+        """What fine-tuning the pre-trained model adds over the same model trained from scratch."""
         return self.pretrained - self.scratch
+
+    @property
+    def probe_gain(self) -> float:
+        """What the frozen pre-trained features (a linear probe) add over the model trained from scratch."""
+        return self.probe - self.scratch
 
 
 @lru_cache(maxsize=1)
@@ -103,11 +108,15 @@ def curve_summary(rows: Sequence[Mapping], task: str = "classification") -> dict
     return out
 
 
-def gains_by_seed(rows: Sequence[Mapping], budget: int, task: str = "classification") -> list[float]:
-    """Pre-trained minus from-scratch accuracy at ``budget``, one value per seed."""
+def gains_by_seed(
+    rows: Sequence[Mapping], budget: int, task: str = "classification", method: str = "pretrained"
+) -> list[float]:
+    """``method``'s accuracy minus the from-scratch model's at ``budget``, one value per seed."""
     by = {(r["method"], r["seed"]): r["accuracy"] for r in rows if r["task"] == task and r["budget"] == budget}
-    seeds = sorted({seed for method, seed in by if method == "pretrained"})
-    return [by[("pretrained", s)] - by[("scratch", s)] for s in seeds]
+    seeds = sorted({seed for m, seed in by if m == method})
+    if not seeds:
+        raise ValueError(f"no {method!r} rows for task {task!r} at budget {budget}")
+    return [by[(method, s)] - by[("scratch", s)] for s in seeds]
 
 
 def load_mask_sweep(path: Optional[str] = None) -> list[dict]:
