@@ -109,8 +109,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     tag_pool, tag_test = tagged_sentences("train"), tag_test_set()
     _SHARED.update(model=model, tokenizer=tokenizer, sets=sets, tag_pool=tag_pool, tag_test=tag_test,
                    threads=args.threads)  # fmt: skip
-    spec = {"seeds": seeds, "budgets": budgets, "tag_budgets": tag_budgets, "selection_budgets": selection_budgets,
-            "selection_seeds": selection_seeds, "model_sha256": sha256sum(model_file)}  # fmt: skip
+    # What a saved row depends on beyond its (task, budget, seed, grid index): the model and the selection (the
+    # chosen settings). The lists of seeds and budgets are not in it, so a run asking for fewer or more units
+    # resumes the same state, and keeps only the rows it asks for.
+    spec = {"selection_budgets": selection_budgets, "selection_seeds": selection_seeds,
+            "model_sha256": sha256sum(model_file)}  # fmt: skip
     rows, elapsed = resume_rows(state_path, spec)
     done = {(r["task"], r["budget"], r["seed"], r["grid_index"]) for r in rows}
 
@@ -142,6 +145,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         units += [("classification", budget, seed, -1, chosen) for budget in budgets]
         units += [("tagging", budget, seed, -1, taggers) for budget in tag_budgets]
     run(units)
+    wanted = {u[:3] for u in units} | {("validation", b, s) for b in selection_budgets for s in selection_seeds}
+    rows = [r for r in rows if (r["task"], r["budget"], r["seed"]) in wanted]
     rows.sort(key=lambda r: (["validation", "classification", "tagging"].index(r["task"]), r["seed"], r["budget"],
                              r["grid_index"], METHODS.index(r["method"])))  # fmt: skip
     record = provenance(

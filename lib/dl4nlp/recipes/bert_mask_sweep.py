@@ -95,7 +95,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rates = [float(r) for r in args.rates.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     tokenizer, data = prepare(args)
-    spec = {k: v for k, v in vars(args).items() if k not in ("out", "overwrite", "threads", "device", "jobs")}
+    # What a saved row depends on beyond its (rate, seed): the training settings. The lists of rates and seeds
+    # are not in it, so a run asking for fewer or more units resumes the same state, keeping only its own rows.
+    ignored = ("out", "overwrite", "threads", "device", "jobs", "rates", "seeds")
+    spec = {k: v for k, v in vars(args).items() if k not in ignored}
     rows, elapsed = resume_rows(state_path, spec)
     done = {(r["rate"], r["seed"]) for r in rows}
     _SHARED.update(args=args, data=data, vocab_size=len(tokenizer), device=device)
@@ -104,6 +107,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         rows.append(row)
         print(row, flush=True)
         save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
+    rows = [r for r in rows if r["rate"] in rates and r["seed"] in seeds]
     rows.sort(key=lambda r: (r["seed"], r["rate"]))
     record = provenance(
         command=command_line(NAME, argv),
