@@ -76,3 +76,22 @@ def test_recipes_refuse_to_overwrite_or_to_write_the_wrong_kind_of_file(tmp_path
     assert existing.read_text() == "shipped"
     with pytest.raises(ValueError, match=f"the output must be a {suffix} file"):
         module.main(["--out", str(tmp_path / "results.json")])
+
+
+def test_mask_sweep_resumes_by_unit_and_keeps_only_the_rows_asked_for(tmp_path, one_thread):
+    from dl4nlp.recipes import save_rows
+
+    tiny = ["--steps", "2", "--eval-pairs", "4", "--d-model", "16", "--heads", "2", "--layers", "1"]
+    out = tmp_path / "sweep.csv"
+    args = bert_mask_sweep.parser().parse_args(["--out", str(out), *tiny])
+    spec = {k: v for k, v in vars(args).items()
+            if k not in ("out", "overwrite", "threads", "device", "jobs", "rates", "seeds")}  # fmt: skip
+    columns = ("loss_at_15", "unigram_at_15", "accuracy_at_own_rate", "targets_per_batch", "final_training_loss")
+    saved = dict(rate=1.0, seed=1, accuracy_at_15=-1.0, **dict.fromkeys(columns, 0.0))  # a resumed row is kept
+    other = dict(saved, rate=0.8, accuracy_at_15=-2.0)  # a unit this command does not ask for
+    save_rows(out.with_name(".sweep.rows.json"), spec, [saved, other], elapsed=1.0)
+    assert bert_mask_sweep.main(["--out", str(out), *tiny, "--rates", "0.5,1.0", "--seeds", "1"]) == 0
+    rows, record = load_table(out)
+    assert [(float(r["rate"]), int(r["seed"])) for r in rows] == [(0.5, 1), (1.0, 1)]
+    assert float(rows[1]["accuracy_at_15"]) == -1.0 and float(rows[0]["accuracy_at_15"]) >= 0.0
+    assert not out.with_name(".sweep.rows.json").exists()
