@@ -1019,59 +1019,95 @@ print(f"ELECTRA is graded on {ratio:.1f} times as many positions as the masked L
 # The lecture's two warnings: with **too little** masking each sequence gives
 # only a few prediction targets, so learning is slow ("too expensive to
 # train"); with **too much**, each prediction has too little context left to be
-# learnable ("not enough context"). One experiment shows both. A recipe trained
-# the same small masked LM (64 wide, 2 layers, no next-sentence task) at six
-# masking rates, from 5 % to 100 %, with three seeds each, for the same 1,500
-# steps on the same text and vocabulary; only the rate changes. Every model is
-# then scored the same way: masked-token accuracy on held-out pairs with the
-# standard 15 % masking, against the unigram baseline on the same positions.
+# learnable ("not enough context"). Two measurements, each changing one thing.
+#
+# **Too much: the context runs out.** Take the pre-trained tiny BERT (trained
+# at 15 %) and hide more and more of its held-out input: the same model, the
+# same pairs, only the masking rate changes. Every masked position is then
+# predicted from what is left.
+
+# %%
+context = experiment.less_context(seed=0)
+for rate, accuracy, unigram_share, n in zip(context.rates, context.accuracy, context.unigram, context.targets):
+    print(f"masked at {rate:4.0%}: accuracy {accuracy:.3f} on {n:5,} positions (unigram baseline {unigram_share:.3f})")
+
+# %% [markdown]
+# **Checkpoint** (seed 0 here; the claims suite repeats it with seeds 1-3).
+# Accuracy falls at every step as more of the input is hidden, and at 100 % it
+# is more than `CONTEXT_DROP` below its value at 15 %. It stays above the
+# unigram baseline even at 100 %: a chosen token is left unchanged 10 % of the
+# time and replaced by a random one 10 % of the time, and the positions and
+# segments are still there (a `[SEP]` is never masked, so the model knows
+# where each segment ends). What is left is a little context the model cannot
+# trust, and a prior over where words go.
+
+# %%
+assert all(a > b for a, b in zip(context.accuracy, context.accuracy[1:])), context.accuracy
+assert context.accuracy[0] - context.accuracy[-1] > experiment.CONTEXT_DROP, context.accuracy
+assert all(a > u for a, u in zip(context.accuracy, context.unigram)), (context.accuracy, context.unigram)
+
+# %% [markdown]
+# **Too little: too few targets per step.** This one needs training: a
+# recipe pre-trains the same small masked LM (64 wide, 2 layers, no
+# next-sentence task) at several masking rates for the same 1,500 steps on
+# the same text and vocabulary; only the rate changes. Every model is then
+# scored the same way: masked-token accuracy on held-out pairs with the
+# standard 15 % masking.
 #
 # ```
-# python -m dl4nlp.recipes.bert_mask_sweep --out data/bert_mask_sweep.csv
+# python -m dl4nlp.recipes.bert_mask_sweep --out data/bert_mask_sweep.csv --seeds 0 --rates 0.05,0.15,0.3
 # ```
+#
+# The recipe's defaults train six rates from 5 % to 100 % with three seeds
+# each; on a CPU shared by a whole course team only the three runs above
+# finished in time, so this table has **one seed** and stops at 30 %. It
+# shows the first failure mode only; the second is the measurement above.
 
 # %%
 sweep_rows = experiment.load_mask_sweep()
 sweep = experiment.sweep_summary(sweep_rows)
 targets = experiment.sweep_summary(sweep_rows, "targets_per_batch")
-own = experiment.sweep_summary(sweep_rows, "accuracy_at_own_rate")
 unigram = statistics.mean(r["unigram_at_15"] for r in sweep_rows)
 rates_trained = sorted(sweep)
 for rate in rates_trained:
-    mean, spread, values = sweep[rate]
-    print(f"trained at {rate:4.0%}: {targets[rate][0]:6.0f} targets per batch; held-out accuracy at 15 % "
-          f"{mean:.3f} ± {spread:.3f} (seeds {', '.join(f'{v:.3f}' for v in values)}); at its own rate {own[rate][0]:.3f}")
+    print(f"trained at {rate:4.0%}: {targets[rate][0]:4.0f} targets per batch of 32 pairs; "
+          f"held-out accuracy at 15 % {sweep[rate][0]:.3f} (seeds: {len(sweep[rate][2])})")
 print(f"unigram baseline on the same positions: {unigram:.3f}")
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-left.errorbar(rates_trained, [sweep[r][0] for r in rates_trained], yerr=[sweep[r][1] for r in rates_trained],
-              marker="o", capsize=3, label="trained at this rate, scored at 15 %")
-left.axhline(unigram, color="0.5", linestyle="--", label="unigram baseline")
-left.set(xlabel="masking rate during training", ylabel="held-out masked-token accuracy",
-         title="One experiment: only the training rate changes")
+left.plot(context.rates, context.accuracy, marker="o", label="accuracy")
+left.plot(context.rates, context.unigram, color="0.5", linestyle="--", label="unigram baseline")
+left.set(xlabel="share of the input masked (one model, trained at 15 %)", ylabel="held-out masked-token accuracy",
+         title="Too much: less context, worse predictions", ylim=(0, 0.45))
 left.legend()
-right.plot(rates_trained, [targets[r][0] for r in rates_trained], marker="s", color="C1")
-right.set(xlabel="masking rate during training", ylabel="prediction targets per batch of 32 pairs",
-          title="The training signal grows with the rate")
+right.plot(rates_trained, [sweep[r][0] for r in rates_trained], marker="s", color="C1",
+           label="trained at this rate, scored at 15 %")
+right.axhline(unigram, color="0.5", linestyle="--", label="unigram baseline")
+right.set(xlabel="masking rate during training (1,500 steps)", ylabel="held-out masked-token accuracy",
+          title="Too little: fewer targets, slower learning", ylim=(0, 0.45))
+right.legend()
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **Checkpoint.** At the standard 15 %, held-out accuracy beats both extremes for
-# every seed: 5 % (too few targets per step) and 100 % (no context: every
-# ordinary token is a target, so the input holds only `[MASK]`s and random or
-# unchanged tokens the model cannot trust).
+# **Checkpoint.** Trained at 5 %, a batch carries about a third of the
+# targets it carries at 15 %, and after the same 1,500 steps the model is
+# more than `SWEEP_MARGIN` behind; and at 30 % it is ahead of 15 %. So 15 %
+# is not the best rate for this small model trained this briefly: between
+# 15 % and 30 %, the extra targets per step are worth more than the context
+# they take away. What the table shows is the cost of too few targets.
+# Wettig et al. (2023) found that 15 % is not universally optimal for real
+# BERTs either: masking 40 % beat 15 % for BERT-large-size models on GLUE and
+# SQuAD, and even 80 % kept 95 % of the fine-tuning performance.
 
 # %%
 by_seed = {(r["rate"], r["seed"]): r["accuracy_at_15"] for r in sweep_rows}
-seeds_swept = sorted({r["seed"] for r in sweep_rows})
-for seed in seeds_swept:
+for seed in sorted({r["seed"] for r in sweep_rows}):
     standard = by_seed[experiment.STANDARD_RATE, seed]
     assert standard > by_seed[experiment.TOO_LITTLE, seed] + experiment.SWEEP_MARGIN, seed
-    assert standard > by_seed[experiment.TOO_MUCH, seed] + experiment.SWEEP_MARGIN, seed
-assert all(sweep[r][0] > unigram for r in rates_trained if r < 1.0)
-print(f"at 15 %: {sweep[0.15][0]:.3f}; at 5 %: {sweep[0.05][0]:.3f}; at 100 %: {sweep[1.0][0]:.3f}; "
-      f"baseline {unigram:.3f}")
+    assert by_seed[0.3, seed] > standard, seed
+assert 2.5 < targets[experiment.STANDARD_RATE][0] / targets[experiment.TOO_LITTLE][0] < 3.5
+assert all(sweep[r][0] > unigram for r in rates_trained)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 10. The real sizes: BERT-base and BERT-large
@@ -1274,7 +1310,7 @@ assert check("Exercise 3", exercise_3, [base_total, large_total])
 # - A tiny pre-LN BERT, pre-trained by a recipe on two books with the notebook's own WordPiece vocabulary, fills in held-out blanks several times better than the unigram baseline.
 # - Fine-tuned from `[CLS]` to tell dialogue from narration, it beats the same model trained from scratch, most of all when labels are few; the gap closes as labels grow (section 7's table, 5 seeds).
 # - Masked LM, causal LM, span corruption, text infilling and replaced-token detection differ in what is read, what is predicted, and where the loss is; ELECTRA's discriminator is graded at every position.
-# - Too little masking starves the model of targets, too much of context: 15 % beats both 5 % and 100 % for every seed.
+# - Too little masking starves the model of targets, too much of context: trained for the same steps, 5 % falls behind 15 % (one seed shipped); scored with more and more of its input masked, the tiny BERT gets steadily worse (every seed).
 # - BERT-base has 109.5M parameters (the paper's 110M), BERT-large 335.1M (the paper says 340M); a fifth of BERT-base is its token embedding.
 #
 # **Next:** notebook 09 asks how the loss falls as models, data and compute grow: scaling laws.
