@@ -43,7 +43,7 @@
 #
 # **Prerequisites:** notebooks 05 (self-attention), 06 (positional encoding) and 07 (the Transformer and GPT).
 #
-# **Run time:** about 35 seconds on a laptop CPU. The pre-training and the learning curves it analyses are recipes that took about an hour of one CPU thread; their results ship in `data/`.
+# **Run time:** about 35 seconds on a laptop CPU. The pre-training, the learning curves and the masking sweep it analyses are recipes (the pre-training alone took about 9 minutes of one CPU thread); their results ship in `data/`.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -85,6 +85,7 @@ from dl4nlp.diagrams import bert_diagram, objectives_diagram
 from dl4nlp.dialogue import pretraining_documents, strip_quotes, task_sets
 from dl4nlp.exercises import check
 from dl4nlp.experiments import bert as experiment
+from dl4nlp.finetune import default_steps
 from dl4nlp.objectives import causal_lm, masked_lm, replaced_token_detection, span_corruption, text_infilling
 from dl4nlp.plots import plot_parameter_breakdown
 from dl4nlp.transformer import count_parameters
@@ -829,40 +830,53 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# **What it shows.** With few labels, the pre-trained encoder is worth many
-# labelled examples: its frozen features alone (the linear probe) beat the same
-# architecture trained from scratch by a wide margin, and fine-tuning it does
-# too. As labels grow, training from scratch catches up, and by 2,048 labels
-# the methods are within a few points of each other: pre-training helps most
-# when labels are few. Two honest caveats at this scale: fine-tuning all
-# weights of a tiny model on a few dozen sentences is noisy (it can undo
-# pre-training), so the probe is the steadier way to use few labels; and the
-# bag of words is a strong baseline on this task. The label is not trivially
-# in the words (a bag of words with 32 labels is far from perfect), but it is
-# largely in which words occur, and a model of a million parameters trained
-# for nine CPU minutes learns little that a bag of words does not already know.
+# **What it shows.** With 256 labels or fewer, the pre-trained encoder is
+# worth a lot: its frozen features alone (the linear probe) beat the same
+# architecture trained from scratch by more than `FEW_MARGIN` at every such
+# budget, for every seed. At 512 labels the model from scratch has caught up
+# (the mean gap is under `CAUGHT_UP`). The schedule is part of that story:
+# fine-tuning runs 6 passes over the labels but at least 50 steps, so every
+# budget up to 256 gets the same 50 steps, too few for random weights (the
+# model from scratch stays near 65 % however many labels it gets), and 512
+# labels get 96 steps, when it jumps by more than `SCRATCH_JUMP`. Pre-trained
+# weights need few steps; random ones need many, and labels to fill them.
 #
-# **Checkpoint** (on all 5 seeds of the shipped table). At every budget up to
-# 128 labels, the pre-trained encoder's probe beats training from scratch on
-# average by more than `FEW_MARGIN`, and its advantage at 32 labels exceeds its
-# advantage at 2,048 by more than `GAIN_SHRINKS`.
+# Three honest caveats at this scale. Fine-tuning *all* weights of a tiny
+# model on 32 sentences is noisy (its spread across seeds is more than
+# `NOISIER` times the probe's; for one seed it fell below the model from
+# scratch), so the probe is the steadier way to use very few labels. The bag
+# of words is as good as the probe: within `BAG_OF_WORDS_GAP` of it at every
+# budget. The label is not trivially in the words (with 32 labels the bag of
+# words gets about three sentences in four right), but it is largely in
+# which words occur, and a model of a million parameters pre-trained for
+# nine CPU minutes knows little about this task that word counts do not.
+# And the curve has 3 seeds and stops at 512 labels.
+#
+# **Checkpoint** (the claims suite checks the same on the shipped table).
 
 # %%
 rows_classification = [r for r in curve_rows if r["task"] == "classification"]
 probe_gain = {b: experiment.gains_by_seed(rows_classification, b, method="probe") for b in budgets}
 fine_tune_gain = {b: experiment.gains_by_seed(rows_classification, b) for b in budgets}
 for b in budgets:
-    print(f"{b:5d} labels: probe - scratch {statistics.mean(probe_gain[b]):+.3f}, "
+    print(f"{b:5d} labels ({default_steps(b):3d} steps): probe - scratch {statistics.mean(probe_gain[b]):+.3f}, "
           f"fine-tuned - scratch {statistics.mean(fine_tune_gain[b]):+.3f} (mean of {len(probe_gain[b])} seeds)")
+assert [default_steps(b) for b in budgets] == [50, 50, 50, 50, 96]
 for b in experiment.FEW:
-    assert statistics.mean(probe_gain[b]) > experiment.FEW_MARGIN, (b, probe_gain[b])
-shrink = statistics.mean(probe_gain[experiment.FEW[0]]) - statistics.mean(probe_gain[experiment.MANY])
-assert shrink > experiment.GAIN_SHRINKS, shrink
+    assert min(probe_gain[b]) > experiment.FEW_MARGIN, (b, probe_gain[b])
+assert statistics.mean(probe_gain[experiment.MANY]) < experiment.CAUGHT_UP, probe_gain[experiment.MANY]
+assert curve["scratch"][512][0] - curve["scratch"][256][0] > experiment.SCRATCH_JUMP
+assert all(abs(curve["scratch"][b][0] - 0.65) < 0.03 for b in experiment.FEW), "from scratch stays near 65 %"
+assert curve["pretrained"][32][1] > experiment.NOISIER * curve["probe"][32][1] and min(fine_tune_gain[32]) < 0
+for b in budgets:
+    assert abs(curve["probe"][b][0] - curve["bag_of_words"][b][0]) < experiment.BAG_OF_WORDS_GAP, b
+assert 0.70 < curve["bag_of_words"][32][0] < 0.80, "about three in four"
 
 # %% [markdown]
 # **A live version.** The same comparison with 64 labels, one seed, on 240 of
 # the test sentences, with the settings the recipe chose
-# (`dl4nlp.experiments.bert.few_labels`; the claims suite runs it with other seeds).
+# (`dl4nlp.experiments.bert.few_labels`; the claims suite runs it with other
+# seeds): the probe beats the model from scratch by more than `LIVE_MARGIN`.
 
 # %%
 live = experiment.few_labels(seed=0)
@@ -875,7 +889,10 @@ assert live.probe - live.scratch > experiment.LIVE_MARGIN, live
 # quotation marks, the marks removed: *come in , said tom .* → 1 1 1 0 0 0. Now
 # the model must find where speech starts and stops, from the words around
 # each position; the head is a linear layer on every position's final vector
-# (`dl4nlp.finetune.TokenTagger`). The shipped table holds this task too:
+# (`dl4nlp.finetune.TokenTagger`). The shipped table holds this task too (32
+# and 128 tagged sentences, 3 seeds, 400 test sentences): with 32 tagged
+# sentences, the fine-tuned pre-trained model beats the one from scratch by
+# more than `FEW_MARGIN` on average.
 
 # %%
 tags = experiment.curve_summary(curve_rows, task="tagging")
@@ -1308,7 +1325,7 @@ assert check("Exercise 3", exercise_3, [base_total, large_total])
 # - WordPiece splits new text greedily, longest piece first, and gives up on a word with `[UNK]`; our implementation equals Hugging Face's on our vocabulary and on `bert-base-uncased`'s, where *playing* and *cute* are single entries. Byte-level BPE never meets an unknown character and round-trips accents and emoji exactly.
 # - BERT's input is `[CLS] A [SEP] B [SEP]`, embedded as token + segment + position, then LayerNorm. Masking chooses 15 % of the ordinary tokens (80 % `[MASK]`, 10 % random, 10 % unchanged); our random replacements are never special tokens (Hugging Face's can be); whole-word masking chooses words, not pieces.
 # - A tiny pre-LN BERT, pre-trained by a recipe on two books with the notebook's own WordPiece vocabulary, fills in held-out blanks several times better than the unigram baseline.
-# - Fine-tuned from `[CLS]` to tell dialogue from narration, it beats the same model trained from scratch, most of all when labels are few; the gap closes as labels grow (section 7's table, 5 seeds).
+# - Adapted to tell dialogue from narration, the pre-trained encoder beats the same model trained from scratch with up to 256 labels (its frozen features, a linear probe, by more than 5 points for every seed; fine-tuning all weights is noisier); at 512 labels the model from scratch has caught up, and a bag of words is as good as the probe throughout (section 7: 3 seeds, 32 to 512 labels).
 # - Masked LM, causal LM, span corruption, text infilling and replaced-token detection differ in what is read, what is predicted, and where the loss is; ELECTRA's discriminator is graded at every position.
 # - Too little masking starves the model of targets, too much of context: trained for the same steps, 5 % falls behind 15 % (one seed shipped); scored with more and more of its input masked, the tiny BERT gets steadily worse (every seed).
 # - BERT-base has 109.5M parameters (the paper's 110M), BERT-large 335.1M (the paper says 340M); a fifth of BERT-base is its token embedding.
