@@ -82,7 +82,7 @@ from dl4nlp.bytelevel import ByteBPE, to_bytes
 from dl4nlp.checkpoint import load_table
 from dl4nlp.data import data_path, load_text, md5sum
 from dl4nlp.diagrams import bert_diagram, objectives_diagram
-from dl4nlp.dialogue import pretraining_documents, strip_quotes, task_sets
+from dl4nlp.dialogue import pretraining_documents, task_sets
 from dl4nlp.exercises import check
 from dl4nlp.experiments import bert as experiment
 from dl4nlp.finetune import default_steps
