@@ -61,6 +61,7 @@ import dl4nlp
 
 device = dl4nlp.start(seed=0)
 
+
 # %%
 import json
 import math
