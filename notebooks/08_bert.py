@@ -645,7 +645,7 @@ paper = {"steps": 1_000_000, "batch": "256 sequences of 512 tokens (128,000 toke
          "data": "BooksCorpus (800M words) + English Wikipedia (2,500M words)",
          "optimiser": "Adam, lr 1e-4, 10,000 warm-up steps, linear decay, weight decay 0.01, dropout 0.1",
          "hardware": "BERT-base: 4 Cloud TPUs (16 chips), BERT-large: 16 Cloud TPUs (64 chips), 4 days each"}
-ours = {"steps": f"{args['steps']:,}", "batch": f"{args['batch_size']} pairs of at most {args['max_len']} tokens",
+tiny_recipe = {"steps": f"{args['steps']:,}", "batch": f"{args['batch_size']} pairs of at most {args['max_len']} tokens",
         "tokens_seen": f"at most {args['steps'] * tokens_per_step:.2e}",
         "data": f"{results['training_tokens']:,} WordPiece tokens of two books",
         "optimiser": f"AdamW, lr {args['lr']:g}, {args['warmup']} warm-up steps, linear decay, weight decay 0.01, "
@@ -653,7 +653,7 @@ ours = {"steps": f"{args['steps']:,}", "batch": f"{args['batch_size']} pairs of 
 for field in paper:
     value = f"{paper[field]:.2e}" if field == "tokens_seen" else (
         f"{paper[field]:,}" if field == "steps" else paper[field])
-    print(f"{field:>11}  BERT: {value}\n{'':>11}  ours: {ours[field]}")
+    print(f"{field:>11}  BERT: {value}\n{'':>11}  ours: {tiny_recipe[field]}")
 assert paper["tokens_seen"] / (args["steps"] * tokens_per_step) > 10_000
 
 # %% [markdown]
