@@ -129,7 +129,7 @@ from dl4nlp.wordpiece import WordPiece
 # %%
 model, tokenizer = load_pretrained(device=device)  # data/tiny_bert.pt, its SHA-256 checked against its provenance
 recipe = json.loads(data_path("tiny_bert.json").read_text())
-print(recipe["command"])
+print(recipe["command"].replace(recipe["arguments"]["out"], "data/tiny_bert.pt"))  # it ran with a scratch --out
 print(f"{recipe['results']['parameters']:,} parameters, {len(tokenizer):,} WordPiece tokens, "
       f"{recipe['arguments']['steps']:,} steps of {recipe['arguments']['batch_size']} pairs; "
       f"norm_first = {model.config.norm_first}")
