@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Sequence
 
 import torch
 from torch import nn
@@ -287,13 +287,15 @@ class UnrolledGRU(_Unrolled):
         return torch.stack(outputs, dim=1), h, {n: torch.stack(v, dim=1) for n, v in record.items()}
 
 
-def lstm_trace(module: nn.LSTM, x: torch.Tensor) -> tuple[torch.Tensor, dict]:
+def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] = None) -> tuple[torch.Tensor, dict]:
     """The fast path to ``UnrolledLSTM.from_torch(module)(x)``'s outputs and trace, for long sequences.
 
     ``nn.LSTM`` computes every hidden state at C speed; the gates then follow from
     h(t-1) and x(t) in one batched product, and the cell states from the
     element-wise recurrence C(t) = f ⊙ C(t-1) + i ⊙ C̃. A one-layer, one-direction
-    ``module`` with ``batch_first=True``; x (B, T, I). Returns ``(outputs, trace)``.
+    ``module`` with ``batch_first=True``; x (B, T, I). Returns ``(outputs, trace)``:
+    outputs (B, T, H) and each trace entry (B, T, H), or (B, T, len(cells)) for
+    only the cells listed in ``cells`` (much cheaper when a few are wanted).
     """
     if not isinstance(module, nn.LSTM):
         raise TypeError(f"expected a torch.nn.LSTM; got {type(module).__name__}")
@@ -301,7 +303,12 @@ def lstm_trace(module: nn.LSTM, x: torch.Tensor) -> tuple[torch.Tensor, dict]:
         raise ValueError("lstm_trace needs a one-layer, one-direction nn.LSTM with batch_first=True")
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != module.input_size or 0 in x.shape:
         raise ValueError(f"x must have shape (batch, time, {module.input_size}) with both at least 1; got {_shape(x)}")
-    weights = UnrolledLSTM._torch_weights(module, 0, False)
+    hidden = module.hidden_size
+    cells = list(range(hidden)) if cells is None else [int(j) for j in cells]
+    if not cells or not all(0 <= j < hidden for j in cells):
+        raise ValueError(f"cells must be a non-empty list of indices in [0, {hidden}); got {cells}")
+    rows = [block * hidden + j for block in range(4) for j in cells]  # the cells' rows in each gate block
+    weights = {name: value[rows] for name, value in UnrolledLSTM._torch_weights(module, 0, False).items()}
     with torch.no_grad():
         outputs, _ = module(x)  # (B, T, H)
         previous = torch.cat([torch.zeros_like(outputs[:, :1]), outputs[:, :-1]], dim=1)  # h(t-1), (B, T, H)
