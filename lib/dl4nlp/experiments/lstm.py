@@ -25,10 +25,14 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp.data import data_path, load_text
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.lstm import set_forget_bias_
+from dl4nlp.lstm import load_char_model, lstm_trace, set_forget_bias_
+from dl4nlp.probes import column_in_line, inside_quotes, unit_auc, unit_correlation
+from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
+from dl4nlp.tokenize import straighten_quotes
 from dl4nlp.train import train
 
 # --- the long-lag task ----------------------------------------------------------
@@ -129,7 +133,7 @@ def exploding_gradient(seed: int = 0, scales: tuple[float, ...] = EXPLODE_SCALES
         with torch.no_grad():
             lstm.weight_hh_l0.mul_(scale)
         x = torch.randn(16, EXPLODE_STEPS, 8, generator=torch.Generator().manual_seed(seed))
-        per_step = time_step_gradient_norms(lambda e: lstm(e)[0][:, -1].sum(), x)
+        per_step = time_step_gradient_norms(lambda e, lstm=lstm: lstm(e)[0][:, -1].sum(), x)
         ratio[scale], norms[scale] = float(per_step[0] / per_step[-1]), per_step
     return ExplodingGradient(ratio, norms)
 
@@ -177,7 +181,7 @@ def tagger_size(num_layers: int, bidirectional: bool, target: int, vocab: int = 
 def tagging_accuracy(
     rule: str, seed: int, num_layers: int = 1, bidirectional: bool = False, hidden_size: int = TAG_HIDDEN
 ) -> tuple[float, int]:
-    """Train a ``RecurrentTagger`` (LSTM) on ``rule``; returns (held-out accuracy over labelled positions, parameters)."""
+    """Train a ``RecurrentTagger`` (LSTM) on ``rule``: (held-out accuracy over labelled positions, parameters)."""
     torch.manual_seed(seed)
     classes = 2 if rule == "neighbours equal" else 4
     model = RecurrentTagger(4, classes, hidden_size, num_layers=num_layers, bidirectional=bidirectional)
@@ -188,8 +192,8 @@ def tagging_accuracy(
         logits = model(tokens)
         return nn.functional.cross_entropy(logits.reshape(-1, classes), labels.reshape(-1), ignore_index=-100)
 
-    train(model, loss_fn, lambda step: tagging_task(64, rule, generator=generator), steps=TAG_STEPS, lr=TAG_LR,
-          progress=False)  # fmt: skip
+    next_batch = lambda step: tagging_task(64, rule, generator=generator)  # noqa: E731
+    train(model, loss_fn, next_batch, steps=TAG_STEPS, lr=TAG_LR, progress=False)
     tokens, labels = tagging_task(1000, rule, generator=torch.Generator().manual_seed(10_000 + seed))
     with torch.no_grad():
         predictions = model(tokens).argmax(dim=-1)
@@ -216,15 +220,108 @@ def direction_and_depth(seed: int = 0) -> DirectionAndDepth:
     accuracy, parameters = {}, {}
     stacked = sum(p.numel() for p in RecurrentTagger(4, 2, TAG_HIDDEN, num_layers=2, bidirectional=True).parameters())
     bidirectional = sum(p.numel() for p in RecurrentTagger(4, 4, TAG_HIDDEN, bidirectional=True).parameters())
+    wide = tagger_size(1, True, stacked, classes=2)  # a 1-layer biLSTM with as many parameters as the 2-layer one
     runs = [
         ("previous", "forward", dict(hidden_size=tagger_size(1, False, bidirectional))),
         ("previous", "bidirectional", dict(bidirectional=True)),
         ("next", "forward", dict(hidden_size=tagger_size(1, False, bidirectional))),
         ("next", "bidirectional", dict(bidirectional=True)),
-        ("neighbours equal", "1-layer bidirectional", dict(bidirectional=True,
-                                                           hidden_size=tagger_size(1, True, stacked, classes=2))),
+        ("neighbours equal", "1-layer bidirectional", dict(bidirectional=True, hidden_size=wide)),
         ("neighbours equal", "2-layer bidirectional", dict(bidirectional=True, num_layers=2)),
-    ]  # fmt: skip
+    ]
     for rule, name, options in runs:
         accuracy[rule, name], parameters[rule, name] = tagging_accuracy(rule, seed, **options)
     return DirectionAndDepth(accuracy, parameters)
+
+
+# --- the quotation cell of a trained character LSTM ---------------------------------
+PASSAGE = (20_000, 23_000)  # held-out characters: a stretch of dialogue in the last story, chosen by hand
+DISTANCE_BINS = ((0, 100), (100, 300), (300, None))  # characters since the quotation opened
+QUOTE_CELL_ON_PASSAGE = 0.9  # the chosen cell's AUC on the passage it was chosen on is at least this
+QUOTE_CELL_HELD_OUT = (0.8, 0.9)  # ... and on all held-out text it lies in this range (the honest number)
+TYPICAL_CELL = 0.7  # the median cell's AUC on the passage stays below this
+LINE_CELL_CEILING = 0.5  # no cell correlates with the column of the line more than this (|r|)
+
+
+def char_model_path(seed: int) -> str:
+    """The shipped character LSTM trained with ``seed`` by ``python -m dl4nlp.recipes.char_lstm``."""
+    return "char_lstm_sherlock.pt" if seed == 0 else f"char_lstm_sherlock_seed{seed}.pt"
+
+
+def distance_since_opening(labels: np.ndarray) -> np.ndarray:
+    """For each character inside a quotation, how many characters ago the quotation opened (0 at the quote)."""
+    distance = np.zeros(len(labels), dtype=np.int64)
+    count = 0
+    for index, inside in enumerate(labels):
+        count = 0 if inside and (index == 0 or not labels[index - 1]) else count + 1
+        distance[index] = count
+    return distance
+
+
+@dataclass(frozen=True)
+class QuotationCell:
+    """The cell of a character LSTM that best separates inside from outside a quotation."""
+
+    cell: int  # its index, chosen on the passage
+    sign: int  # +1 if the cell is higher inside, -1 if lower
+    passage_auc: float  # separation (max(AUC, 1 - AUC)) on the passage it was chosen on
+    median_passage_auc: float  # the median cell's separation on the passage
+    held_out_auc: float  # its separation over every held-out character
+    rest_auc: float  # ... over the held-out characters outside the passage (disjoint from the choice)
+    auc_by_distance: dict  # (lo, hi) -> separation of outside characters vs inside ones that far from the opening
+    inside_fraction: float  # of all held-out characters
+    line_cell_correlation: float  # the largest |r| of any cell with the column of the line, on the passage
+    passage_values: np.ndarray  # sign * tanh(C) of the cell on the passage, (3000,)
+    held_out_values: np.ndarray  # sign * tanh(C) of the cell on all held-out text
+
+
+def _separation(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    auc = unit_auc(values, labels)
+    return np.maximum(auc, 1 - auc)
+
+
+def quotation_cell(seed: int = 0) -> QuotationCell:
+    """Choose the quotation cell of the model trained with ``seed`` on ``PASSAGE``, then score it on all held-out text.
+
+    The model reads the passage from a fresh state to choose the cell (every cell's
+    tanh(C) is scored), and the whole held-out text from a fresh state to score the
+    chosen cell (``dl4nlp.lstm.lstm_trace`` of that cell alone).
+    """
+    model, vocab = load_char_model(data_path(char_model_path(seed)))
+    _, held_out = split_text(straighten_quotes(load_text("sherlock_holmes.txt")))
+    passage = held_out[PASSAGE[0] : PASSAGE[1]]
+
+    def cell_values(text: str, cells=None) -> np.ndarray:
+        with torch.no_grad():
+            embedded = model.embedding(torch.tensor([vocab.encode(text)]))  # (1, T, E)
+        return np.tanh(lstm_trace(model.recurrent, embedded, cells)[1]["cell"][0].numpy())  # (T, H or len(cells))
+
+    values = cell_values(passage)  # (T, H)
+    labels = inside_quotes(passage, '"', '"')
+    separation = _separation(values, labels)
+    cell = int(np.argmax(separation))
+    sign = 1 if unit_auc(values[:, cell : cell + 1], labels)[0] >= 0.5 else -1
+    line = np.abs(unit_correlation(values, column_in_line(passage)))
+    everywhere = sign * cell_values(held_out, [cell])[:, 0]  # (N,)
+    held_labels = inside_quotes(held_out, '"', '"')
+    outside_passage = np.ones(len(held_out), dtype=bool)
+    outside_passage[PASSAGE[0] : PASSAGE[1]] = False
+    distance = distance_since_opening(held_labels)
+    by_distance = {}
+    for lo, hi in DISTANCE_BINS:
+        far = held_labels & (distance >= lo) & (distance < (hi if hi is not None else len(held_out)))
+        keep = far | ~held_labels
+        by_distance[lo, hi] = float(_separation(everywhere[keep, None], held_labels[keep])[0])
+    return QuotationCell(
+        cell=cell,
+        sign=sign,
+        passage_auc=float(separation[cell]),
+        median_passage_auc=float(np.median(separation)),
+        held_out_auc=float(_separation(everywhere[:, None], held_labels)[0]),
+        rest_auc=float(_separation(everywhere[outside_passage, None], held_labels[outside_passage])[0]),
+        auc_by_distance=by_distance,
+        inside_fraction=float(held_labels.mean()),
+        line_cell_correlation=float(line.max()),
+        passage_values=sign * values[:, cell],
+        held_out_values=everywhere,
+    )
