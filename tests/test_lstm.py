@@ -266,3 +266,118 @@ def test_load_char_model_checks_kind_direction_and_bytes(tmp_path):
     (tmp_path / "forward.pt").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match="truncated"):
         load_char_model(tmp_path / "forward.pt")
+
+
+# --- the recipe: python -m dl4nlp.recipes.char_lstm ----------------------------------
+TINY = ["--hidden-size", "8", "--embedding-dim", "4", "--batch-size", "2", "--seq-len", "8", "--quiet"]
+
+
+def test_the_recipe_writes_a_checkpoint_with_its_provenance_and_never_overwrites(tmp_path):
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import CORPORA
+    from dl4nlp.recipes import char_lstm
+
+    out = tmp_path / "tiny.pt"
+    assert char_lstm.main(["--out", str(out), "--steps", "3", *TINY]) == 0
+    record = read_provenance(out)
+    assert record["kind"] == "char_lstm" and record["command"].startswith("python -m dl4nlp.recipes.char_lstm --out")
+    assert record["corpora"]["sherlock_holmes.txt"]["md5"] == CORPORA["sherlock_holmes.txt"][1]
+    assert record["environment"]["torch_threads"] == 1 and record["seed"] == 0
+    results = record["results"]
+    assert len(results["loss_first"]) == results["steps_taken"] == 3 and set(results["samples"]) == {"0", "3"}
+    model, vocab = load_char_model(out)
+    assert model.config.hidden_size == 8 and len(vocab) == model.config.vocab_size
+    assert '"' in vocab.chars and "“" not in vocab.chars  # straight quotes by default
+    with pytest.raises(SystemExit):  # the recipe never replaces a file unless asked
+        char_lstm.main(["--out", str(out), "--steps", "3", *TINY])
+    assert char_lstm.main(["--out", str(out), "--steps", "3", "--overwrite", *TINY]) == 0
+    assert read_provenance(out)["results"]["loss_first"] == results["loss_first"]  # same seed, same losses
+    backward = tmp_path / "backward.pt"
+    assert char_lstm.main(["--out", str(backward), "--steps", "2", "--reverse", "--half", *TINY]) == 0
+    model, _ = load_char_model(backward, reverse=True)
+    with pytest.raises(SystemExit):
+        char_lstm.main(["--out", str(tmp_path / "x.pt"), "--steps", "3", "--stop-after", "4", *TINY])
+
+
+def test_the_recipe_reproduces_the_shipped_run_s_first_losses():
+    """The first steps of the shipped recipe, re-run, give the losses its provenance recorded.
+
+    Bit for bit with one thread on the torch version the provenance records (the run is
+    deterministic on the CPU); to float32 rounding on another version.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes import char_lstm
+
+    shipped = read_provenance(data_path("char_lstm_sherlock.pt"))
+    steps = 3
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "again.pt"
+        assert char_lstm.main(["--out", str(out), "--stop-after", str(steps), "--quiet"]) == 0
+        again = read_provenance(out)["results"]["loss_first"]
+    expected = shipped["results"]["loss_first"][:steps]
+    if torch.__version__ == shipped["environment"]["torch"]:
+        assert again == expected
+    else:
+        assert again == pytest.approx(expected, rel=1e-5)
+
+
+def test_cell_diagrams_follow_the_cell():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.diagrams import gru_cell_diagram, lstm_cell_diagram
+
+    plain, peep, coupled = (lstm_cell_diagram(c(5, 8)) for c in (LSTMCell, PeepholeLSTMCell, CoupledLSTMCell))
+    assert "i = σ(·)" in [b.label for b in plain.boxes.values()]
+    assert "i = 1 − f" in [b.label for b in coupled.boxes.values()]
+    assert sum(a.dashed for a in peep.arrows) == 3 and not any(a.dashed for a in plain.arrows)
+    assert "(8×13)" in plain.groups[0][0] and "3 weight blocks" in coupled.groups[0][0]
+    after, before = gru_cell_diagram(GRUCell(5, 8)), gru_cell_diagram(GRUCell(5, 8, reset_after=False))
+    assert ("h_prev", "matmul") in {(a.source, a.target) for a in after.arrows}  # multiply, then reset
+    assert ("h_prev", "reset_mul") in {(a.source, a.target) for a in before.arrows}  # reset, then multiply
+    plt.close(after.draw())
+
+
+def test_final_states_read_each_text_from_a_fresh_state():
+    from dl4nlp.lstm import final_states
+    from dl4nlp.tokenize import CharVocab
+
+    torch.manual_seed(0)
+    model, vocab = RecurrentLM(vocab_size=3, hidden_size=5, embedding_dim=2).eval(), CharVocab("ab ")
+    texts = ["ab", "ba a", "b"]
+    states = final_states(model, vocab, texts)
+    for text, state in zip(texts, states):
+        with torch.no_grad():
+            alone, _ = model.recurrent(model.embedding(torch.tensor([vocab.encode(text)])))
+        assert torch.allclose(state, alone[0, -1], atol=1e-6)
+    with pytest.raises(ValueError, match="non-empty list of non-empty strings"):
+        final_states(model, vocab, "ab")
+
+
+def test_recurrent_lm_config_is_a_dataclass_and_ids_are_checked():
+    from dataclasses import FrozenInstanceError, asdict
+
+    from dl4nlp.rnn import RecurrentLMConfig, RecurrentTagger
+
+    model = RecurrentLM(vocab_size=7, hidden_size=8)
+    assert isinstance(model.config, RecurrentLMConfig) and asdict(model.config)["vocab_size"] == 7
+    assert RecurrentLM.from_config(asdict(model.config)).config == model.config
+    with pytest.raises(FrozenInstanceError):
+        model.config.hidden_size = 3
+    with pytest.raises(ValueError, match="unknown fields"):
+        RecurrentLM.from_config({"vocab_size": 7, "size": 3})
+    with pytest.raises(ValueError, match=r"ids must lie in \[0, 7\); got ids from 0 to 7"):
+        model(torch.tensor([[0, 7]]))
+    with pytest.raises(TypeError, match="integer token ids"):
+        model(torch.zeros(1, 3))
+    with pytest.raises(ValueError, match=r"shape \(batch, time\)"):
+        model(torch.zeros(3, dtype=torch.long))
+    with pytest.raises(ValueError, match="kind must be one of"):
+        RecurrentLMConfig(vocab_size=3, kind="transformer")
+    tagger = RecurrentTagger(vocab_size=4, num_classes=3, hidden_size=5, num_layers=2, bidirectional=True)
+    assert tagger(torch.zeros(2, 6, dtype=torch.long)).shape == (2, 6, 3)
+    with pytest.raises(ValueError, match=r"tokens must lie in \[0, 4\)"):
+        tagger(torch.full((1, 2), 4))

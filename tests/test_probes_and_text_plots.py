@@ -95,3 +95,22 @@ def test_plot_coloured_text_draws_one_box_per_character():
     plt.close(fig)
     with pytest.raises(ValueError, match="one number per character"):
         plot_coloured_text("ab", [1.0])
+
+
+def test_nearest_centroid_accuracy_leaves_each_vector_out():
+    from dl4nlp.probes import nearest_centroid_accuracy
+
+    rng = np.random.default_rng(0)
+    labels = np.array([0] * 10 + [1] * 10)
+    separated = np.where(labels[:, None] == 1, [1.0, 0.0], [0.0, 1.0]) + 0.1 * rng.normal(size=(20, 2))
+    assert nearest_centroid_accuracy(separated, labels) == 1.0
+    # two members per class: each is compared with the other member of its class, never with itself
+    tiny = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])
+    assert nearest_centroid_accuracy(tiny, np.array([0, 0, 1, 1])) == 0.0
+    assert nearest_centroid_accuracy(tiny, np.array([0, 1, 0, 1])) == 1.0
+    with pytest.raises(ValueError, match="two classes with two members"):
+        nearest_centroid_accuracy(tiny, np.array([0, 0, 0, 1]))
+    with pytest.raises(ValueError, match="finite"):
+        nearest_centroid_accuracy(np.full((4, 2), np.nan), np.array([0, 0, 1, 1]))
+    with pytest.raises(ValueError, match=r"need vectors \(N, D\) and labels \(N,\)"):
+        nearest_centroid_accuracy(tiny, np.array([0, 1]))

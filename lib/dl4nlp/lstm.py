@@ -363,3 +363,24 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
     model = RecurrentLM.from_config(checkpoint.config)
     model.load_state_dict({k: v.float() for k, v in checkpoint.state_dict.items()})
     return model.to(map_location).eval(), CharVocab(checkpoint.extra["vocab"])
+
+
+@torch.no_grad()
+def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> torch.Tensor:
+    """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
+
+    Texts of the same length are read as one batch. For a backward model pass the
+    texts reversed. Notebook 03 builds ELMo-style word vectors from these.
+    """
+    if isinstance(texts, str) or not texts or not all(isinstance(t, str) and t for t in texts):
+        raise ValueError(f"texts must be a non-empty list of non-empty strings; got {texts!r:.80}")
+    states = [None] * len(texts)
+    by_length: dict[int, list[int]] = {}
+    for index, text in enumerate(texts):
+        by_length.setdefault(len(text), []).append(index)
+    for indices in by_length.values():
+        ids = torch.tensor([vocab.encode(texts[i]) for i in indices])  # (b, T)
+        outputs, _ = model.recurrent(model.embedding(ids))  # (b, T, H)
+        for row, index in enumerate(indices):
+            states[index] = outputs[row, -1]
+    return torch.stack(states)  # (N, H)

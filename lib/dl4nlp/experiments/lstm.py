@@ -19,6 +19,7 @@ thresholds below.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,10 +28,10 @@ from torch import nn
 
 from dl4nlp.data import data_path, load_text
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.lstm import load_char_model, lstm_trace, set_forget_bias_
-from dl4nlp.probes import column_in_line, inside_quotes, unit_auc, unit_correlation
+from dl4nlp.lstm import final_states, load_char_model, lstm_trace, set_forget_bias_
+from dl4nlp.probes import column_in_line, inside_quotes, nearest_centroid_accuracy, unit_auc, unit_correlation
 from dl4nlp.recipes.char_lstm import split_text
-from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
+from dl4nlp.rnn import RecurrentClassifier, RecurrentLM, RecurrentTagger
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
 from dl4nlp.tokenize import straighten_quotes
 from dl4nlp.train import train
@@ -44,7 +45,7 @@ KEEP_BIAS = 3.0  # the LSTM's forget-gate bias and the GRU's update-gate bias at
 CHANCE = 0.25  # four classes
 SOLVED = 0.9  # accuracy above which a model "solves" the task
 AT_CHANCE = 0.4  # accuracy below which a model is "at chance" (chance is 0.25)
-LSTM_GRADIENT_FLOOR = 1e-2  # the LSTM's gradient at the signal / at the last step stays above this
+LSTM_GRADIENT_FLOOR = 1e-3  # the LSTM's gradient at the signal / at the last step stays above this
 RNN_GRADIENT_CEILING = 1e-9  # the RNN's stays below this
 
 
@@ -91,15 +92,16 @@ class LagMemory:
     gradient_ratio_start: dict  # kind -> ratio at initialisation ('rnn', 'lstm')
     gradient_ratio_end: dict  # kind -> ratio after training
     steps_to_solve: dict  # kind -> first step whose running loss (10 steps) fell below 0.1, or None
+    norms_start: dict  # kind -> the gradient reaching each step at initialisation, first step first
 
 
 def lag_memory(seed: int = 0, kinds: tuple[str, ...] = ("rnn", "lstm", "gru"), progress: bool = False) -> LagMemory:
     """Train each kind of ``kinds`` on the lag-50 task (same data, optimiser and steps) and measure it."""
     probe_tokens, probe_labels = long_lag_task(256, LAG, generator=torch.Generator().manual_seed(1000 + seed))
-    accuracy, start, end, solved_at = {}, {}, {}, {}
+    accuracy, start, end, solved_at, norms_start = {}, {}, {}, {}, {}
     for kind in kinds:
         model = lag_model(kind, seed)
-        norms = gradient_reaching_each_step(model, probe_tokens, probe_labels)
+        norms = norms_start[kind] = gradient_reaching_each_step(model, probe_tokens, probe_labels)
         start[kind] = float(norms[0] / norms[-1])
         history = fit_long_lag(model, lag=LAG, steps=LAG_STEPS, lr=LAG_LR, seed=seed, progress=progress, desc=kind)
         accuracy[kind] = long_lag_accuracy(model, LAG)
@@ -107,7 +109,7 @@ def lag_memory(seed: int = 0, kinds: tuple[str, ...] = ("rnn", "lstm", "gru"), p
         end[kind] = float(norms[0] / norms[-1])
         running = history.smoothed_loss(10)
         solved_at[kind] = next((step for step, value in zip(history.step, running) if value < 0.1), None)
-    return LagMemory(accuracy, start, end, solved_at)
+    return LagMemory(accuracy, start, end, solved_at, norms_start)
 
 
 # --- exploding gradients in an LSTM -----------------------------------------------
@@ -325,3 +327,70 @@ def quotation_cell(seed: int = 0) -> QuotationCell:
         passage_values=sign * values[:, cell],
         held_out_values=everywhere,
     )
+
+
+# --- ELMo-style word vectors from two character language models -------------------
+SENSE_WORD = "left"
+DIRECTION_BEFORE = ("the", "his", "her", "your", "my", "a")  # "the left", "his left hand": the direction
+VERB_BEFORE = ("had", "have", "has", "i", "he", "she", "we", "they", "and", "just", "been", "was", "were", "then", "it")
+SENSE_WINDOW = 100  # characters of context each language model reads before it reaches the word
+SENSE_TRAINED = 0.85  # the trained backward model tells the senses apart at least this well ...
+SENSE_MARGIN = 0.1  # ... and by this much more than the same model untrained
+
+
+def sense_occurrences(text: str, window: int = SENSE_WINDOW) -> list[tuple[int, int]]:
+    """(start, sense) of each occurrence of ``SENSE_WORD`` whose previous word names its sense (1 = direction, 0 = verb)
+
+    and that has ``window`` characters of context on both sides. Other occurrences are left out.
+    """
+    found = []
+    for match in re.finditer(rf"\b{SENSE_WORD}\b", text):
+        start, end = match.span()
+        previous = re.findall(r"(\w+)\W*$", text[max(0, start - 20) : start])
+        if start < window or end + window > len(text) or not previous:
+            continue
+        word = previous[0].lower()
+        if word in DIRECTION_BEFORE or word in VERB_BEFORE:
+            found.append((start, int(word in DIRECTION_BEFORE)))
+    return found
+
+
+def elmo_vectors(forward, backward, vocab, text: str, spans) -> torch.Tensor:
+    """[forward state at the word's last character, backward state at its first], (N, 2H), one row per span.
+
+    The forward model reads ``SENSE_WINDOW`` characters before the word and the word; the backward
+    model reads the word and ``SENSE_WINDOW`` characters after it, right to left.
+    """
+    left = [text[max(0, start - SENSE_WINDOW) : end] for start, end in spans]
+    right = [text[start : end + SENSE_WINDOW][::-1] for start, end in spans]
+    return torch.cat([final_states(forward, vocab, left), final_states(backward, vocab, right)], dim=1)
+
+
+@dataclass(frozen=True)
+class WordSenses:
+    """Leave-one-out nearest-centroid accuracy of telling the two senses of ``SENSE_WORD`` apart."""
+
+    occurrences: int  # labelled occurrences in the book
+    direction_fraction: float  # of them, the share with the direction sense
+    accuracy: dict  # (model, part) -> accuracy; model 'trained' or 'untrained', part 'forward', 'backward', 'both'
+
+
+def left_senses() -> WordSenses:
+    """Score the shipped forward and backward character LSTMs (and untrained copies) on the senses of 'left'."""
+    forward, vocab = load_char_model(data_path(char_model_path(0)))
+    backward, backward_vocab = load_char_model(data_path("char_lstm_sherlock_backward.pt"), reverse=True)
+    if backward_vocab.chars != vocab.chars:
+        raise ValueError("the forward and backward models must share one vocabulary")
+    text = straighten_quotes(load_text("sherlock_holmes.txt"))
+    found = sense_occurrences(text)
+    spans = [(start, start + len(SENSE_WORD)) for start, _ in found]
+    labels = np.array([sense for _, sense in found])
+    torch.manual_seed(0)
+    untrained = (RecurrentLM.from_config(forward.config).eval(), RecurrentLM.from_config(forward.config).eval())
+    accuracy = {}
+    hidden = forward.config.hidden_size
+    for name, (fwd, bwd) in [("trained", (forward, backward)), ("untrained", untrained)]:
+        vectors = elmo_vectors(fwd, bwd, vocab, text, spans).numpy()
+        for part, columns in [("forward", slice(0, hidden)), ("backward", slice(hidden, None)), ("both", slice(None))]:
+            accuracy[name, part] = nearest_centroid_accuracy(vectors[:, columns], labels)
+    return WordSenses(len(found), float(labels.mean()), accuracy)
