@@ -381,3 +381,40 @@ def test_recurrent_lm_config_is_a_dataclass_and_ids_are_checked():
     assert tagger(torch.zeros(2, 6, dtype=torch.long)).shape == (2, 6, 3)
     with pytest.raises(ValueError, match=r"tokens must lie in \[0, 4\)"):
         tagger(torch.full((1, 2), 4))
+
+
+def test_the_shipped_char_models_are_small_documented_and_verified():
+    from dl4nlp.checkpoint import read_provenance, sha256sum
+    from dl4nlp.data import CORPORA, data_dir, md5sum
+
+    readme = (data_dir() / "README.md").read_text()
+    shipped = sorted(data_dir().glob("char_lstm_sherlock*.pt"))
+    assert [p.name for p in shipped][:1] == ["char_lstm_sherlock.pt"]
+    for path in shipped:
+        assert path.stat().st_size < 1_500_000, path  # a few MB at most in the repository
+        assert sha256sum(path) in readme and md5sum(path) in readme and f"{path.stat().st_size:,}" in readme, path
+        record = read_provenance(path)
+        assert record["corpora"]["sherlock_holmes.txt"]["md5"] == CORPORA["sherlock_holmes.txt"][1]
+        reverse = record["arguments"]["reverse"]
+        model, vocab = load_char_model(path, reverse=reverse)  # verifies the checksum
+        assert sum(p.numel() for p in model.parameters()) == record["results"]["parameters"]
+        assert record["command"].startswith(f"python -m dl4nlp.recipes.char_lstm --out data/{path.name}")
+    converted = read_provenance(data_dir() / "char_lstm_sherlock.pt")
+    assert "python -m dl4nlp.lstm train-char-model" in converted["history"][0]  # the old command, kept as history
+
+
+def test_stream_batches_continue_each_stream_and_restart():
+    from dl4nlp.recipes.char_lstm import stream_batches
+
+    ids = torch.arange(41)  # 2 streams of 20: 0..19 and 20..39 (40 is dropped)
+    next_batch = stream_batches(ids, batch_size=2, length=6)
+    first, restart = next_batch(0)
+    second, again = next_batch(1)
+    assert restart and not again
+    assert first.tolist() == [[0, 1, 2, 3, 4, 5, 6], [20, 21, 22, 23, 24, 25, 26]]
+    assert second[:, 0].tolist() == first[:, -1].tolist()  # the next window starts where the last one ended
+    assert next_batch(3)[1] and torch.equal(next_batch(3)[0], first)  # 3 windows per stream, then over again
+    with pytest.raises(ValueError, match="needs more than length=30 ids; got 20"):
+        stream_batches(ids, batch_size=2, length=30)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 0"):
+        stream_batches(ids, batch_size=0, length=3)
