@@ -534,6 +534,7 @@ cell_values = np.tanh(passage_trace["cell"][0].numpy())  # (T, H): every cell on
 quote_labels = inside_quotes(passage, open_quote='"', close_quote='"')
 auc = unit_auc(cell_values, quote_labels)
 correlation = unit_correlation(cell_values, column_in_line(passage))
+assert len(held_out) == 28_111 and len(passage) == 3000
 print(f"quotation cell {quote.cell}: AUC {quote.passage_auc:.3f} on the passage it was chosen on "
       f"(median cell {quote.median_passage_auc:.2f}), {quote.held_out_auc:.3f} on all held-out text, "
       f"{quote.rest_auc:.3f} on the held-out text outside the passage")
@@ -593,16 +594,21 @@ assert 65 <= column_in_line(passage).max() <= 75  # lines hard-wrapped at about 
 # %% [markdown]
 # ### Browse the cells
 #
-# Most cells are not so easy to name. Pick any of the 256 cells and see what it does
-# on the passage (the figure shows $\tanh(C)$, red high and blue low). Some to
-# try: the space cells of section 5, and cells that react just after a comma.
+# Most cells are not so easy to name. Pick any of the 256 cells and a stretch of the
+# passage to see what the cell does there (the figure shows $\tanh(C)$, red high and blue
+# low). Some to try: the space cells of section 5, and cells that react just after a comma.
 
 # %%
-def draw_cell(cell, characters=400):
-    """tanh(C) of one cell over the start of the passage (the widget's plain function)."""
+WINDOW = 240  # characters shown at once: the coloured text redraws in well under half a second
+
+
+def draw_cell(cell, start=0):
+    """tanh(C) of one cell over WINDOW characters of the passage from `start` (the widget's plain function)."""
     if not 0 <= cell < cell_values.shape[1]:
         raise ValueError(f"cell must be in [0, {cell_values.shape[1]}); got {cell}")
-    return plot_coloured_text(passage[:characters], cell_values[:characters, cell],
+    if not 0 <= start <= len(passage) - WINDOW:
+        raise ValueError(f"start must be in [0, {len(passage) - WINDOW}]; got {start}")
+    return plot_coloured_text(passage[start : start + WINDOW], cell_values[start : start + WINDOW, cell],
                               title=f"cell {cell}: quotation AUC {auc[cell]:.2f}, "
                                     f"line-position r {correlation[cell]:+.2f}")
 
@@ -610,7 +616,7 @@ def draw_cell(cell, characters=400):
 interactive_figure(
     draw_cell,
     cell=widgets.IntSlider(value=quote.cell, min=0, max=cell_values.shape[1] - 1, description="cell"),
-    characters=widgets.IntSlider(value=400, min=100, max=1500, step=100, description="characters"),
+    start=widgets.IntSlider(value=0, min=0, max=len(passage) - WINDOW, step=120, description="from character"),
 )
 
 # %% [markdown] slideshow={"slide_type": "slide"}

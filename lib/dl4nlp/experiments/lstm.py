@@ -49,6 +49,11 @@ LSTM_GRADIENT_FLOOR = 1e-3  # the LSTM's gradient at the signal / at the last st
 RNN_GRADIENT_CEILING = 1e-9  # the RNN's stays below this
 
 
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+
+
 def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
     """Start every GRU update gate at σ(value) (b_ih's update block = value, b_hh's = 0): keep h by default.
 
@@ -64,7 +69,7 @@ def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
     return module
 
 
-def lag_model(kind: str, seed: int) -> RecurrentClassifier:
+def _lag_model(kind: str, seed: int) -> RecurrentClassifier:
     """The classifier of the lag experiment: 32 units, and the LSTM/GRU start by keeping their state."""
     torch.manual_seed(seed)
     model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=LAG_HIDDEN, kind=kind)
@@ -97,10 +102,11 @@ class LagMemory:
 
 def lag_memory(seed: int = 0, kinds: tuple[str, ...] = ("rnn", "lstm", "gru"), progress: bool = False) -> LagMemory:
     """Train each kind of ``kinds`` on the lag-50 task (same data, optimiser and steps) and measure it."""
+    _check_seed(seed)
     probe_tokens, probe_labels = long_lag_task(256, LAG, generator=torch.Generator().manual_seed(1000 + seed))
     accuracy, start, end, solved_at, norms_start = {}, {}, {}, {}, {}
     for kind in kinds:
-        model = lag_model(kind, seed)
+        model = _lag_model(kind, seed)
         norms = norms_start[kind] = gradient_reaching_each_step(model, probe_tokens, probe_labels)
         start[kind] = float(norms[0] / norms[-1])
         history = fit_long_lag(model, lag=LAG, steps=LAG_STEPS, lr=LAG_LR, seed=seed, progress=progress, desc=kind)
@@ -128,6 +134,7 @@ class ExplodingGradient:
 
 def exploding_gradient(seed: int = 0, scales: tuple[float, ...] = EXPLODE_SCALES) -> ExplodingGradient:
     """Gradient reaching each of ``EXPLODE_STEPS`` steps back from a loss on the last hidden state."""
+    _check_seed(seed)
     ratio, norms = {}, {}
     for scale in scales:
         torch.manual_seed(seed)
@@ -158,6 +165,9 @@ def tagging_task(
     """
     if rule not in TAG_RULES:
         raise ValueError(f"rule must be one of {TAG_RULES}; got {rule!r}")
+    for name, value, low in [("batch_size", batch_size, 1), ("length", length, 3), ("vocab", vocab, 2)]:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
     symbols = 2 if rule == "neighbours equal" else vocab
     tokens = torch.randint(0, symbols, (batch_size, length), generator=generator)  # (B, T)
     labels = torch.full_like(tokens, -100)
@@ -180,7 +190,7 @@ def tagger_size(num_layers: int, bidirectional: bool, target: int, vocab: int = 
     return min(range(4, 200), key=lambda hidden: abs(count(hidden) - target))
 
 
-def tagging_accuracy(
+def _tagging_accuracy(
     rule: str, seed: int, num_layers: int = 1, bidirectional: bool = False, hidden_size: int = TAG_HIDDEN
 ) -> tuple[float, int]:
     """Train a ``RecurrentTagger`` (LSTM) on ``rule``: (held-out accuracy over labelled positions, parameters)."""
@@ -219,6 +229,7 @@ def direction_and_depth(seed: int = 0) -> DirectionAndDepth:
     - 'next': only the bidirectional model sees the token after; the forward one is matched in parameters.
     - 'neighbours equal': a 2-layer biLSTM against a wider 1-layer biLSTM with as many parameters.
     """
+    _check_seed(seed)
     accuracy, parameters = {}, {}
     stacked = sum(p.numel() for p in RecurrentTagger(4, 2, TAG_HIDDEN, num_layers=2, bidirectional=True).parameters())
     bidirectional = sum(p.numel() for p in RecurrentTagger(4, 4, TAG_HIDDEN, bidirectional=True).parameters())
@@ -232,7 +243,7 @@ def direction_and_depth(seed: int = 0) -> DirectionAndDepth:
         ("neighbours equal", "2-layer bidirectional", dict(bidirectional=True, num_layers=2)),
     ]
     for rule, name, options in runs:
-        accuracy[rule, name], parameters[rule, name] = tagging_accuracy(rule, seed, **options)
+        accuracy[rule, name], parameters[rule, name] = _tagging_accuracy(rule, seed, **options)
     return DirectionAndDepth(accuracy, parameters)
 
 
@@ -247,6 +258,7 @@ LINE_CELL_CEILING = 0.5  # no cell correlates with the column of the line more t
 
 def char_model_path(seed: int) -> str:
     """The shipped character LSTM trained with ``seed`` by ``python -m dl4nlp.recipes.char_lstm``."""
+    _check_seed(seed)
     return "char_lstm_sherlock.pt" if seed == 0 else f"char_lstm_sherlock_seed{seed}.pt"
 
 
@@ -289,6 +301,7 @@ def quotation_cell(seed: int = 0) -> QuotationCell:
     tanh(C) is scored), and the whole held-out text from a fresh state to score the
     chosen cell (``dl4nlp.lstm.lstm_trace`` of that cell alone).
     """
+    _check_seed(seed)
     model, vocab = load_char_model(data_path(char_model_path(seed)))
     _, held_out = split_text(straighten_quotes(load_text("sherlock_holmes.txt")))
     passage = held_out[PASSAGE[0] : PASSAGE[1]]
