@@ -238,10 +238,11 @@ plt.show()
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** Why would a library pick the other form? With the reset applied after the
 # product, $W_{hr} h, W_{hz} h$ and $W_{hn} h$ are one matrix product of the stacked
-# $W_{hh}$, computed before any gate is known; NVIDIA's cuDNN implements that form, and
-# PyTorch follows it. Keras offers both (`reset_after`) and ONNX too (`linear_before_reset`);
-# Keras's documentation traces them to the first and the final arXiv versions of Cho et al.'s
-# paper. A model trained in one form must be run in that form.
+# $W_{hh}$, computed before any gate is known. PyTorch's `nn.GRU` uses that form (the
+# equations above are from its documentation); Keras offers both (`reset_after`, documented
+# as the variant compatible with cuDNN's GRU) and so does ONNX (`linear_before_reset`).
+# Keras's documentation traces the two to the first and the final arXiv versions of Cho et
+# al.'s paper. A model trained in one form must be run in that form.
 
 # %% [markdown]
 # ### Variants of the LSTM, briefly
@@ -329,9 +330,10 @@ assert lag.steps_to_solve["lstm"] < lag.steps_to_solve["gru"], lag.steps_to_solv
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** One task, one size and one learning rate: the comparison says that both gated
-# cells remember across 50 steps here, not that the LSTM beats the GRU in general. Larger
-# studies (Chung et al., 2014; Jozefowicz et al., 2015; Greff et al., 2017) found them
-# close, with the winner depending on the task.
+# cells remember across 50 steps here, not that the LSTM beats the GRU in general. Chung et
+# al. (2014) found the GRU comparable to the LSTM on music and speech; Jozefowicz et al.
+# (2015), searching over ten thousand architectures, found that adding a bias of 1 to the
+# LSTM's forget gate closes the gap between the LSTM and the GRU.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. Why LSTMs still need gradient clipping
@@ -853,10 +855,11 @@ assert senses.accuracy["trained", "backward"] >= experiments.SENSE_TRAINED, sens
 assert senses.accuracy["trained", "backward"] >= senses.accuracy["untrained", "backward"] + experiments.SENSE_MARGIN
 
 # %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** Peters et al. use word-level language models with character-convolution inputs,
-# two layers of 4096 units, trained on a billion words; ours are character models of 256
-# cells trained on one book, and the uses of *left* we score are mostly from the training
-# text. What carries over is the recipe: two directional models trained apart, read together.
+# **Aside.** Peters et al.'s models are far larger: word-level language models with a
+# character-based input layer and two LSTM layers per direction, trained on the 1B Word
+# Benchmark. Ours are character models of 256 cells trained on one book, and the uses of
+# *left* we score are mostly from its training text. What carries over is the recipe: two
+# directional models trained apart, read together.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Exercises
