@@ -82,6 +82,8 @@ def _lag_model(kind: str, seed: int) -> RecurrentClassifier:
 
 def gradient_reaching_each_step(model: RecurrentClassifier, tokens: torch.Tensor, labels: torch.Tensor) -> np.ndarray:
     """‖∂loss/∂(embedding of step t)‖ for a cross-entropy read at the last step; shape (T,)."""
+    if not isinstance(model, RecurrentClassifier):
+        raise TypeError(f"model must be a RecurrentClassifier; got {type(model).__name__}")
 
     def loss(embedded: torch.Tensor) -> torch.Tensor:
         return nn.functional.cross_entropy(model(tokens, embedded=embedded), labels)
@@ -182,6 +184,9 @@ def tagging_task(
 
 def tagger_size(num_layers: int, bidirectional: bool, target: int, vocab: int = 4, classes: int = 4) -> int:
     """The hidden size whose tagger has the parameter count closest to ``target`` (the control's matching)."""
+    for name, value in [("num_layers", num_layers), ("target", target), ("vocab", vocab), ("classes", classes)]:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
 
     def count(hidden: int) -> int:
         model = RecurrentTagger(vocab, classes, hidden, num_layers=num_layers, bidirectional=bidirectional)
@@ -264,6 +269,9 @@ def char_model_path(seed: int) -> str:
 
 def distance_since_opening(labels: np.ndarray) -> np.ndarray:
     """For each character inside a quotation, how many characters ago the quotation opened (0 at the quote)."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.dtype != bool:
+        raise ValueError(f"labels must be a 1-D boolean array; got shape {labels.shape}, dtype {labels.dtype}")
     distance = np.zeros(len(labels), dtype=np.int64)
     count = 0
     for index, inside in enumerate(labels):
@@ -356,6 +364,10 @@ def sense_occurrences(text: str, window: int = SENSE_WINDOW) -> list[tuple[int, 
 
     and that has ``window`` characters of context on both sides. Other occurrences are left out.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a positive integer; got {window!r}")
     found = []
     for match in re.finditer(rf"\b{SENSE_WORD}\b", text):
         start, end = match.span()
@@ -374,6 +386,16 @@ def elmo_vectors(forward, backward, vocab, text: str, spans) -> torch.Tensor:
     The forward model reads ``SENSE_WINDOW`` characters before the word and the word; the backward
     model reads the word and ``SENSE_WINDOW`` characters after it, right to left.
     """
+    spans = list(spans)
+    bad = [
+        span
+        for span in spans
+        if not (isinstance(span, tuple) and len(span) == 2 and 0 <= span[0] < span[1] <= len(text))
+    ]
+    if not spans or bad:
+        raise ValueError(
+            f"spans must be a non-empty list of (start, end) with 0 <= start < end <= {len(text)}; got {bad or spans}"
+        )
     left = [text[max(0, start - SENSE_WINDOW) : end] for start, end in spans]
     right = [text[start : end + SENSE_WINDOW][::-1] for start, end in spans]
     return torch.cat([final_states(forward, vocab, left), final_states(backward, vocab, right)], dim=1)

@@ -54,7 +54,13 @@ SAMPLE_PROMPT = "\n"
 
 
 def split_text(text: str) -> tuple[str, str]:
-    """(training text, held-out text): the first ``TRAIN_FRACTION`` of ``text`` and the rest."""
+    """(training text, held-out text): the first ``TRAIN_FRACTION`` of ``text`` and the rest.
+
+    >>> split_text("abcdefghijklmnopqrst")
+    ('abcdefghijklmnopqrs', 't')
+    """
+    if not isinstance(text, str) or len(text) < 2:
+        raise ValueError(f"text must be a str of at least 2 characters; got {text!r:.40}")
     split = int(TRAIN_FRACTION * len(text))
     return text[:split], text[split:]
 
