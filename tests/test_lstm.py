@@ -418,3 +418,16 @@ def test_stream_batches_continue_each_stream_and_restart():
         stream_batches(ids, batch_size=2, length=30)
     with pytest.raises(ValueError, match="batch_size must be a positive integer; got 0"):
         stream_batches(ids, batch_size=0, length=3)
+
+
+def test_update_bias_makes_a_fresh_gru_copy_its_state():
+    from dl4nlp.lstm import set_update_bias_
+
+    torch.manual_seed(0)
+    reference = set_update_bias_(nn.GRU(2, 3, num_layers=2), 2.0)
+    _, _, trace = UnrolledGRU.from_torch(reference, layer=1)(torch.zeros(1, 1, 3))
+    assert torch.allclose(trace["update"], torch.sigmoid(torch.tensor(2.0)).expand(1, 1, 3))
+    with pytest.raises(TypeError, match="expected a torch.nn.GRU; got LSTM"):
+        set_update_bias_(nn.LSTM(2, 3), 1.0)
+    with pytest.raises(ValueError, match="value must be a finite number; got nan"):
+        set_forget_bias_(nn.LSTM(2, 3), float("nan"))

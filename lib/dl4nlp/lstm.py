@@ -324,20 +324,35 @@ def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] 
     return outputs, {"input": i, "forget": f, "candidate": g, "output": o, "cell": cells}
 
 
-def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
-    """Start every forget gate at σ(value): b_ih's forget block = value, b_hh's = 0 (all layers, directions).
-
-    A positive value (Gers et al., 2000; Jozefowicz et al., 2015 use 1) makes a
-    fresh LSTM remember by default, so gradients reach far back from the start.
-    """
-    if not isinstance(module, nn.LSTM):
-        raise TypeError(f"expected a torch.nn.LSTM; got {type(module).__name__}")
+def _set_second_block_bias_(module: nn.Module, kind: type, value: float) -> nn.Module:
+    """b_ih's second gate block = value and b_hh's = 0, in every layer and direction of ``module``."""
+    if not isinstance(module, kind):
+        raise TypeError(f"expected a torch.nn.{kind.__name__}; got {type(module).__name__}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"value must be a finite number; got {value!r}")
     hidden = module.hidden_size
     with torch.no_grad():
         for name, param in module.named_parameters():
             if name.startswith("bias_"):
                 param[hidden : 2 * hidden] = value if name.startswith("bias_ih") else 0.0
     return module
+
+
+def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
+    """Start every forget gate at σ(value): b_ih's forget block = value, b_hh's = 0 (all layers, directions).
+
+    A positive value (Gers et al., 2000; Jozefowicz et al., 2015 use 1) makes a
+    fresh LSTM remember by default, so gradients reach far back from the start.
+    """
+    return _set_second_block_bias_(module, nn.LSTM, value)  # blocks: input, forget, candidate, output
+
+
+def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
+    """Start every GRU update gate at σ(value), so a fresh GRU copies h forward by default (notebook 03).
+
+    The GRU's counterpart of ``set_forget_bias_``: b_ih's update block = value, b_hh's = 0.
+    """
+    return _set_second_block_bias_(module, nn.GRU, value)  # blocks: reset, update, new
 
 
 # --- the character-level LSTM of notebook 03 ---------------------------------

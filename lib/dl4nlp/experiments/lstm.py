@@ -28,7 +28,7 @@ from torch import nn
 
 from dl4nlp.data import data_path, load_text
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.lstm import final_states, load_char_model, lstm_trace, set_forget_bias_
+from dl4nlp.lstm import final_states, load_char_model, lstm_trace, set_forget_bias_, set_update_bias_
 from dl4nlp.probes import column_in_line, inside_quotes, nearest_centroid_accuracy, unit_auc, unit_correlation
 from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentClassifier, RecurrentLM, RecurrentTagger
@@ -52,21 +52,6 @@ RNN_GRADIENT_CEILING = 1e-9  # the RNN's stays below this
 def _check_seed(seed) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-
-
-def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
-    """Start every GRU update gate at σ(value) (b_ih's update block = value, b_hh's = 0): keep h by default.
-
-    The GRU's counterpart of ``dl4nlp.lstm.set_forget_bias_`` (PyTorch orders the blocks reset, update, new).
-    """
-    if not isinstance(module, nn.GRU):
-        raise TypeError(f"expected a torch.nn.GRU; got {type(module).__name__}")
-    hidden = module.hidden_size
-    with torch.no_grad():
-        for name, param in module.named_parameters():
-            if name.startswith("bias_"):
-                param[hidden : 2 * hidden] = value if name.startswith("bias_ih") else 0.0
-    return module
 
 
 def _lag_model(kind: str, seed: int) -> RecurrentClassifier:
