@@ -222,6 +222,61 @@ def _edge_point(box: Box, toward: tuple[float, float]) -> tuple[float, float]:
 
 
 # --- recurrent networks (notebooks 02 and 03) ---------------------------------
+def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
+    """(vocab size or None, input size, hidden size, nonlinearity) of an RNN-like model."""
+    import torch.nn as nn  # local: the diagram primitives above need only matplotlib
+
+    embedding = getattr(model, "embedding", None)
+    recurrent = getattr(model, "recurrent", None) or getattr(model, "cell", None) or model
+    vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
+    if isinstance(recurrent, nn.RNNBase):
+        if recurrent.mode != "RNN_TANH" and recurrent.mode != "RNN_RELU":
+            raise ValueError(f"unrolled_rnn draws a vanilla RNN; got a {type(recurrent).__name__}")
+        return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
+    if all(hasattr(recurrent, a) for a in ("input_size", "hidden_size", "nonlinearity")):
+        return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
+    raise TypeError(
+        "model must be an nn.RNN, a dl4nlp.rnn.UnrolledRNN or RNNCell, or a model with .embedding and an "
+        f".recurrent nn.RNN (RecurrentLM, RecurrentClassifier); got {type(model).__name__}"
+    )
+
+
+def unrolled_rnn(model, steps: int = 3) -> Diagram:
+    """A vanilla RNN unrolled over ``steps`` time steps, sizes read from ``model`` (notebook 02).
+
+    One column per step: input, (embedding,) hidden state, and for a language model
+    (a model with a ``head``) the next-token distribution. The recurrent arrows carry
+    the one matrix W_h shared by every step.
+
+    >>> import torch.nn as nn
+    >>> unrolled_rnn(nn.RNN(8, 16), steps=2)
+    Diagram(5 boxes, 4 arrows)
+    """
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 8:
+        raise ValueError(f"steps must be an integer from 1 to 8; got {steps!r}")
+    vocab, inputs, hidden, act = _recurrent_sizes(model)
+    head = getattr(model, "head", None) or getattr(model, "readout", None)
+    outputs = getattr(head, "out_features", None)
+    is_lm = getattr(model, "head", None) is not None
+    d = Diagram()
+    d.box("h0", "h(0) = 0", (0.0, 2.0), kind="state", width=1.4)
+    for t in range(1, steps + 1):
+        x = 2.6 * t
+        y0 = 0.0
+        if vocab is not None:
+            d.box(f"x{t}", f"x({t})\none-hot, {vocab}", (x, y0 - 1.6), kind="input", width=1.9, height=0.8)
+            d.box(f"e{t}", f"e({t}) ∈ ℝ^{inputs}", (x, y0), kind="embedding", width=1.9)
+            d.arrow(f"x{t}", f"e{t}", label="E")
+        else:
+            d.box(f"e{t}", f"x({t}) ∈ ℝ^{inputs}", (x, y0), kind="input", width=1.9)
+        d.box(f"h{t}", f"h({t}) ∈ ℝ^{hidden}\n{act}", (x, 2.0), kind="state", width=1.9, height=0.8)
+        d.arrow(f"e{t}", f"h{t}", label="W_e")
+        d.arrow("h0" if t == 1 else f"h{t - 1}", f"h{t}", label="W_h")
+        if outputs is not None and (is_lm or t == steps):
+            label = f"ŷ({t}) = softmax\nover {outputs}" if is_lm else f"logits\n{outputs} classes"
+            d.box(f"y{t}", label, (x, 3.9), kind="output", width=1.9, height=0.8)
+            d.arrow(f"h{t}", f"y{t}", label="U")
+    return d
 
 
 def lstm_cell_diagram(cell) -> Diagram:
@@ -304,6 +359,60 @@ def gru_cell_diagram(cell) -> Diagram:
 
 
 # --- encoder-decoder with attention (notebook 04) ------------------------------
+def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
+    """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
+
+    Read from the model: attention or not (``config.score``), which decoder state
+    queries the attention (s_t for Luong's decoder, s_{t-1} for Bahdanau's), whether
+    a_t enters the GRU (Bahdanau) or h~_{t-1} does (input feeding), and the sizes.
+    Attention arrows are drawn for one output step (``step``, default the last).
+    """
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "decoder"):
+        raise TypeError(f"model must be a dl4nlp.seq2seq.Seq2Seq; got {type(model).__name__}")
+    if not source or not target:
+        raise ValueError(f"source and target must be non-empty; got {source!r} and {target!r}")
+    T = len(target)
+    step = T - 1 if step is None else step
+    if not 0 <= step < T:
+        raise ValueError(f"step must be in [0, {T - 1}]; got {step}")
+    H, attention = config.d_hidden, config.score is not None
+    d = Diagram()
+    gap, x0 = 1.9, len(source) * 1.9 + 0.8  # decoder columns start right of the encoder
+    for i, ch in enumerate(source):
+        d.box(f"x{i}", repr(ch), (i * gap, 0), kind="input", width=1.0)
+        d.box(f"h{i}", f"h{i + 1}", (i * gap, 2.6), kind="state", width=1.2)
+        d.arrow(f"x{i}", f"h{i}")
+        if i:
+            d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
+    d.group(
+        f"encoder: bidirectional GRU, h_i in R^{H}",
+        [f"x{i}" for i in range(len(source))] + [f"h{i}" for i in range(len(source))],
+    )
+    previous = ["<bos>"] + list(target[:-1])
+    for t in range(T):
+        x = x0 + t * 2.6
+        d.box(f"y{t}", f"{previous[t]!r}" if t else "<bos>", (x, 0), kind="input", width=1.2)
+        d.box(f"s{t}", f"s{t + 1}", (x, 1.6), kind="state", width=1.2)
+        d.box(f"o{t}", f"{target[t]!r}", (x, 5.0), kind="output", width=1.2)
+        d.arrow(f"y{t}", f"s{t}")
+        d.arrow(f"s{t - 1}" if t else f"h{len(source) - 1}", f"s{t}", label="" if t else "s0 = c", dashed=not t)
+        if attention:
+            d.box(f"a{t}", f"a{t + 1}", (x, 3.5), kind="attention", width=1.2)
+            d.arrow(f"a{t}", f"o{t}", label="[a;s]" if t == 0 else "")
+            if config.decoder == "bahdanau":
+                d.arrow(f"a{t}", f"s{t}", bend=0.3, label="into GRU" if t == step else "")
+            if config.input_feeding and t:
+                d.arrow(f"o{t - 1}", f"y{t}", bend=0.25, dashed=True, label="h~ fed" if t == 1 else "")
+        d.arrow(f"s{t}", f"o{t}", bend=-0.3)
+    if attention:
+        query = f"s{step - 1}" if config.decoder == "bahdanau" and step else f"s{step}"
+        d.arrow(query, f"a{step}", label=f"query ({config.score})")
+        for i in range(len(source)):
+            d.arrow(f"h{i}", f"a{step}", dashed=True)
+    name = "no attention (bottleneck)" if not attention else f"{config.decoder} decoder, {config.score} score"
+    d.group(f"decoder: GRU, {name}", [n for t in range(T) for n in (f"y{t}", f"s{t}", f"o{t}")])
+    return d
 
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------
