@@ -365,23 +365,35 @@ assert 0.1 < boom.ratio[1.0] < 10, boom.ratio
 assert boom.ratio[6.0] > experiments.EXPLODES, boom.ratio
 
 # %% [markdown]
-# So LSTMs are trained with clipping too (notebook 02's `clip_grad_norm_`). The character
-# LSTM of the next section was: its recipe recorded the gradient norm before clipping at
-# every step.
+# So LSTMs are trained with clipping too (notebook 02's `clip_grad_norm_`). How often does it
+# act in a real run? The character LSTM of the next section was trained with clipping at 1.0.
+# Its original run did not record its gradients, but its provenance holds a re-run of the
+# same recipe (same code, seed, torch version and thread count; section 5 says how close it
+# comes to the shipped model), with the gradient norm before clipping at every step:
 
 # %%
 recipe = read_provenance(data_path("char_lstm_sherlock.pt"))
-results = recipe["results"]
-largest = max(results["grad_norm_max_per_block"])
-print(f"gradient norm above the clipping threshold (1.0) in {results['clipped_fraction']:.0%} of the "
-      f"{results['steps_taken']} steps; largest {largest:.1f}")
+rerun = recipe["rerun"]["results"]
+block = recipe["arguments"]["block"]
+largest = rerun["grad_norm_max_per_block"]
+fig, ax = plt.subplots(figsize=(7, 3))
+ax.plot(np.arange(len(largest)) * block, largest, label=f"largest norm in each block of {block} steps")
+ax.axhline(recipe["arguments"]["clip_norm"], color="tab:red", linestyle="--", label="clipping threshold")
+ax.set(xlabel="step", ylabel="gradient norm before clipping", title="the character LSTM's training run")
+ax.legend()
+plt.show()
+clipped_steps = round(rerun["clipped_fraction"] * recipe["arguments"]["steps"])
+print(f"gradient norm above {recipe['arguments']['clip_norm']} at {clipped_steps} of {recipe['arguments']['steps']} "
+      f"steps; largest {max(largest):.2f}")
 
 # %% [markdown]
-# **Checkpoint.** Clipping acted on more than a third of the training steps of the shipped model, and
-# the largest gradient it met was several times the threshold.
+# **Checkpoint.** In this run clipping acted at fewer than 1% of the steps, and the largest
+# norm stayed below 1.5: with its weights at PyTorch's scale the gradient never exploded.
+# Clipping is insurance: it changes nothing while the gradient is small and caps the step when
+# it is not.
 
 # %%
-assert results["clipped_fraction"] > 1 / 3 and largest > 3, (results["clipped_fraction"], largest)
+assert rerun["clipped_fraction"] < 0.01 and max(largest) < 1.5, (rerun["clipped_fraction"], max(largest))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Gates over time on a real book
@@ -394,9 +406,14 @@ assert results["clipped_fraction"] > 1 / 3 and largest > 3, (results["clipped_fr
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** Training it takes 10 to 20 minutes on a CPU, longer than this notebook should
-# run, so it was trained once by the recipe `python -m dl4nlp.recipes.char_lstm` and saved in
-# `data/` with its provenance (command, seed, versions, losses, samples and the file's
-# SHA-256, checked when it loads); section 7 runs the start of such a training live.
+# run, so it was trained once and saved in `data/` with its provenance (command, seed,
+# versions and the file's SHA-256, checked when it loads); section 7 runs the start of such
+# a training live. It was trained before the recipe moved to `python -m
+# dl4nlp.recipes.char_lstm`, and converted without retraining. Re-running the recipe on
+# another machine gives a sibling, not a copy: the same first losses, but rounding in the
+# CPU's vector kernels grows over 4,000 steps until every weight differs (the held-out loss
+# agrees to 0.001). The provenance records that re-run, and the tests compare its first losses
+# bit for bit.
 
 # %% [markdown]
 # One preparation matters for section 6. The book prints opening and closing
@@ -407,9 +424,10 @@ assert results["clipped_fraction"] > 1 / 3 and largest > 3, (results["clipped_fr
 # %%
 model, vocab = load_char_model(data_path("char_lstm_sherlock.pt"))  # checksum verified, weights_only=True
 scratch = UnrolledLSTM.from_torch(model.recurrent)
+results = recipe["results"]
 print("recipe:", recipe["command"])
 print(f"{results['parameters']:,} parameters, {len(vocab)} characters, held-out loss "
-      f"{results['valid_loss']:.2f} nats per character")
+      f"{results['valid_loss']:.4f} nats per character (the re-run: {rerun['valid_loss']:.4f})")
 
 text = load_text("sherlock_holmes.txt")
 if recipe["arguments"]["straight_quotes"]:
@@ -429,6 +447,7 @@ def embed(passage):
 
 # %%
 assert model.config.hidden_size == 256 and model.config.num_layers == 1  # one layer, 256 cells
+assert abs(results["valid_loss"] - rerun["valid_loss"]) < 0.001  # the re-run is a close sibling
 assert held_out[:300] not in train_text and held_out[5000:5300] not in train_text
 with torch.no_grad():
     fast, _ = model.recurrent(embed(held_out[:400]))
@@ -634,7 +653,8 @@ corpus_words = set(re.findall(r"[a-z]+", text.lower()))
 
 
 def known_word_fraction(generated):
-    words = re.findall(r"[a-z]+", generated.lower())
+    """The share of the generated words (runs of at least two letters) that occur in the book."""
+    words = [w for w in re.findall(r"[a-z]+", generated.lower()) if len(w) >= 2]
     return sum(w in corpus_words for w in words) / max(len(words), 1)
 
 
@@ -655,24 +675,28 @@ for temperature in [0.5, 1.0, 1.5]:
 assert known[0.5] > 0.85 and known[1.5] < known[0.5] - 0.1, known
 
 # %% [markdown]
-# The recipe sampled 200 characters (temperature 1, from a newline) as it trained. As in
-# Karpathy's char-rnn, structure arrives in layers: first the frequent letters and spaces,
-# then short common words, then punctuation and longer words.
+# As it trained, the recipe's re-run sampled 200 characters (temperature 1, starting from a
+# newline) after 0, 100, 300, 500, 1000, 2000 and 4000 steps, as Karpathy's char-rnn showed
+# its samples improving: first random characters, then spaces and short words, then mostly
+# words of the book.
 
 # %%
-progress = {int(step): generated for step, generated in results["samples"].items()}
+progress = {int(step): generated for step, generated in rerun["samples"].items()}
+space_share = {step: generated.count(" ") / len(generated) for step, generated in progress.items()}
+fractions = {step: known_word_fraction(generated) for step, generated in progress.items()}
 for step, generated in progress.items():
-    print(f"--- after {step} steps ({known_word_fraction(generated):.0%} known words) ---")
+    print(f"--- after {step} steps ({space_share[step]:.0%} spaces, {fractions[step]:.0%} known words) ---")
     print(generated[:160].replace("\n", " ") + "\n")
 
 # %% [markdown]
-# **Checkpoint.** Before training, almost no generated "word" is in the book (under 30%);
-# after 4000 steps most are (over 70%), and the fraction after 1000 steps lies between.
+# **Checkpoint.** Untrained, the model writes hardly any spaces (under 5% of its characters)
+# and almost no words of the book (under 10%); after 100 steps over 10% of its characters are
+# spaces, and from 300 steps on more than half of its words are words of the book (one
+# sample of 200 characters per step, so the fraction is noisy from one step to the next).
 
 # %%
-fractions = {step: known_word_fraction(generated) for step, generated in progress.items()}
-assert fractions[0] < 0.3 and fractions[4000] > 0.7, fractions
-assert fractions[0] < fractions[1000] < fractions[4000] + 0.05, fractions
+assert space_share[0] < 0.05 and space_share[100] > 0.10, space_share
+assert fractions[0] < 0.1 and min(f for step, f in fractions.items() if step >= 300) > 0.5, fractions
 
 # %% [markdown]
 # Now the beginning of such a run, live: a fresh, smaller LSTM (128 cells) on random
@@ -697,7 +721,7 @@ for stage in range(3):
         live_loss += history.loss
 fig, ax = plt.subplots(figsize=(7, 3.5))
 ax.plot(live_loss, alpha=0.6, label="loss per step")
-ax.axhline(results["valid_loss"], color="grey", linestyle="--", label="the checkpoint (4000 steps, held out)")
+ax.axhline(results["valid_loss"], color="grey", linestyle="--", label="the shipped model (4000 steps, held out)")
 ax.set(xlabel="step", ylabel="loss (nats per character)", title="a live training run")
 ax.legend()
 plt.show()
