@@ -409,11 +409,11 @@ assert rerun["clipped_fraction"] < 0.01 and max(largest) < 1.5, (rerun["clipped_
 # run, so it was trained once and saved in `data/` with its provenance (command, seed,
 # versions and the file's SHA-256, checked when it loads); section 7 runs the start of such
 # a training live. It was trained before the recipe moved to `python -m
-# dl4nlp.recipes.char_lstm`, and converted without retraining. Re-running the recipe on
-# another machine gives a sibling, not a copy: the same first losses, but rounding in the
-# CPU's vector kernels grows over 4,000 steps until every weight differs (the held-out loss
-# agrees to 0.001). The provenance records that re-run, and the tests compare its first losses
-# bit for bit.
+# dl4nlp.recipes.char_lstm`, and converted without retraining. Re-running the recipe here, with
+# the same code, seed, torch version and one thread, gives a sibling, not a copy: the original
+# run recorded neither its losses nor its CPU, and rounding that differs between CPUs' vector
+# kernels grows over 4,000 steps until every weight differs (the held-out losses agree to
+# 0.001). The provenance records that re-run, and the tests compare its first losses bit for bit.
 
 # %% [markdown]
 # One preparation matters for section 6. The book prints opening and closing
@@ -513,7 +513,7 @@ plt.show()
 # How to read them:
 # - A **closed forget gate** ($f \approx 0$) erases that cell's memory: whatever it
 #   held is replaced by what the input gate writes. The top eight rows do this at
-#   every space, a "current word" feature starting over; the bottom eight at the quotation marks.
+#   the spaces, a "current word" feature starting over; several of the bottom eight at the quotation marks.
 # - A **closed input gate** ($i \approx 0$) protects the memory from the current
 #   character: the cell keeps its value unchanged (if $f \approx 1$), however
 #   distracting the input. This is how a cell carries one fact across many characters.
@@ -524,8 +524,16 @@ plt.show()
 # more than 60% of the gates are above 0.9. The cells chosen on part A for resetting at a
 # space hold a forget gate below 0.1 at the spaces of part B against above 0.4 elsewhere; the
 # cells chosen for a quotation mark hold one below 0.3 at a quote against above 0.5 elsewhere.
+# In the sentence above the space cells behave the same (below 0.1 at its spaces, on average);
+# the quote cells close at its quotation marks only in part, a reminder that an average over
+# cells and characters hides how much single cells vary.
 
 # %%
+sentence_forget = sentence_gates["forget"][0].numpy()  # (T, H)
+at_space, at_quote = np.array([c == " " for c in sentence]), np.array([c == '"' for c in sentence])
+print(f"in the sentence: the space cells' forget gate {sentence_forget[at_space][:, space_cells].mean():.2f} at "
+      f"spaces; the quote cells' {sentence_forget[at_quote][:, quote_cells].mean():.2f} at quotation marks")
+assert sentence_forget[at_space][:, space_cells].mean() < 0.1
 assert abs(mean_forget - 0.80) < 0.03 and open_share > 0.6, (mean_forget, open_share)
 assert boundary[" "][0] < 0.1 and boundary[" "][1] > 0.4, boundary
 assert boundary['"'][0] < 0.3 and boundary['"'][1] > 0.5, boundary
