@@ -330,6 +330,25 @@ def test_the_recipe_reproduces_its_recorded_first_losses():
         assert again == pytest.approx(expected, rel=1e-5)
 
 
+def test_the_backward_recipe_reproduces_its_recorded_first_losses():
+    """The shipped backward model's run recorded its first losses (not its CPU kernels): re-run, they agree."""
+    import tempfile
+    from pathlib import Path
+
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes import char_lstm
+
+    recorded = read_provenance(data_path("char_lstm_sherlock_backward.pt"))
+    assert recorded["arguments"]["reverse"] and recorded["results"]["steps_taken"] == recorded["arguments"]["steps"]
+    steps = 3
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "again.pt"
+        assert char_lstm.main(["--out", str(out), "--stop-after", str(steps), "--reverse", "--half", "--quiet"]) == 0
+        again = read_provenance(out)["results"]["loss_first"]
+    assert again == pytest.approx(recorded["results"]["loss_first"][:steps], rel=1e-5)
+
+
 def test_cell_diagrams_follow_the_cell():
     import matplotlib.pyplot as plt
 
