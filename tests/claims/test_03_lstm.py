@@ -1,20 +1,10 @@
 """The claims of notebook 03 (LSTM gates), re-run on ``CLAIM_SEEDS`` with the notebook's thresholds."""
 
 import pytest
-import torch
 
 from dl4nlp.data import data_dir
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments import lstm as experiments
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The notebook runs on one thread (``dl4nlp.start``); so do its claims, for the same arithmetic."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
