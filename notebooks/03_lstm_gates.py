@@ -477,19 +477,27 @@ for symbol in (" ", '"'):
 
 # %% [markdown]
 # Now a sentence with a quotation in it, read by the same model. Rows are the 16 cells chosen
-# above (8 that reset at a space, 8 at a quotation mark); columns are characters, with a
-# space drawn as ␣; yellow is open (near 1), dark is closed (near 0).
+# above (8 that reset at a space, marked ␣, and 8 at a quotation mark, marked "); columns are
+# characters, with a space drawn as ␣; yellow is open (near 1), dark is closed (near 0). The
+# forget-gate panel starts with two more rows, above the white line: the average of each group
+# of eight.
 
 # %%
 sentence = '"It is quite a pretty little problem," said he.'
 _, sentence_gates = lstm_trace(model.recurrent, embed(sentence))
 shown = list(space_cells) + list(quote_cells)
-fig, axes = plt.subplots(3, 1, figsize=(13, 10), sharex=True)
+cell_labels = [f"␣ {c}" for c in space_cells] + [f'" {c}' for c in quote_cells]
+fig, axes = plt.subplots(3, 1, figsize=(13, 11), sharex=True, gridspec_kw={"height_ratios": [18, 16, 16]})
 for ax, name in zip(axes, ["forget", "input", "output"]):
-    values = sentence_gates[name][0].numpy()  # (T, H)
-    plot_heatmap(values[:, shown].T, ax=ax, xlabels=["␣" if c == " " else c for c in sentence],
-                 ylabels=[f"␣ {c}" for c in space_cells] + [f'" {c}' for c in quote_cells],
+    values = sentence_gates[name][0].numpy()[:, shown].T  # (16 cells, T)
+    labels = cell_labels
+    if name == "forget":  # the two group averages on top
+        values = np.vstack([values[:8].mean(axis=0), values[8:].mean(axis=0), values])
+        labels = ["␣ cells, mean", '" cells, mean'] + cell_labels
+    plot_heatmap(values, ax=ax, xlabels=["␣" if c == " " else c for c in sentence], ylabels=labels,
                  title=f"{name} gate", vmin=0, vmax=1)
+    if name == "forget":
+        ax.axhline(1.5, color="white", linewidth=3)
     ax.set_ylabel("cell")
 plt.show()
 
