@@ -60,6 +60,7 @@ def test_the_quotation_cell_is_near_perfect_where_chosen_and_weaker_on_all_held_
     assert quote.median_passage_auc < experiments.TYPICAL_CELL
     low, high = experiments.QUOTE_CELL_HELD_OUT
     assert low <= quote.held_out_auc <= high, quote.held_out_auc
+    assert quote.held_out_auc <= quote.passage_auc - experiments.QUOTE_CELL_OPTIMISM, quote
     near, far = quote.auc_by_distance[0, 100], quote.auc_by_distance[300, None]
     assert near > 0.9 and far < near - 0.1, quote.auc_by_distance
     assert quote.line_cell_correlation < experiments.LINE_CELL_CEILING

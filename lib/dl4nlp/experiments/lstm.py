@@ -246,7 +246,8 @@ def direction_and_depth(seed: int = 0) -> DirectionAndDepth:
 PASSAGE = (20_000, 23_000)  # held-out characters: a stretch of dialogue in the last story, chosen by hand
 DISTANCE_BINS = ((0, 100), (100, 300), (300, None))  # characters since the quotation opened
 QUOTE_CELL_ON_PASSAGE = 0.9  # the chosen cell's AUC on the passage it was chosen on is at least this
-QUOTE_CELL_HELD_OUT = (0.8, 0.9)  # ... and on all held-out text it lies in this range (the honest number)
+QUOTE_CELL_HELD_OUT = (0.7, 0.9)  # ... and on all held-out text it lies in this range (the honest number)
+QUOTE_CELL_OPTIMISM = 0.1  # ... at least this much below its score on the passage it was chosen on
 TYPICAL_CELL = 0.7  # the median cell's AUC on the passage stays below this
 LINE_CELL_CEILING = 0.5  # no cell correlates with the column of the line more than this (|r|)
 
