@@ -74,7 +74,7 @@ from torch import nn
 
 from dl4nlp.checkpoint import read_provenance
 from dl4nlp.data import data_path, load_text, random_windows
-from dl4nlp.diagrams import gru_cell_diagram, lstm_cell_diagram
+from dl4nlp.diagrams import elmo_diagram, gru_cell_diagram, lstm_cell_diagram
 from dl4nlp.exercises import check
 from dl4nlp.experiments import lstm as experiments
 from dl4nlp.lstm import (CoupledLSTMCell, LSTMCell, PeepholeLSTMCell, UnrolledGRU, UnrolledLSTM,
@@ -849,10 +849,12 @@ assert leak > 1e-3 and no_leak == 0.0, (leak, no_leak)
 # with no shared parameters (`data/README.md` lists both, with their commands). The vector of
 # a word is the forward state after its last character next to the backward state after its
 # first: the forward half has read the word and what precedes it, the backward half the word
-# and what follows it.
+# and what follows it. The diagram is drawn from the two loaded models (their sizes label it).
 
 # %%
 backward, _ = load_char_model(data_path("char_lstm_sherlock_backward.pt"), reverse=True)
+elmo_diagram(model, backward, "his left hand", "left").draw(title="two language models, one vector per use of a word")
+plt.show()
 backward_recipe = read_provenance(data_path("char_lstm_sherlock_backward.pt"))
 print("backward model:", backward_recipe["command"])
 print(f"held-out loss {backward_recipe['results']['valid_loss']:.3f} nats per character (forward: "

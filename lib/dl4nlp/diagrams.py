@@ -358,6 +358,61 @@ def gru_cell_diagram(cell) -> Diagram:
     return d
 
 
+def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "left") -> Diagram:
+    """Two directional character language models read ``text``; the word's vector joins their states (notebook 03).
+
+    ``forward`` and ``backward`` are ``dl4nlp.rnn.RecurrentLM`` models; their sizes
+    (one LSTM each, its hidden size and the vocabulary) are read from their configs.
+    The forward model reads left to right and its state after the word's last
+    character sees the word and what precedes it; the backward model reads right to
+    left and its state after the word's first character sees the word and what
+    follows it (the two states drawn in the output colour). Nothing is shared between the rows.
+
+    >>> from dl4nlp.rnn import RecurrentLM
+    >>> elmo_diagram(RecurrentLM(30, hidden_size=8), RecurrentLM(30, hidden_size=8), "a left b")
+    Diagram(25 boxes, 32 arrows)
+    """
+    configs = [getattr(model, "config", None) for model in (forward, backward)]
+    if any(not hasattr(c, "hidden_size") for c in configs):
+        raise TypeError(
+            f"forward and backward must be RecurrentLM models; got {type(forward).__name__}, {type(backward).__name__}"
+        )
+    if not isinstance(text, str) or not isinstance(word, str) or not word or word not in text:
+        raise ValueError(f"word must be a non-empty str inside text; got word={word!r}, text={text!r}")
+    if len(text) > 16:
+        raise ValueError(f"text must have at most 16 characters to fit the drawing; got {len(text)}")
+    start = text.index(word)
+    end = start + len(word) - 1  # the word's last character
+    d = Diagram()
+    for t, char in enumerate(text):
+        d.box(f"x{t}", "␣" if char == " " else char, (t, 0), kind="input", width=0.7)
+        d.box(f"f{t}", "→h", (t, 1.6), kind="output" if t == end else "state", width=0.7)
+        d.box(f"b{t}", "←h", (t, 3.2), kind="output" if t == start else "state", width=0.7)
+        d.arrow(f"x{t}", f"f{t}")
+        d.arrow(f"x{t}", f"b{t}", bend=0.25)
+        if t:
+            d.arrow(f"f{t - 1}", f"f{t}")
+            d.arrow(f"b{t}", f"b{t - 1}")
+    hidden = [c.hidden_size for c in configs]
+    d.box(
+        "elmo",
+        f"vector of '{word}'\n[→h, ←h]: {hidden[0]} + {hidden[1]} values",
+        ((start + end) / 2, 5.0),
+        kind="output",
+        width=max(3.2, len(word) * 0.9),
+        height=0.8,
+    )
+    d.arrow(f"f{end}", "elmo", bend=-0.3).arrow(f"b{start}", "elmo", bend=0.2)  # the two states it joins
+    last = len(text) - 1
+    d.group(f"forward LM: {configs[0].kind.upper()}({hidden[0]}), reads left to right", ["f0", f"f{last}"], pad=0.25)
+    d.group(
+        f"backward LM: {configs[1].kind.upper()}({hidden[1]}), its own weights, reads right to left",
+        ["b0", f"b{last}"],
+        pad=0.25,
+    )
+    return d
+
+
 # --- encoder-decoder with attention (notebook 04) ------------------------------
 def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
     """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
