@@ -76,6 +76,7 @@ from dl4nlp.checkpoint import read_provenance
 from dl4nlp.data import data_path, load_text, random_windows
 from dl4nlp.diagrams import elmo_diagram, gru_cell_diagram, lstm_cell_diagram
 from dl4nlp.exercises import check
+from dl4nlp.experiments import char_lstm as char_experiments
 from dl4nlp.experiments import lstm as experiments
 from dl4nlp.lstm import (CoupledLSTMCell, LSTMCell, PeepholeLSTMCell, UnrolledGRU, UnrolledLSTM,
                          load_char_model, lstm_trace, set_forget_bias_)
@@ -464,11 +465,11 @@ assert held_out_loss < 2.0 < math.log(len(vocab)), held_out_loss
 # equal to it). We choose cells on the first 6,000 characters (part A): the 8 whose forget
 # gate drops most at a space, and the 8 others whose forget gate drops most at a quotation
 # mark. We judge them on the next 6,000 (part B), so the claims are not a property of the
-# text we chose them on (`experiments.boundary_gates(seed)`; the claims suite repeats it on a
-# model trained with another seed).
+# text we chose them on (`dl4nlp.experiments.char_lstm.boundary_gates(seed)`, imported here
+# as `char_experiments`; the claims suite repeats it on a model trained with another seed).
 
 # %%
-gates_b = experiments.boundary_gates(seed=0)
+gates_b = char_experiments.boundary_gates(seed=0)
 space_cells, quote_cells = list(gates_b.space_cells), list(gates_b.quote_cells)
 print(f"part B, all cells: mean forget gate {gates_b.mean_forget:.2f}; {gates_b.open_share:.0%} of the gates above 0.9")
 for symbol in (" ", '"'):
@@ -525,11 +526,11 @@ sentence_forget = sentence_gates["forget"][0].numpy()  # (T, H)
 at_space, at_quote = np.array([c == " " for c in sentence]), np.array([c == '"' for c in sentence])
 print(f"in the sentence: the space cells' forget gate {sentence_forget[at_space][:, space_cells].mean():.2f} at "
       f"spaces; the quote cells' {sentence_forget[at_quote][:, quote_cells].mean():.2f} at quotation marks")
-assert sentence_forget[at_space][:, space_cells].mean() < experiments.SPACE_CLOSED
-low, high = experiments.MEAN_FORGET
-assert low < gates_b.mean_forget < high and gates_b.open_share > experiments.OPEN_SHARE, gates_b
-assert gates_b.at_symbol[" "] < experiments.SPACE_CLOSED < experiments.SPACE_ELSEWHERE < gates_b.elsewhere[" "], gates_b
-assert gates_b.at_symbol['"'] < experiments.QUOTE_CLOSED < experiments.QUOTE_ELSEWHERE < gates_b.elsewhere['"'], gates_b
+assert sentence_forget[at_space][:, space_cells].mean() < char_experiments.SPACE_CLOSED
+low, high = char_experiments.MEAN_FORGET
+assert low < gates_b.mean_forget < high and gates_b.open_share > char_experiments.OPEN_SHARE, gates_b
+assert gates_b.at_symbol[" "] < char_experiments.SPACE_CLOSED < char_experiments.SPACE_ELSEWHERE < gates_b.elsewhere[" "], gates_b
+assert gates_b.at_symbol['"'] < char_experiments.QUOTE_CLOSED < char_experiments.QUOTE_ELSEWHERE < gates_b.elsewhere['"'], gates_b
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Interpretable cells: the quotation cell
@@ -543,14 +544,14 @@ assert gates_b.at_symbol['"'] < experiments.QUOTE_CLOSED < experiments.QUOTE_ELS
 # We label every held-out character (inside a quotation: between an opening and a
 # closing `"`, or up to the end of a paragraph) and score a cell by the AUC of its value
 # $\tanh(C)$ used alone to tell inside from outside (0.5 is chance; 1.0, or 0.0 for a cell
-# that is *lower* inside, is perfect). `experiments.quotation_cell(seed)` chooses the best
+# that is *lower* inside, is perfect). `char_experiments.quotation_cell(seed)` chooses the best
 # cell on a hand-picked passage of dialogue (3,000 held-out characters), then scores that
 # one cell on **all** 28,111 held-out characters. It also scores the position in the line
 # (this edition hard-wraps its lines at about 70 characters) by correlation with the column.
 
 # %%
-quote = experiments.quotation_cell(seed=0)
-passage = held_out[experiments.PASSAGE[0] : experiments.PASSAGE[1]]
+quote = char_experiments.quotation_cell(seed=0)
+passage = held_out[char_experiments.PASSAGE[0] : char_experiments.PASSAGE[1]]
 _, passage_trace = lstm_trace(model.recurrent, embed(passage))
 cell_values = np.tanh(passage_trace["cell"][0].numpy())  # (T, H): every cell on the passage, for browsing
 quote_labels = inside_quotes(passage, open_quote='"', close_quote='"')
@@ -593,7 +594,7 @@ for (lo, hi), value in quote.auc_by_distance.items():
 # seed 1 (it ships in `data/` for the claims suite). The same search finds its quotation cell:
 
 # %%
-other = experiments.quotation_cell(seed=1)
+other = char_experiments.quotation_cell(seed=1)
 for seed_, q in [(0, quote), (1, other)]:
     print(f"seed {seed_}: cell {q.cell:3d} ({'higher' if q.sign > 0 else 'lower'} inside), AUC {q.passage_auc:.3f} "
           f"on the passage, {q.held_out_auc:.3f} on all held-out text; by distance from the opening quote: "
@@ -611,14 +612,14 @@ for seed_, q in [(0, quote), (1, other)]:
 
 # %%
 for q in (quote, other):
-    assert q.passage_auc >= experiments.QUOTE_CELL_ON_PASSAGE > q.median_passage_auc + 0.2, q.passage_auc
-    assert q.median_passage_auc < experiments.TYPICAL_CELL, q.median_passage_auc
-    low, high = experiments.QUOTE_CELL_HELD_OUT
+    assert q.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > q.median_passage_auc + 0.2, q.passage_auc
+    assert q.median_passage_auc < char_experiments.TYPICAL_CELL, q.median_passage_auc
+    low, high = char_experiments.QUOTE_CELL_HELD_OUT
     assert low <= q.held_out_auc <= high, q.held_out_auc
-    assert q.held_out_auc <= q.passage_auc - experiments.QUOTE_CELL_OPTIMISM, (q.held_out_auc, q.passage_auc)
+    assert q.held_out_auc <= q.passage_auc - char_experiments.QUOTE_CELL_OPTIMISM, (q.held_out_auc, q.passage_auc)
     near, far = q.auc_by_distance[0, 100], q.auc_by_distance[300, None]
     assert near > 0.9 and far < near - 0.1, q.auc_by_distance
-    assert q.line_cell_correlation < experiments.LINE_CELL_CEILING, q.line_cell_correlation
+    assert q.line_cell_correlation < char_experiments.LINE_CELL_CEILING, q.line_cell_correlation
 assert abs(quote.held_out_auc - 0.86) < 0.005 and abs(other.held_out_auc - 0.75) < 0.005  # the summary's numbers
 assert abs(quote.passage_auc - 0.99) < 0.005 and abs(other.passage_auc - 0.98) < 0.005
 assert quote.cell != other.cell
@@ -863,13 +864,13 @@ print(f"held-out loss {backward_recipe['results']['valid_loss']:.3f} nats per ch
 verb = "I left the room at once, without a word."
 place = "He held the lamp in his left hand and waited."
 spans = [(s.index("left"), s.index("left") + 4) for s in (verb, place)]
-pair = torch.stack([experiments.elmo_vectors(model, backward, vocab, s, [span])[0]
+pair = torch.stack([char_experiments.elmo_vectors(model, backward, vocab, s, [span])[0]
                     for s, span in zip((verb, place), spans)])  # (2, 2H)
 
 book_text = text
-found = experiments.sense_occurrences(book_text)
+found = char_experiments.sense_occurrences(book_text)
 book_senses = np.array([sense for _, sense in found])  # 1: direction, 0: the verb
-book_vectors = experiments.elmo_vectors(model, backward, vocab, book_text,
+book_vectors = char_experiments.elmo_vectors(model, backward, vocab, book_text,
                                         [(start, start + 4) for start, _ in found])  # (N, 2H)
 similarity = lambda a, b: torch.nn.functional.cosine_similarity(a, b, dim=-1)  # noqa: E731
 cosine = similarity(pair[0], pair[1]).item()
@@ -905,11 +906,11 @@ assert nearest_sense == {"verb": 0, "direction": 1}, nearest_sense
 # (`dl4nlp.probes.nearest_centroid_accuracy`, leave-one-out). The forward half sees that
 # previous word, so it has it easy; the **backward half** sees only the word and what
 # follows it ("left hand" or "left the room"), so it is the fair test. The control is the
-# same pair of models untrained (`experiments.left_senses(seed)` initialises it with
+# same pair of models untrained (`char_experiments.left_senses(seed)` initialises it with
 # `seed`; the claims suite repeats the comparison with three other controls).
 
 # %%
-senses = experiments.left_senses(seed=0)
+senses = char_experiments.left_senses(seed=0)
 majority = 1 - senses.direction_fraction  # always answering "the verb"
 print(f"{senses.occurrences} labelled uses of 'left', {senses.direction_fraction:.0%} of them a direction "
       f"(always guessing the verb scores {majority:.2f})")
@@ -926,9 +927,9 @@ for (name, part), value in senses.accuracy.items():
 
 # %%
 acc = senses.accuracy
-assert acc["trained", "both"] >= experiments.SENSE_TRAINED, acc
+assert acc["trained", "both"] >= char_experiments.SENSE_TRAINED, acc
 for part in ("both", "forward"):
-    assert acc["trained", part] >= acc["untrained", part] + experiments.SENSE_MARGIN, (part, acc)
+    assert acc["trained", part] >= acc["untrained", part] + char_experiments.SENSE_MARGIN, (part, acc)
 assert acc["trained", "backward"] > max(acc["untrained", "backward"], majority), (acc, majority)
 assert acc["trained", "backward"] < acc["trained", "forward"], acc  # the fair test is harder
 

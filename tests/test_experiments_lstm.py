@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from dl4nlp.experiments import char_lstm as char_experiments
 from dl4nlp.experiments import lstm as experiments
 from dl4nlp.rnn import RecurrentLM
 from dl4nlp.tokenize import CharVocab
@@ -12,14 +13,14 @@ from dl4nlp.tokenize import CharVocab
 def test_sense_occurrences_label_left_by_the_word_before_it():
     pad = "x" * 10
     text = f"{pad} his left hand; she left us; a left turn; far left then; I left. {pad}"
-    found = experiments.sense_occurrences(text, window=5)
+    found = char_experiments.sense_occurrences(text, window=5)
     previous_word = [(text[:start].split()[-1], sense) for start, sense in found]
     assert previous_word == [("his", 1), ("she", 0), ("a", 1), ("I", 0)]  # "far left" names no sense: left out
-    assert experiments.sense_occurrences(text, window=len(text)) == []  # no use has that much context
+    assert char_experiments.sense_occurrences(text, window=len(text)) == []  # no use has that much context
     with pytest.raises(TypeError, match="text must be a str"):
-        experiments.sense_occurrences(b"left")
+        char_experiments.sense_occurrences(b"left")
     with pytest.raises(ValueError, match="window must be a positive integer"):
-        experiments.sense_occurrences(text, window=0)
+        char_experiments.sense_occurrences(text, window=0)
 
 
 def test_elmo_vectors_see_only_their_own_side_of_the_word():
@@ -29,23 +30,23 @@ def test_elmo_vectors_see_only_their_own_side_of_the_word():
     text = "abc de left fab cd"
     span = (text.index("left"), text.index("left") + 4)
     with torch.no_grad():
-        vectors = experiments.elmo_vectors(forward, backward, vocab, text, [span])
-        after = experiments.elmo_vectors(forward, backward, vocab, text[:-4] + "aaaa", [span])
-        before = experiments.elmo_vectors(forward, backward, vocab, "aaaa" + text[4:], [span])
+        vectors = char_experiments.elmo_vectors(forward, backward, vocab, text, [span])
+        after = char_experiments.elmo_vectors(forward, backward, vocab, text[:-4] + "aaaa", [span])
+        before = char_experiments.elmo_vectors(forward, backward, vocab, "aaaa" + text[4:], [span])
     assert vectors.shape == (1, 12)
     assert torch.equal(vectors[:, :6], after[:, :6]) and not torch.allclose(vectors[:, 6:], after[:, 6:])
     assert torch.equal(vectors[:, 6:], before[:, 6:]) and not torch.allclose(vectors[:, :6], before[:, :6])
     for bad in ([], [(5, 3)], [(0, len(text) + 1)], [[0, 2]]):
         with pytest.raises(ValueError, match="spans must be a non-empty list"):
-            experiments.elmo_vectors(forward, backward, vocab, text, bad)
+            char_experiments.elmo_vectors(forward, backward, vocab, text, bad)
 
 
 def test_distance_since_opening_counts_from_each_opening():
     labels = np.array([False, True, True, True, False, True, True])
-    assert experiments.distance_since_opening(labels).tolist()[1:4] == [0, 1, 2]
-    assert experiments.distance_since_opening(labels).tolist()[5:] == [0, 1]
+    assert char_experiments.distance_since_opening(labels).tolist()[1:4] == [0, 1, 2]
+    assert char_experiments.distance_since_opening(labels).tolist()[5:] == [0, 1]
     with pytest.raises(ValueError, match="labels must be a 1-D boolean array"):
-        experiments.distance_since_opening(np.array([0, 1]))
+        char_experiments.distance_since_opening(np.array([0, 1]))
 
 
 def test_tagging_task_labels_each_rule():
@@ -65,7 +66,9 @@ def test_tagging_task_labels_each_rule():
         experiments.tagging_task(3, "next", length=2)
 
 
-@pytest.mark.parametrize("function", [experiments.boundary_gates, experiments.left_senses, experiments.quotation_cell])
+@pytest.mark.parametrize(
+    "function", [char_experiments.boundary_gates, char_experiments.left_senses, char_experiments.quotation_cell]
+)
 @pytest.mark.parametrize("seed", [-1, 1.0, True, "0"])
 def test_experiments_refuse_a_bad_seed(function, seed):
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):

@@ -4,6 +4,7 @@ import pytest
 
 from dl4nlp.data import data_dir
 from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import char_lstm as char_experiments
 from dl4nlp.experiments import lstm as experiments
 
 
@@ -37,7 +38,7 @@ def test_bidirectional_and_stacked_help_exactly_where_they_should(seed):
 
 # Each seed's character LSTM costs about 12 CPU-minutes to train (python -m dl4nlp.recipes.char_lstm --seed N),
 # so only the seeds whose model ships in data/ are checked: a prefix of CLAIM_SEEDS, at least one of them.
-MODEL_SEEDS = [s for s in CLAIM_SEEDS if (data_dir() / experiments.char_model_path(s)).is_file()]
+MODEL_SEEDS = [s for s in CLAIM_SEEDS if (data_dir() / char_experiments.char_model_path(s)).is_file()]
 
 
 def test_a_quotation_model_ships_for_at_least_one_claim_seed():
@@ -46,31 +47,35 @@ def test_a_quotation_model_ships_for_at_least_one_claim_seed():
 
 @pytest.mark.parametrize("seed", MODEL_SEEDS)
 def test_cells_chosen_for_resetting_at_a_space_or_quote_do_so_on_other_held_out_text(seed):
-    gates = experiments.boundary_gates(seed)
-    low, high = experiments.MEAN_FORGET
-    assert low < gates.mean_forget < high and gates.open_share > experiments.OPEN_SHARE, gates
-    assert gates.at_symbol[" "] < experiments.SPACE_CLOSED < experiments.SPACE_ELSEWHERE < gates.elsewhere[" "], gates
-    assert gates.at_symbol['"'] < experiments.QUOTE_CLOSED < experiments.QUOTE_ELSEWHERE < gates.elsewhere['"'], gates
+    gates = char_experiments.boundary_gates(seed)
+    low, high = char_experiments.MEAN_FORGET
+    assert low < gates.mean_forget < high and gates.open_share > char_experiments.OPEN_SHARE, gates
+    assert (
+        gates.at_symbol[" "] < char_experiments.SPACE_CLOSED < char_experiments.SPACE_ELSEWHERE < gates.elsewhere[" "]
+    ), gates
+    assert (
+        gates.at_symbol['"'] < char_experiments.QUOTE_CLOSED < char_experiments.QUOTE_ELSEWHERE < gates.elsewhere['"']
+    ), gates
 
 
 @pytest.mark.parametrize("seed", MODEL_SEEDS)
 def test_the_quotation_cell_is_near_perfect_where_chosen_and_weaker_on_all_held_out_text(seed):
-    quote = experiments.quotation_cell(seed)
-    assert quote.passage_auc >= experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
-    assert quote.median_passage_auc < experiments.TYPICAL_CELL
-    low, high = experiments.QUOTE_CELL_HELD_OUT
+    quote = char_experiments.quotation_cell(seed)
+    assert quote.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
+    assert quote.median_passage_auc < char_experiments.TYPICAL_CELL
+    low, high = char_experiments.QUOTE_CELL_HELD_OUT
     assert low <= quote.held_out_auc <= high, quote.held_out_auc
-    assert quote.held_out_auc <= quote.passage_auc - experiments.QUOTE_CELL_OPTIMISM, quote
+    assert quote.held_out_auc <= quote.passage_auc - char_experiments.QUOTE_CELL_OPTIMISM, quote
     near, far = quote.auc_by_distance[0, 100], quote.auc_by_distance[300, None]
     assert near > 0.9 and far < near - 0.1, quote.auc_by_distance
-    assert quote.line_cell_correlation < experiments.LINE_CELL_CEILING
+    assert quote.line_cell_correlation < char_experiments.LINE_CELL_CEILING
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_the_trained_elmo_pair_separates_the_senses_of_left_better_than_an_untrained_control(seed):
-    senses = experiments.left_senses(seed)  # seed initialises the untrained control; the trained pair is shipped
+    senses = char_experiments.left_senses(seed)  # seed initialises the untrained control; the trained pair is shipped
     acc, majority = senses.accuracy, 1 - senses.direction_fraction
-    assert acc["trained", "both"] >= experiments.SENSE_TRAINED, acc
+    assert acc["trained", "both"] >= char_experiments.SENSE_TRAINED, acc
     for part in ("both", "forward"):
-        assert acc["trained", part] >= acc["untrained", part] + experiments.SENSE_MARGIN, (part, acc)
+        assert acc["trained", part] >= acc["untrained", part] + char_experiments.SENSE_MARGIN, (part, acc)
     assert acc["trained", "backward"] > max(acc["untrained", "backward"], majority), (acc, majority)
