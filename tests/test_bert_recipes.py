@@ -13,14 +13,6 @@ from dl4nlp.finetune import compare_methods
 from dl4nlp.recipes import bert_learning_curve, bert_mask_sweep, tiny_bert
 
 
-@pytest.fixture
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def recorded(name):
     return json.loads(data_path(name).read_text())
 
