@@ -587,7 +587,7 @@ dl4nlp.seed_everything(0)
 live_gpt = TransformerLM(gpt_config(len(vocab), d_model=64, n_layers=2, max_len=64))
 generator = torch.Generator().manual_seed(0)
 history = train(live_gpt, lambda m, batch: m.loss(*batch), lambda step: data.batch(32, 64, generator),
-                steps=120, lr=3e-3, clip_norm=1.0, desc="a GPT in a few seconds")
+                steps=120, lr=3e-3, clip_norm=1.0, progress=False)
 live_sample = vocab.decode(generate(live_gpt, torch.tensor([vocab.encode("ROMEO:\n")]), 80, temperature=0.8,
                                     generator=torch.Generator().manual_seed(1))[0].tolist())
 print(f"training loss: step 1 {history.loss[0]:.2f}, last 10 steps {np.mean(history.loss[-10:]):.2f}")
@@ -762,7 +762,7 @@ plt.show()
 live_date = ex.date_transformer(seed=0)
 date_pairs = date_task.make_pairs(4000, seed=1)
 date_history = train(live_date, lambda m, batch: m.loss(batch), date_task.batch_sampler(date_pairs, 64, seed=0),
-                     steps=60, lr=1e-2, clip_norm=1.0, desc="date Transformer, live")
+                     steps=60, lr=1e-2, clip_norm=1.0, progress=False)
 print(f"training loss: step 1 {date_history.loss[0]:.2f}, step 60 {date_history.loss[-1]:.2f}")
 assert date_history.loss[-1] < 0.5 * date_history.loss[0]
 
