@@ -81,11 +81,6 @@ from dl4nlp.tasks import long_lag_task
 from dl4nlp.tokenize import CharVocab
 from dl4nlp.widgets import interactive_figure
 
-# Speed on a CPU, without changing any result: vanishing gradients produce "denormal"
-# floats, which many CPUs process a hundred times more slowly, so flush them to zero.
-# (dl4nlp.start() has already put torch on one CPU thread.)
-_ = torch.set_flush_denormal(True)  # returns whether the CPU supports it
-
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. The RNN language model
 #
@@ -361,13 +356,14 @@ def bptt(params, x, targets):
     grads = {name: torch.zeros_like(value) for name, value in params.items()}
     dz_next = torch.zeros_like(H[:, 0])  # δz(T+1) = 0
     for t in reversed(range(x.shape[1])):  # code index t is step t+1; H[:, t+1] is h(t+1), H[:, t] is h(t)
-        dh = dS[:, t] @ U + dz_next @ W_h  # two gradients arrive at h and add
-        dz = dh * (1 - H[:, t + 1] ** 2)  # through tanh
-        grads["W_h"] += dz.T @ H[:, t]  # shared weights: one term per step, summed over time
+        ds, h, h_prev = dS[:, t], H[:, t + 1], H[:, t]  # (B, V), (B, hidden), (B, hidden)
+        dh = ds @ U + dz_next @ W_h  # two gradients arrive at h and add
+        dz = dh * (1 - h**2)  # through tanh
+        grads["W_h"] += dz.T @ h_prev  # shared weights: one term per step, summed over time
         grads["W_e"] += dz.T @ x[:, t]
         grads["b"] += dz.sum(dim=0)
-        grads["U"] += dS[:, t].T @ H[:, t + 1]
-        grads["c"] += dS[:, t].sum(dim=0)
+        grads["U"] += ds.T @ h
+        grads["c"] += ds.sum(dim=0)
         dz_next = dz
     return [grads[name] for name in ("W_e", "W_h", "b", "U", "c")]
 
@@ -404,7 +400,14 @@ for name, grad in grads_by_hand.items():
 #
 # (Matrices do not commute, so the order is part of the formula.) A loss at step $T$ reaches step
 # $t$ only through this product, and the total gradient of a weight sums such contributions over all steps.
-#
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The lecture slides write the same chain in the opposite order,
+# $\frac{\partial J^{(4)}}{\partial h^{(1)}} = \frac{\partial h^{(2)}}{\partial h^{(1)}} \times \frac{\partial h^{(3)}}{\partial h^{(2)}} \times \frac{\partial h^{(4)}}{\partial h^{(3)}} \times \frac{\partial J^{(4)}}{\partial h^{(4)}}$: they treat gradients as
+# columns and each factor as the transpose of our Jacobian, and $(AB)^\top = B^\top A^\top$ reverses a
+# product. Both are right; what is wrong is mixing the two, e.g. our Jacobians in the slides' order.
+
+# %% [markdown]
 # `dl4nlp.rnn.jacobian_norms(W_h, steps)` runs an RNN with random inputs in
 # float64, forms the product and returns its spectral norm $\lVert\partial h^{(T)}/\partial h^{(T-k)}\rVert_2$
 # for every distance $k$. We choose $W_h = \rho\,Q$ with $Q$ a random orthogonal
@@ -424,7 +427,6 @@ for ax, norms, name in [(axes[0], jacobians.linear, "linear (no tanh)"), (axes[1
     ax.set_title(f"‖∂h(T)/∂h(t)‖, {name}")
 axes[0].set_ylabel("spectral norm (log scale)")
 axes[0].legend()
-axes[0].set_ylim(1e-25, 1e25)
 plt.show()
 
 # %% [markdown]
