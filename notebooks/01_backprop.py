@@ -715,6 +715,24 @@ def gradient_step(model, points, signs, lr):
 assert check("Exercise 4", lambda: weights_after(gradient_step), exercise_4_reference, atol=1e-12)
 
 # %% [markdown]
+# **Checkpoint.** The bug, shown: a step without the reset takes the same first step as SGD (all 33
+# weights within $10^{-12}$) and ends more than 0.01 away from SGD's weights after three.
+
+# %%
+def step_without_reset(model, points, signs, lr):
+    loss = hinge_loss([model(p) for p in points], signs)
+    loss.backward()  # adds to whatever .grad holds from the previous step
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return loss.data
+
+
+one_step = torch.tensor(weights_after(step_without_reset, steps=1), dtype=torch.float64)
+three_steps = torch.tensor(weights_after(step_without_reset), dtype=torch.float64)
+assert torch.allclose(one_step, sgd_reference(steps=1), rtol=0, atol=1e-12)
+assert (three_steps - exercise_4_reference).abs().max() > 0.01, (three_steps - exercise_4_reference).abs().max()
+
+# %% [markdown]
 # ### Training
 #
 # `dl4nlp.experiments.backprop.xor_mlp` trains this network by mini-batch gradient descent:
@@ -747,9 +765,9 @@ print(f"accuracy: training points {xor_run.train_accuracy:.3f}, fresh points {xo
 
 # %% [markdown]
 # **Checkpoint.** None of the 2000 fresh points is a training point. The network classifies every
-# training point correctly and more than 95% of fresh points; the linear model trained the same way stays below 80% (a straight line can put
-# at most three of the four blobs on their correct side). The claims suite checks the same on
-# other seeds (`tests/claims/test_01_backprop.py`).
+# training point correctly and more than 95% of fresh points; the linear model trained the same
+# way stays below 80% (a straight line can put at most three of the four blobs on their correct
+# side). The claims suite checks the same on other seeds (`tests/claims/test_01_backprop.py`).
 
 # %%
 assert xor_run.heldout_in_training == 0, xor_run.heldout_in_training
