@@ -45,3 +45,5 @@ def test_the_three_memory_models_differ_one_thing_at_a_time():
     assert (identity.recurrent.nonlinearity, relu.recurrent.nonlinearity) == ("tanh", "relu")  # ... but this
     assert torch.equal(identity.recurrent.weight_hh_l0, torch.eye(32))
     assert default.recurrent.weight_hh_l0.abs().max() <= 32**-0.5  # PyTorch's uniform draw in ±1/√32
+    for name, value in e.irnn(seed=2).state_dict().items():
+        assert torch.equal(value, relu.state_dict()[name]), name  # the IRNN of irnn_learning_rate and clipping
