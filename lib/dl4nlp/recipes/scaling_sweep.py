@@ -1,0 +1,447 @@
+"""The scaling sweep of notebook 09: tiny character-level Transformer LMs, tuned, at many sizes and budgets.
+
+    python -m dl4nlp.recipes.scaling_sweep --out data/scaling_sweep.json --threads 1
+
+Phases, each resumable (run the same command again after an interruption):
+
+1. learning-rate search: for each size, cosine runs of ``lr_search_steps`` steps at peak rates on a grid
+   of factor sqrt(2), starting from the previous size's best and extended until the best is
+   bracketed; the size's rate is the grid point with the lowest final held-out loss;
+2. the grid: for each size and each compute level C (counted training FLOPs), one cosine run of
+   round(C / (FLOPs per token x tokens per step)) steps, if that lies in [min_steps, max_steps],
+   so that every run sits on an IsoFLOP line (Hoffmann et al. 2022, approaches 1-3);
+3. schedules: for ``constant_sizes``, one constant-rate run as long as the size's longest budget,
+   and a warmup-stable-decay run at each budget, branched off the constant run where its decay starts;
+4. shapes: the learning-rate search for several depth x width shapes at the non-embedding size of
+   ``shape_reference`` (deeper versus wider at fixed N);
+5. the second seed: the grid at ``second_seed_levels`` and phase 3 there, at the rates of phase 1.
+
+Everything is written to a work folder keyed by the spec (a different spec never resumes another's
+runs); only when every run is finished are ``--out`` and ``<stem>_models.pt`` (each size's longest
+cosine run, float16, in the ``dl4nlp.checkpoint`` format) written, and never over existing files
+without ``--overwrite``. Taught in notebook 09.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import math
+import os
+import platform
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Optional
+
+import torch
+from tqdm.auto import tqdm
+
+from dl4nlp._version import __version__
+from dl4nlp.checkpoint import check_output, save_checkpoint, write_json
+from dl4nlp.data import CORPORA, data_path, load_text, md5sum
+from dl4nlp.device import describe_environment
+from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes.scaling_run import (
+    Budget,
+    OutOfSteps,
+    Run,
+    Settings,
+    describe,
+    finished,
+    load_weights,
+    timed_steps,
+    train_run,
+)
+from dl4nlp.sweep import MODELS_KIND, CharData, decay_start, model_config, parse_size
+
+# The commands that made the file before the recipe moved (kept in its provenance as history).
+HISTORY = (
+    "python -m dl4nlp.scaling --threads 1  (the previous sweep: 37 runs, peak rate 3e-3 x (64/width)^0.5, "
+    "not tuned; replaced by this recipe)",
+)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What the sweep trains. Sizes are ``'LAYERSxWIDTH'`` (heads of width 16 where possible)."""
+
+    sizes: tuple[str, ...] = ("1x8", "1x16", "2x16", "2x24", "2x32", "3x40", "3x64", "4x80")
+    compute_levels: tuple[float, ...] = tuple(2.5e10 * 2**k for k in range(7))
+    min_steps: int = 64
+    max_steps: int = 8192
+    lr_search_steps: int = 512
+    lr_base: float = 1e-3  # the grid of peak learning rates: lr_base * lr_factor ** k
+    lr_factor: float = 2**0.5
+    lr_start: float = 0.032  # where the search of the first size starts
+    constant_sizes: tuple[str, ...] = ("1x16", "2x32", "3x64")
+    shapes: tuple[str, ...] = ("1x46", "3x26", "4x22", "6x18", "8x16")
+    shape_reference: str = "2x32"
+    second_seed: Optional[int] = 1
+    second_seed_levels: tuple[float, ...] = (1e11, 2e11, 4e11)
+    batch_size: int = 32
+    context: int = 64
+    warmup_steps: int = 16
+    min_lr_ratio: float = 0.1
+    decay_fraction: float = 0.2
+    betas: tuple[float, float] = (0.9, 0.95)
+    clip_norm: float = 1.0
+    corpus: str = "tinyshakespeare.txt"
+    heldout_fraction: float = 0.1
+    eval_windows: int = 256
+    final_windows: int = 1024
+    emergence_start: int = 32
+    max_k: int = 16
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # JSON gives lists; keep tuples so that equal specs compare equal
+            if isinstance(getattr(self, f.name), list):
+                object.__setattr__(self, f.name, tuple(getattr(self, f.name)))
+        ints = ("min_steps", "max_steps", "lr_search_steps", "batch_size", "context", "warmup_steps")
+        for name in ints + ("eval_windows", "final_windows", "max_k"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if not self.sizes:
+            raise ValueError("sizes must name at least one model size; got ()")
+        for size in self.sizes + self.constant_sizes + self.shapes + (self.shape_reference,):
+            parse_size(size)
+        for name, group in (("sizes", self.sizes), ("shapes", self.shapes)):
+            if len(set(group)) != len(group):
+                raise ValueError(f"{name} must not repeat a size; got {group}")
+        if not set(self.constant_sizes) <= set(self.sizes) or (self.shapes and self.shape_reference not in self.sizes):
+            raise ValueError(
+                f"constant_sizes and shape_reference must be among sizes {self.sizes}; "
+                f"got {self.constant_sizes} and {self.shape_reference!r}"
+            )
+        if set(self.shapes) & set(self.sizes):
+            raise ValueError(f"shapes must differ from sizes (they would repeat runs); got {self.shapes}")
+        if self.min_steps > self.max_steps:
+            raise ValueError(f"min_steps must be <= max_steps; got {self.min_steps} > {self.max_steps}")
+        levels = list(self.compute_levels)
+        if not levels or any(not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0) for c in levels):
+            raise ValueError(f"compute_levels must be positive finite FLOP counts; got {self.compute_levels}")
+        if levels != sorted(set(levels)) or not set(self.second_seed_levels) <= set(levels):
+            raise ValueError(
+                f"compute_levels must increase strictly and include second_seed_levels; got "
+                f"{self.compute_levels} and {self.second_seed_levels}"
+            )
+        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0):
+            raise ValueError("lr_base and lr_start must be positive and lr_factor > 1")
+        if not 0 < self.min_lr_ratio < 1 or not 0 < self.decay_fraction < 1:
+            raise ValueError("min_lr_ratio and decay_fraction must lie in (0, 1)")
+        if self.corpus not in CORPORA:
+            raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {self.corpus!r}")
+        if not self.emergence_start + self.max_k < self.context:
+            raise ValueError(f"emergence_start + max_k must be < context={self.context}")
+        if self.second_seed == self.seed:
+            raise ValueError(f"second_seed must differ from seed; both are {self.seed}")
+
+    def settings(self) -> Settings:
+        names = {f.name for f in fields(Settings)}
+        return Settings(**{k: v for k, v in asdict(self).items() if k in names})
+
+    def key(self) -> str:
+        """A short hash of the spec: the name of its work folder."""
+        return hashlib.sha256(json.dumps(spec_dict(self), sort_keys=True).encode()).hexdigest()[:12]
+
+    def lr(self, index: int) -> float:
+        """The learning rate of grid point ``index``: lr_base * lr_factor ** index, rounded to 6 digits."""
+        return float(f"{self.lr_base * self.lr_factor**index:.6g}")
+
+    def lr_index(self, lr: float) -> int:
+        return round(math.log(lr / self.lr_base) / math.log(self.lr_factor))
+
+    def budgets(self, flops_per_token: int, levels: Optional[tuple[float, ...]] = None) -> dict[float, int]:
+        """Steps of the cosine run at each compute level for a model of this cost: {level: steps}."""
+        out = {}
+        for level in self.compute_levels if levels is None else levels:
+            steps = round(level / (flops_per_token * self.batch_size * self.context))
+            if self.min_steps <= steps <= self.max_steps:
+                out[level] = steps
+        if len(set(out.values())) != len(out):
+            raise ValueError(f"two compute levels give the same number of steps: {out}; space the levels wider")
+        return out
+
+
+def spec_dict(spec: SweepSpec) -> dict:
+    """The spec as JSON would store it (tuples as lists)."""
+    return json.loads(json.dumps(asdict(spec)))
+
+
+def default_workdir(spec: SweepSpec) -> Path:
+    """``<tmp>/dl4nlp-scaling-sweep-<spec hash>``: keyed by the spec, so another spec never resumes these runs."""
+    return Path(tempfile.gettempdir()) / f"dl4nlp-scaling-sweep-{spec.key()}"
+
+
+def trunk_and_branches(spec: SweepSpec, size: str, budgets: list[int], lr: float, seed: int) -> list[Run]:
+    """A constant-rate run as long as the longest budget, then a warmup-stable-decay run per budget,
+    each branched off the constant run at its decay start."""
+    if not budgets:
+        return []
+    starts = {b: decay_start(b, spec.decay_fraction) for b in budgets}
+    branch_points = [Run(size, "wsd", b, lr, seed).points() for b in budgets]
+    extra = set(budgets) | set(starts.values())
+    for b, points in zip(budgets, branch_points):
+        extra |= {p for p in points if p <= starts[b]}
+    trunk = Run(size, "constant", max(budgets), lr, seed, tuple(sorted(extra)), tuple(sorted(set(starts.values()))))
+    return [trunk] + [Run(size, "wsd", b, lr, seed, branch=(trunk.id, starts[b])) for b in budgets]
+
+
+def check_unique(runs: list[Run]) -> None:
+    """Reject a plan with two runs of the same id (they would overwrite each other's checkpoints)."""
+    seen: dict[str, Run] = {}
+    for run in runs:
+        if run.id in seen and seen[run.id] != run:
+            raise ValueError(f"two different runs share the id {run.id!r}: {seen[run.id]} and {run}")
+        seen[run.id] = run
+
+
+class Sweep:
+    """The sweep's state in its work folder (``state.json`` after every finished run) and its phases."""
+
+    def __init__(self, spec: SweepSpec, workdir: Path, device: torch.device, command: str = "", progress: bool = False):
+        self.spec, self.workdir, self.device = spec, Path(workdir), device
+        self.data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+        self.settings = spec.settings()
+        self.path = self.workdir / "state.json"
+        if self.path.exists():
+            self.state = json.loads(self.path.read_text(encoding="utf-8"))
+            if self.state["recipe"]["spec"] != spec_dict(spec):
+                raise ValueError(
+                    f"{self.workdir} holds a sweep with a different spec; choose another --workdir.\n"
+                    f"stored: {self.state['recipe']['spec']}\nasked:  {spec_dict(spec)}"
+                )
+        else:
+            self.state = {
+                "recipe": {
+                    "command": command,
+                    "history": list(HISTORY),
+                    "spec": spec_dict(spec),
+                    "library_version": __version__,
+                    "torch_version": torch.__version__,
+                    "corpus": spec.corpus,
+                    "corpus_md5": md5sum(data_path(spec.corpus)),
+                    "sessions": [],
+                    "wall_seconds": 0.0,
+                    "cpu_seconds": 0.0,
+                },
+                "chars": self.data.chars,
+                "lr_search": {},
+                "runs": {},
+                "complete": False,
+            }
+        self.session = {
+            "command": command,
+            "started": dt.datetime.now().isoformat(timespec="seconds"),
+            "device": describe_environment(device),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+            "torch_threads": torch.get_num_threads(),
+            "resumed": bool(self.state["runs"]) or any((self.workdir / "ckpt").glob("*.pt")),
+            "steps": 0,
+            "wall_seconds": 0.0,
+            "cpu_seconds": 0.0,
+        }
+        self.state["recipe"]["sessions"].append(self.session)
+        self._clock = (time.perf_counter(), time.process_time())
+        self.bar = tqdm(desc="sweep", unit="step", disable=not progress)
+        self.budget = Budget()
+
+    def save(self) -> None:
+        """Record this session's steps and time so far and write the state atomically."""
+        self.session["steps"] = self.budget.used
+        self.session["wall_seconds"] = round(time.perf_counter() - self._clock[0], 1)
+        self.session["cpu_seconds"] = round(time.process_time() - self._clock[1], 1)
+        for key in ("wall_seconds", "cpu_seconds"):
+            self.state["recipe"][key] = round(sum(s[key] for s in self.state["recipe"]["sessions"]), 1)
+        write_json(self.path, self.state)
+
+    def ensure(self, run: Run, role: str, budget: Budget, keep_model: bool = False, **info) -> dict:
+        """The record of ``run``: stored already, or trained now (and stored)."""
+        record = self.state["runs"].get(run.id)
+        if record is None:
+            self.bar.set_postfix(run=run.id)
+            record = train_run(run, self.data, self.settings, self.workdir, self.device, budget, keep_model)
+            record["roles"] = []
+            self.state["runs"][run.id] = record
+        if role not in record["roles"]:
+            record["roles"].append(role)
+        record.update(info)
+        self.save()
+        finished(self.workdir, run)
+        return record
+
+    def search(self, size: str, start: int, budget: Budget) -> int:
+        """Grid index of the best peak learning rate of ``size``: try start-1, start, start+1, then extend
+        towards the better edge until the best is bracketed."""
+        spec, losses = self.spec, {}
+        todo = [start - 1, start, start + 1]
+        while todo:
+            for k in todo:
+                run = Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed)
+                losses[k] = self.ensure(run, "lr_search", budget)["curve"][-1]["heldout_loss"]
+            best = min(losses, key=losses.get)
+            todo = [best - 1] if best == min(losses) and best > 0 else [best + 1] if best == max(losses) else []
+        self.state["lr_search"][size] = {
+            "steps": spec.lr_search_steps,
+            "tried": {f"{spec.lr(k):.6g}": losses[k] for k in sorted(losses)},
+            "best_lr": spec.lr(best),
+            "rule": "the grid point (factor sqrt 2) with the lowest final held-out loss, bracketed on both sides",
+        }
+        self.save()
+        return best
+
+    def run_all(self, budget: Budget) -> dict:
+        self.budget = budget
+        spec, seeds = self.spec, [self.spec.seed]
+        best, k = {}, spec.lr_index(spec.lr_start)
+        for size in spec.sizes:  # 1. learning rates
+            best[size] = k = self.search(size, k, budget)
+        flops = {s: describe(Run(s, "cosine", 1, 1.0, 0), self.data, self.settings)["flops_per_token"] for s in best}
+        if spec.second_seed is not None:
+            seeds.append(spec.second_seed)
+        phases = [(spec.seed, spec.compute_levels)]
+        for seed, levels in phases + ([(spec.second_seed, spec.second_seed_levels)] if len(seeds) > 1 else []):
+            for size in spec.sizes:  # 2. the grid
+                budgets = spec.budgets(flops[size], levels)
+                runs = [Run(size, "cosine", steps, spec.lr(best[size]), seed) for steps in budgets.values()]
+                check_unique(runs)
+                for (level, steps), run in zip(budgets.items(), runs):
+                    keep = seed == spec.seed and steps == max(budgets.values())
+                    self.ensure(run, "grid", budget, keep_model=keep, level=level)
+            for size in spec.constant_sizes:  # 3. schedules
+                budgets = sorted(spec.budgets(flops[size], levels).values())
+                for run in trunk_and_branches(spec, size, budgets, spec.lr(best[size]), seed):
+                    self.ensure(run, "schedules", budget)
+            if seed == spec.seed:  # 4. shapes
+                for shape in spec.shapes:
+                    self.search(shape, best[spec.shape_reference], budget)
+        self.state["complete"] = True
+        self.save()
+        return self.state
+
+
+def shipped_models(state: dict, workdir: Path) -> tuple[dict, dict]:  # (config, state_dict)
+    """Configs and float16 weights (keys ``SIZE/name``, tied output layer once) of each size's longest
+    cosine run of the first seed."""
+    spec = SweepSpec(**state["recipe"]["spec"])
+    configs, weights, runs_of = {}, {}, {}
+    for size in spec.sizes:
+        runs = [r for r in state["runs"].values() if r["size"] == size and "grid" in r["roles"]]
+        runs = [r for r in runs if r["seed"] == spec.seed]
+        if not runs:  # no budget of this size lies within [min_steps, max_steps]
+            continue
+        longest = max(runs, key=lambda r: r["steps"])
+        stored = load_weights(Path(workdir) / "models" / f"{longest['id']}.pt")
+        config = model_config(size, len(state["chars"]), spec.context)
+        configs[size] = asdict(config)
+        runs_of[size] = longest["id"]
+        weights.update({f"{size}/{k}": v.half() for k, v in stored.items() if k != "lm_head.weight"})
+    return {"models": configs, "runs": runs_of}, weights
+
+
+def write_outputs(state: dict, workdir: Path, out: Path, overwrite: bool, started: float, device) -> None:
+    """Write the results JSON and the models checkpoint (with its provenance) once the sweep is complete."""
+    models = models_path(out)
+    configs, weights = shipped_models(state, workdir)
+    spec = state["recipe"]["spec"]
+    record = provenance(
+        command=state["recipe"]["command"],
+        arguments={"spec": spec},
+        seed=spec["seed"],
+        device=device,
+        started=started,
+        corpora=[spec["corpus"]],
+        results={"results_file": out.name, "runs": len(state["runs"])},
+        history=HISTORY,
+    )
+    record["wall_seconds"] = state["recipe"]["wall_seconds"]
+    save_checkpoint(
+        models,
+        kind=MODELS_KIND,
+        config=configs,
+        state_dict=weights,
+        provenance=record,
+        extra={"chars": state["chars"]},
+        overwrite=overwrite,
+    )
+    check_output(out, overwrite=overwrite, suffix=".json")
+    write_json(out, state)
+
+
+def models_path(out: Path) -> Path:
+    """Where the models go: next to ``out``, ``<stem>_models.pt`` (its provenance ``<stem>_models.json``)."""
+    return Path(out).with_name(Path(out).stem + "_models.pt")
+
+
+def estimate(spec: SweepSpec, searches_per_size: float = 4.0) -> list[tuple[str, int, float]]:
+    """(size, planned steps, estimated CPU seconds) from a few timed steps; the search is assumed to take
+    ``searches_per_size`` runs per size."""
+    data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+    settings = spec.settings()
+    rows = []
+    for size in spec.sizes + spec.shapes:
+        f = describe(Run(size, "cosine", 1, 1.0, 0), data, settings)["flops_per_token"]
+        steps = searches_per_size * spec.lr_search_steps
+        if size in spec.sizes:
+            for levels in [spec.compute_levels] + ([spec.second_seed_levels] if spec.second_seed is not None else []):
+                budgets = sorted(spec.budgets(f, levels).values())
+                steps += sum(budgets)
+                if size in spec.constant_sizes and budgets:
+                    steps += max(budgets) + sum(b - decay_start(b, spec.decay_fraction) for b in budgets)
+        rows.append((size, int(steps), steps * timed_steps(size, data, settings) * 1.1))  # +10 % evaluations
+    return rows
+
+
+def parser() -> argparse.ArgumentParser:
+    """The recipe's options: those of every recipe (--out, --overwrite, --seed, --threads, --device) and its own."""
+    p = recipe_parser("scaling_sweep", __doc__.split("\n\n")[0])
+    p.add_argument("--spec", default="{}", help="JSON object overriding fields of SweepSpec")
+    p.add_argument("--workdir", type=Path, default=None, help="work folder (default: keyed by the spec, in tmp)")
+    p.add_argument("--max-steps", type=int, default=None, help="stop this session after about this many steps")
+    p.add_argument("--estimate", action="store_true", help="print the plan's estimated CPU time; train nothing")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        overrides = json.loads(args.spec)
+    except json.JSONDecodeError as error:
+        raise SystemExit(f"--spec must be a JSON object; got {args.spec!r} ({error})") from None
+    spec = SweepSpec(**{"seed": args.seed, **overrides})
+    device = start(args)
+    if args.estimate:
+        rows = estimate(spec)
+        for size, steps, seconds in rows:
+            print(f"{size:>5}: {steps:>7,} steps, about {seconds:6.0f} CPU s")
+        print(f"total: about {sum(r[2] for r in rows) / 60:.0f} CPU minutes on this machine")
+        return 0
+    out = Path(args.out)
+    check_output(out, overwrite=args.overwrite, suffix=".json")  # refuse before any training
+    check_output(models_path(out), overwrite=args.overwrite, suffix=".pt")
+    started = time.perf_counter()
+    workdir = args.workdir or default_workdir(spec)
+    sweep = Sweep(spec, workdir, device, command_line("scaling_sweep", argv), progress=not args.no_progress)
+    budget = Budget(args.max_steps, on_steps=lambda n, rid, loss: sweep.bar.update(n))
+    try:
+        state = sweep.run_all(budget)
+    except OutOfSteps:
+        sweep.save()
+        print(f"stopped after {budget.used:,} steps; run the same command again to resume (work folder {workdir})")
+        return 0
+    finally:
+        sweep.save()
+        sweep.bar.close()
+    write_outputs(state, workdir, out, args.overwrite, started, device)
+    print(f"{len(state['runs'])} runs; wrote {out} and {models_path(out)} (work folder {workdir})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
