@@ -6,8 +6,10 @@ forward FLOPs per token ``C_forward ≈ 2N + 2 n_layers n_ctx d_model``; trainin
 costs about three forward passes, so ``C ≈ 6 N D`` for ``D`` tokens.
 ``fit_power_law`` fits ``L(x) = (x_c / x)^α`` (optionally ``+ E``) by least
 squares in log space, with a standard error and a bootstrap interval on α.
-The sweep of tiny models that produces the data lives in ``dl4nlp.sweep``
-(``python -m dl4nlp.scaling --help``). Taught in notebook 09.
+The sweep of tiny models that produces the data is the recipe
+``python -m dl4nlp.recipes.scaling_sweep``; Hoffmann et al.'s (2022) methods
+for the compute-optimal allocation are in ``dl4nlp.compute_optimal``.
+Taught in notebook 09.
 
 >>> fit = fit_power_law([1e3, 1e4, 1e5], [4.0, 2.0, 1.0])
 >>> round(fit.alpha, 3)
@@ -279,9 +281,3 @@ def frontier(
             if not np.isnan(best[i - 1]) and not (best[i] <= best[i - 1]):
                 best[i], which[i] = best[i - 1], which[i - 1]
     return best, which
-
-
-if __name__ == "__main__":  # python -m dl4nlp.scaling: the sweep runner
-    from dl4nlp.sweep import main
-
-    raise SystemExit(main())
