@@ -200,6 +200,11 @@ def test_a_run_resumes_bit_for_bit_and_refuses_a_crafted_checkpoint(tmp_path, da
     assert not (tmp_path / "pwned").exists()
 
 
+def test_a_diverging_run_is_recorded_as_such(tmp_path, data):
+    record = train_run(Run("1x8", "constant", 16, float("inf"), 0), data, SweepSpec(**TINY).settings(), tmp_path, "cpu")
+    assert record["diverged"] and record["final"] is None and record["diverged_before"] <= 16
+
+
 # ---- the recipe ----------------------------------------------------------------
 def test_the_recipe_resumes_to_the_same_numbers_and_never_overwrites(tmp_path):
     assert run_tiny(tmp_path, "whole") == 0
@@ -209,7 +214,9 @@ def test_the_recipe_resumes_to_the_same_numbers_and_never_overwrites(tmp_path):
     assert roles == {"lr_search", "grid", "schedules"} and set(whole["lr_search"]) == {"1x8", "1x16", "2x8"}
     for search in whole["lr_search"].values():  # the best rate is bracketed by worse ones
         losses = list(search["tried"].values())
-        assert min(losses) not in (losses[0], losses[-1]) and search["best_lr"] in map(float, search["tried"])
+        assert min(losses) not in (losses[0], losses[-1]) and search["lowest_lr"] in map(float, search["tried"])
+        tried = {float(lr): loss for lr, loss in search["tried"].items()}
+        assert search["chosen_lr"] <= search["lowest_lr"] and tried[search["chosen_lr"]] <= 1.005 * min(losses)
     assert {r["seed"] for r in whole["runs"].values()} == {0, 1}
     while run_tiny(tmp_path, "sliced", "--max-steps", "70") == 0 and not (tmp_path / "sliced.json").exists():
         pass

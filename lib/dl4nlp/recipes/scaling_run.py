@@ -163,7 +163,8 @@ def train_run(
     """Train ``run`` (resuming from its checkpoint in ``workdir``) and return its record.
 
     Raises ``OutOfSteps`` when ``budget`` would be exceeded before the next evaluation point (the
-    checkpoint then holds the progress). With ``keep_model`` the final float32 weights are written to
+    checkpoint then holds the progress). A run whose loss becomes NaN or infinite stops there and its
+    record says ``diverged``. With ``keep_model`` the final float32 weights are written to
     ``workdir/models/<id>.pt``.
     """
     budget = budget or Budget()
@@ -210,8 +211,19 @@ def train_run(
             device=device,
             progress=False,
         )
-        if history.diverged:
-            raise RuntimeError(f"run {run.id} diverged before step {target}")
+        if history.diverged:  # a rate too high for this size: recorded, never silently averaged in
+            return {
+                "id": run.id,
+                "size": run.size,
+                "schedule": run.schedule,
+                "steps": run.steps,
+                "peak_lr": run.lr,
+                "seed": run.seed,
+                "diverged": True,
+                "diverged_before": target,
+                "curve": state["curve"],
+                "final": None,
+            }
         state["step"] = target
         state["curve"].append(
             {
@@ -249,6 +261,7 @@ def train_run(
         "steps": run.steps,
         "peak_lr": run.lr,
         "seed": run.seed,
+        "diverged": False,
         "branch": list(run.branch) if run.branch else None,
         **info,
         "tokens": tokens,

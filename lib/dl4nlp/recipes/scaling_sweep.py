@@ -76,7 +76,8 @@ class SweepSpec:
     lr_search_steps: int = 512
     lr_base: float = 1e-3  # the grid of peak learning rates: lr_base * lr_factor ** k
     lr_factor: float = 2**0.5
-    lr_start: float = 0.032  # where the search of the first size starts
+    lr_start: float = 0.064  # where the search of the first size starts
+    lr_tie: float = 0.005  # rates within this relative loss of the best count as tied; the smallest is chosen
     constant_sizes: tuple[str, ...] = ("1x16", "2x32", "3x64")
     shapes: tuple[str, ...] = ("1x46", "3x26", "4x22", "6x18", "8x16")
     shape_reference: str = "2x32"
@@ -130,8 +131,8 @@ class SweepSpec:
                 f"compute_levels must increase strictly and include second_seed_levels; got "
                 f"{self.compute_levels} and {self.second_seed_levels}"
             )
-        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0):
-            raise ValueError("lr_base and lr_start must be positive and lr_factor > 1")
+        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0 and 0 <= self.lr_tie < 1):
+            raise ValueError("lr_base and lr_start must be positive, lr_factor > 1 and lr_tie in [0, 1)")
         if not 0 < self.min_lr_ratio < 1 or not 0 < self.decay_fraction < 1:
             raise ValueError("min_lr_ratio and decay_fraction must lie in (0, 1)")
         if self.corpus not in CORPORA:
@@ -276,24 +277,30 @@ class Sweep:
         return record
 
     def search(self, size: str, start: int, budget: Budget) -> int:
-        """Grid index of the best peak learning rate of ``size``: try start-1, start, start+1, then extend
-        towards the better edge until the best is bracketed."""
+        """Grid index of the peak learning rate of ``size``: try start-1, start, start+1 and extend towards
+        the better edge until the lowest loss is bracketed; then take the smallest rate whose loss is within
+        ``lr_tie`` (relative) of the lowest (the loss is flat near the optimum and falls off a cliff above it)."""
         spec, losses = self.spec, {}
         todo = [start - 1, start, start + 1]
         while todo:
             for k in todo:
-                run = Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed)
-                losses[k] = self.ensure(run, "lr_search", budget)["curve"][-1]["heldout_loss"]
+                record = self.ensure(
+                    Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed), "lr_search", budget
+                )
+                losses[k] = math.inf if record["diverged"] else record["curve"][-1]["heldout_loss"]
             best = min(losses, key=losses.get)
             todo = [best - 1] if best == min(losses) and best > 0 else [best + 1] if best == max(losses) else []
+        chosen = min(k for k in losses if losses[k] <= losses[best] * (1 + spec.lr_tie))
         self.state["lr_search"][size] = {
             "steps": spec.lr_search_steps,
             "tried": {f"{spec.lr(k):.6g}": losses[k] for k in sorted(losses)},
-            "best_lr": spec.lr(best),
-            "rule": "the grid point (factor sqrt 2) with the lowest final held-out loss, bracketed on both sides",
+            "lowest_lr": spec.lr(best),
+            "chosen_lr": spec.lr(chosen),
+            "rule": f"cosine runs of {spec.lr_search_steps} steps at rates a factor sqrt(2) apart, extended until the "
+            f"lowest final held-out loss is bracketed; the smallest rate within {spec.lr_tie:.1%} of that loss",
         }
         self.save()
-        return best
+        return chosen
 
     def run_all(self, budget: Budget) -> dict:
         self.budget = budget
@@ -332,7 +339,7 @@ def shipped_models(state: dict, workdir: Path) -> tuple[dict, dict]:  # (config,
     configs, weights, runs_of = {}, {}, {}
     for size in spec.sizes:
         runs = [r for r in state["runs"].values() if r["size"] == size and "grid" in r["roles"]]
-        runs = [r for r in runs if r["seed"] == spec.seed]
+        runs = [r for r in runs if r["seed"] == spec.seed and not r["diverged"]]
         if not runs:  # no budget of this size lies within [min_steps, max_steps]
             continue
         longest = max(runs, key=lambda r: r["steps"])
