@@ -211,13 +211,19 @@ def test_the_recipe_resumes_to_the_same_numbers_and_never_overwrites(tmp_path):
     whole = load_sweep(tmp_path / "whole.json")
     assert whole["complete"] and whole["recipe"]["command"].startswith("python -m dl4nlp.recipes.scaling_sweep --out")
     roles = {role for r in whole["runs"].values() for role in r["roles"]}
-    assert roles == {"lr_search", "grid", "schedules"} and set(whole["lr_search"]) == {"1x8", "1x16", "2x8"}
+    assert roles == {"lr_search", "grid", "schedules", "fixed_data"} and set(whole["lr_search"]) == {
+        "1x8",
+        "1x16",
+        "2x8",
+    }
     for search in whole["lr_search"].values():  # the best rate is bracketed by worse ones
         losses = list(search["tried"].values())
         assert min(losses) not in (losses[0], losses[-1]) and search["lowest_lr"] in map(float, search["tried"])
         tried = {float(lr): loss for lr, loss in search["tried"].items()}
         assert search["chosen_lr"] <= search["lowest_lr"] and tried[search["chosen_lr"]] <= 1.005 * min(losses)
     assert {r["seed"] for r in whole["runs"].values()} == {0, 1}
+    fixed = {(r["size"], r["seed"]) for r in whole["runs"].values() if "fixed_data" in r["roles"]}
+    assert fixed == {(size, seed) for size in ("1x8", "1x16", "2x8") for seed in (0, 1)}
     while run_tiny(tmp_path, "sliced", "--max-steps", "70") == 0 and not (tmp_path / "sliced.json").exists():
         pass
     sliced = load_sweep(tmp_path / "sliced.json")

@@ -14,7 +14,9 @@ Phases, each resumable (run the same command again after an interruption):
    and a warmup-stable-decay run at each budget, branched off the constant run where its decay starts;
 4. shapes: the learning-rate search for several depth x width shapes at the non-embedding size of
    ``shape_reference`` (deeper versus wider at fixed N);
-5. the second seed: the grid at ``second_seed_levels`` and phase 3 there, at the rates of phase 1.
+5. the second seed: the grid at ``second_seed_levels``, phase 3 there, and every size and shape at
+   ``lr_search_steps`` steps, at the rates chosen in phases 1 and 4 (the first seed's runs at those
+   rates are its phase-1 and phase-4 runs).
 
 Everything is written to a work folder keyed by the spec (a different spec never resumes another's
 runs); only when every run is finished are ``--out`` and ``<stem>_models.pt`` (each size's longest
@@ -303,16 +305,16 @@ class Sweep:
         return chosen
 
     def run_all(self, budget: Budget) -> dict:
-        self.budget = budget
-        spec, seeds = self.spec, [self.spec.seed]
-        best, k = {}, spec.lr_index(spec.lr_start)
+        """Every phase in order (each run trained once; stored runs are skipped); returns the state."""
+        self.budget, spec, best = budget, self.spec, {}
+        k = spec.lr_index(spec.lr_start)
         for size in spec.sizes:  # 1. learning rates
             best[size] = k = self.search(size, k, budget)
         flops = {s: describe(Run(s, "cosine", 1, 1.0, 0), self.data, self.settings)["flops_per_token"] for s in best}
-        if spec.second_seed is not None:
-            seeds.append(spec.second_seed)
         phases = [(spec.seed, spec.compute_levels)]
-        for seed, levels in phases + ([(spec.second_seed, spec.second_seed_levels)] if len(seeds) > 1 else []):
+        if spec.second_seed is not None:
+            phases.append((spec.second_seed, spec.second_seed_levels))
+        for seed, levels in phases:
             for size in spec.sizes:  # 2. the grid
                 budgets = spec.budgets(flops[size], levels)
                 runs = [Run(size, "cosine", steps, spec.lr(best[size]), seed) for steps in budgets.values()]
@@ -326,7 +328,9 @@ class Sweep:
                     self.ensure(run, "schedules", budget)
             if seed == spec.seed:  # 4. shapes
                 for shape in spec.shapes:
-                    self.search(shape, best[spec.shape_reference], budget)
+                    best[shape] = self.search(shape, best[spec.shape_reference], budget)
+            for size in spec.sizes + spec.shapes:  # every size and shape at one budget, at its chosen rate
+                self.ensure(Run(size, "cosine", spec.lr_search_steps, spec.lr(best[size]), seed), "fixed_data", budget)
         self.state["complete"] = True
         self.save()
         return self.state
