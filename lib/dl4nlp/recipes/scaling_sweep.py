@@ -5,8 +5,9 @@
 Phases, each resumable (run the same command again after an interruption):
 
 1. learning-rate search: for each size, cosine runs of ``lr_search_steps`` steps at peak rates on a grid
-   of factor sqrt(2), starting from the previous size's best and extended until the best is
-   bracketed; the size's rate is the grid point with the lowest final held-out loss;
+   of factor sqrt(2), starting from the previous size's best and extended until the lowest loss is
+   bracketed; the size's rate is a factor 2 below the lowest-loss rate (the loss is flat there, and the
+   rate at which training stalls, just above the lowest-loss one, moves from seed to seed);
 2. the grid: for each size and each compute level C (counted training FLOPs), one cosine run of
    round(C / (FLOPs per token x tokens per step)) steps, if that lies in [min_steps, max_steps],
    so that every run sits on an IsoFLOP line (Hoffmann et al. 2022, approaches 1-3);
@@ -73,13 +74,13 @@ class SweepSpec:
 
     sizes: tuple[str, ...] = ("1x8", "1x16", "2x16", "2x24", "2x32", "3x40", "3x64", "4x80")
     compute_levels: tuple[float, ...] = tuple(2.5e10 * 2**k for k in range(7))
-    min_steps: int = 64
+    min_steps: int = 128
     max_steps: int = 8192
     lr_search_steps: int = 512
     lr_base: float = 1e-3  # the grid of peak learning rates: lr_base * lr_factor ** k
     lr_factor: float = 2**0.5
     lr_start: float = 0.064  # where the search of the first size starts
-    lr_tie: float = 0.005  # rates within this relative loss of the best count as tied; the smallest is chosen
+    lr_backoff: int = 2  # the chosen rate is this many grid steps below the lowest-loss rate (a factor 2)
     constant_sizes: tuple[str, ...] = ("1x16", "2x32", "3x64")
     shapes: tuple[str, ...] = ("1x46", "3x26", "4x22", "6x18", "8x16")
     shape_reference: str = "2x32"
@@ -133,8 +134,10 @@ class SweepSpec:
                 f"compute_levels must increase strictly and include second_seed_levels; got "
                 f"{self.compute_levels} and {self.second_seed_levels}"
             )
-        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0 and 0 <= self.lr_tie < 1):
-            raise ValueError("lr_base and lr_start must be positive, lr_factor > 1 and lr_tie in [0, 1)")
+        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0):
+            raise ValueError("lr_base and lr_start must be positive and lr_factor > 1")
+        if isinstance(self.lr_backoff, bool) or not isinstance(self.lr_backoff, int) or self.lr_backoff < 0:
+            raise ValueError(f"lr_backoff must be a non-negative integer; got {self.lr_backoff!r}")
         if not 0 < self.min_lr_ratio < 1 or not 0 < self.decay_fraction < 1:
             raise ValueError("min_lr_ratio and decay_fraction must lie in (0, 1)")
         if self.corpus not in CORPORA:
@@ -280,26 +283,26 @@ class Sweep:
 
     def search(self, size: str, start: int, budget: Budget) -> int:
         """Grid index of the peak learning rate of ``size``: try start-1, start, start+1 and extend towards
-        the better edge until the lowest loss is bracketed; then take the smallest rate whose loss is within
-        ``lr_tie`` (relative) of the lowest (the loss is flat near the optimum and falls off a cliff above it)."""
+        the better edge until the lowest loss is bracketed; then step ``lr_backoff`` times lower. The loss is
+        flat near its lowest rate and breaks down just above it, at a rate that moves from seed to seed."""
         spec, losses = self.spec, {}
         todo = [start - 1, start, start + 1]
         while todo:
             for k in todo:
-                record = self.ensure(
-                    Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed), "lr_search", budget
-                )
+                run = Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed)
+                record = self.ensure(run, "lr_search", budget)
                 losses[k] = math.inf if record["diverged"] else record["curve"][-1]["heldout_loss"]
             best = min(losses, key=losses.get)
             todo = [best - 1] if best == min(losses) and best > 0 else [best + 1] if best == max(losses) else []
-        chosen = min(k for k in losses if losses[k] <= losses[best] * (1 + spec.lr_tie))
+        chosen = max(0, best - spec.lr_backoff)
         self.state["lr_search"][size] = {
             "steps": spec.lr_search_steps,
             "tried": {f"{spec.lr(k):.6g}": losses[k] for k in sorted(losses)},
             "lowest_lr": spec.lr(best),
             "chosen_lr": spec.lr(chosen),
-            "rule": f"cosine runs of {spec.lr_search_steps} steps at rates a factor sqrt(2) apart, extended until the "
-            f"lowest final held-out loss is bracketed; the smallest rate within {spec.lr_tie:.1%} of that loss",
+            "rule": f"cosine runs of {spec.lr_search_steps} steps at rates a factor {spec.lr_factor:.4g} apart, "
+            f"extended until the lowest final held-out loss is bracketed; the chosen rate is {spec.lr_backoff} grid "
+            f"steps (a factor {spec.lr_factor**spec.lr_backoff:.3g}) below the lowest-loss rate",
         }
         self.save()
         return chosen
