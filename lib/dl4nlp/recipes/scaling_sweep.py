@@ -281,8 +281,9 @@ class Sweep:
         finished(self.workdir, run)
         return record
 
-    def search(self, size: str, start: int, budget: Budget) -> int:
-        """Grid index of the peak learning rate of ``size``: try start-1, start, start+1 and extend towards
+    def search(self, size: str, start: int, budget: Budget) -> tuple[int, int]:
+        """Grid indices (chosen, lowest-loss) of the peak learning rate of ``size``: try start-1, start, start+1
+        and extend towards
         the better edge until the lowest loss is bracketed; then step ``lr_backoff`` times lower. The loss is
         flat near its lowest rate and breaks down just above it, at a rate that moves from seed to seed."""
         spec, losses = self.spec, {}
@@ -305,14 +306,16 @@ class Sweep:
             f"steps (a factor {spec.lr_factor**spec.lr_backoff:.3g}) below the lowest-loss rate",
         }
         self.save()
-        return chosen
+        return chosen, best
 
     def run_all(self, budget: Budget) -> dict:
         """Every phase in order (each run trained once; stored runs are skipped); returns the state."""
         self.budget, spec, best = budget, self.spec, {}
         k = spec.lr_index(spec.lr_start)
-        for size in spec.sizes:  # 1. learning rates
-            best[size] = k = self.search(size, k, budget)
+        lowest = {}
+        for size in spec.sizes:  # 1. learning rates (each search starts at the previous size's lowest-loss rate)
+            best[size], lowest[size] = self.search(size, k, budget)
+            k = lowest[size]
         flops = {s: describe(Run(s, "cosine", 1, 1.0, 0), self.data, self.settings)["flops_per_token"] for s in best}
         phases = [(spec.seed, spec.compute_levels)]
         if spec.second_seed is not None:
@@ -331,7 +334,7 @@ class Sweep:
                     self.ensure(run, "schedules", budget)
             if seed == spec.seed:  # 4. shapes
                 for shape in spec.shapes:
-                    best[shape] = self.search(shape, best[spec.shape_reference], budget)
+                    best[shape] = self.search(shape, lowest[spec.shape_reference], budget)[0]
             for size in spec.sizes + spec.shapes:  # every size and shape at one budget, at its chosen rate
                 self.ensure(Run(size, "cosine", spec.lr_search_steps, spec.lr(best[size]), seed), "fixed_data", budget)
         self.state["complete"] = True
