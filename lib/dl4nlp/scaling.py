@@ -78,8 +78,12 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
 def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> float:
     """Forward FLOPs per token of ``model`` on a (batch_size, n_ctx) batch, counted by ``FlopCounterMode``.
 
-    The counter sees only operations it has a formula for: with ``fast_attention=True`` on a CPU, PyTorch's
-    fused attention kernel is not counted, so measure the readable attention path.
+    The counter sees only operations it has a formula for. With ``fast_attention=True`` on a CPU, what it
+    sees depends on the PyTorch version: older versions run attention with a mask through the "math"
+    fallback (ordinary matrix products, counted), newer ones through the fused
+    ``_scaled_dot_product_flash_attention_for_cpu`` kernel, which ``torch.utils.flop_counter`` has no
+    formula for (its attention FLOPs go uncounted). Measure the readable attention path for a count that
+    does not depend on the version.
     """
     from torch.utils.flop_counter import FlopCounterMode
 
