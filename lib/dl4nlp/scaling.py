@@ -104,6 +104,31 @@ def attention_share(n_ctx: float, d_model: float) -> float:
     return n_ctx / (12.0 * d_model + n_ctx)
 
 
+def attention_crossover(d_model: int, dense: bool = False) -> int:
+    """The context length at which attention costs as much as a block's linear layers (24 d² FLOPs per token):
+    12 d with Kaplan's causal count 2 n d, 6 d for a dense implementation that computes every masked score."""
+    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
+        raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
+    return (6 if dense else 12) * d_model
+
+
+def compute_optimal_split(compute: float, tokens_per_parameter: float = 20.0) -> tuple[float, float]:
+    """(N, D) with C = 6 N D and D = tokens_per_parameter × N: Hoffmann et al.'s rule of thumb.
+
+    >>> n, d = compute_optimal_split(6 * 20 * 1e6**2)
+    >>> round(n), round(d)
+    (1000000, 20000000)
+    """
+    if not (
+        math.isfinite(compute) and compute > 0 and math.isfinite(tokens_per_parameter) and tokens_per_parameter > 0
+    ):
+        raise ValueError(
+            f"compute and tokens_per_parameter must be positive; got {compute!r}, {tokens_per_parameter!r}"
+        )
+    n = math.sqrt(compute / (6.0 * tokens_per_parameter))
+    return n, tokens_per_parameter * n
+
+
 # ---- power-law fits ---------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ sweep's schedule comparison. ``sweep_claims(results, seed)`` computes, from the
 shipped sweep (``dl4nlp.sweep.load_sweep()``), every number the notebook's prose
 interprets, for one of the sweep's two seeds; the notebook asserts them on seed 0
 and ``tests/claims/test_09_scaling.py`` on both. Helpers select runs from the
-results (``select``) and read a finished run's loss (``final_loss``).
+results with ``dl4nlp.sweep_analysis``.
 """
 
 from __future__ import annotations
@@ -15,56 +15,30 @@ from __future__ import annotations
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
+import numpy as np
 import torch
 
+from dl4nlp.compute_optimal import aicc, fit_slope, loo_rmse
 from dl4nlp.data import load_text
 from dl4nlp.recipes.scaling_run import Run, train_run
 from dl4nlp.recipes.scaling_sweep import SweepSpec, trunk_and_branches
+from dl4nlp.scaling import fit_power_law
 from dl4nlp.sweep import CharData
+from dl4nlp.sweep_analysis import (
+    envelope_allocation,
+    final_loss,
+    fixed_data,
+    isoflop_allocation,
+    isoflop_profiles,
+    parametric_allocation,
+    schedule_pairs,
+)
 
 # ---- thresholds of the claims (shared by notebook and tests) --------------------------------
-SCHEDULE_MARGIN = 0.0  # a finished cosine run ends below the constant-rate run at the same step by more than this
-
-
-def select(
-    results: dict,
-    *,
-    role: Optional[str] = None,
-    seed: Optional[int] = None,
-    size: Optional[str] = None,
-    schedule: Optional[str] = None,
-) -> list[dict]:
-    """The runs of the results with this role ('lr_search', 'grid', 'schedules', 'fixed_data'), seed, size and
-    schedule (each optional), that did not diverge, sorted by size then steps."""
-    if not isinstance(results, dict) or "runs" not in results:
-        raise ValueError("results must be the sweep's results (dl4nlp.sweep.load_sweep()); got no 'runs'")
-    out = [
-        r
-        for r in results["runs"].values()
-        if not r["diverged"]
-        and (role is None or role in r["roles"])
-        and (seed is None or r["seed"] == seed)
-        and (size is None or r["size"] == size)
-        and (schedule is None or r["schedule"] == schedule)
-    ]
-    return sorted(out, key=lambda r: (r["non_embedding_params"], r["size"], r["steps"]))
-
-
-def final_loss(run: dict) -> float:
-    """Held-out loss (nats per character) at the end of a finished run."""
-    return float(run["curve"][-1]["heldout_loss"])
-
-
-def loss_at(run: dict, step: int) -> float:
-    """Held-out loss of a run at one of its evaluation points."""
-    for point in run["curve"]:
-        if point["step"] == step:
-            return float(point["heldout_loss"])
-    raise ValueError(
-        f"run {run['id']} was not evaluated at step {step}; its points: {[p['step'] for p in run['curve']]}"
-    )
+SCHEDULE_MIN_STEPS = 256  # budgets from here on are past the early, seed-dependent plateau
+EMERGENCE_K = 8  # exact match of this many characters: the all-or-nothing metric
+CONVENTION_NAMES = ("counted", "chinchilla", "kaplan")
 
 
 # ---- the live schedule race -----------------------------------------------------------------
@@ -109,3 +83,95 @@ def schedule_race(seed: int, size: str = "1x16", steps: int = 192, lr: float = 0
         wsd=final_loss(records["wsd"]),
         curves=curves,
     )
+
+
+# ---- the claims about the shipped sweep, for one seed -----------------------------------------
+@dataclass(frozen=True)
+class SweepClaims:
+    """Every number notebook 09's prose interprets, computed from the shipped sweep for one seed."""
+
+    seed: int
+    schedules: tuple  # dicts: size, steps, cosine, wsd, constant, longest_cosine_at_steps
+    fixed_sizes: tuple
+    fixed_n: np.ndarray  # total parameters of the fixed-data runs
+    fixed_loss: np.ndarray
+    aicc_plain: float
+    aicc_floor: float
+    loo_plain: float
+    loo_floor: float
+    floor: float  # E of the fit with a floor
+    floor_interval: tuple  # its 95 % bootstrap interval (residual bootstrap of the power law)
+    iso_levels: np.ndarray
+    iso_n_opt: np.ndarray
+    iso_inside: np.ndarray
+    a_isoflop: object  # Slope, or None with fewer than 3 profiles
+    a_envelope: dict  # convention -> Slope
+    parametric: object  # sweep_analysis.Parametric
+    shapes: tuple  # (name, n_layers, d_model, non-embedding parameters, loss) at the fixed budget
+    accuracy: np.ndarray  # per-character accuracy of the fixed-data runs (continuous metric)
+    exact: np.ndarray  # exact match of EMERGENCE_K characters (all-or-nothing metric)
+
+
+def _floor_fits(n: np.ndarray, loss: np.ndarray):
+    plain = fit_power_law(n, loss, n_bootstrap=0)
+    floor = fit_power_law(n, loss, irreducible=True, n_bootstrap=200)
+    return plain, floor
+
+
+def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaims:
+    """The claims' numbers for ``seed`` (the sweep's first or second seed)."""
+    if seed not in {r["seed"] for r in results["runs"].values()}:
+        raise ValueError(f"the sweep has no runs of seed {seed!r}")
+    fixed = fixed_data(results, seed)
+    n = np.array([r["total_params"] for r in fixed], dtype=float)
+    loss = np.array([final_loss(r) for r in fixed])
+    plain, floor = _floor_fits(n, loss)
+    loo_plain = loo_rmse(lambda x, y: fit_power_law(x, y, n_bootstrap=0), n, loss)
+    loo_floor = loo_rmse(lambda x, y: fit_power_law(x, y, irreducible=True, n_bootstrap=0), n, loss)
+    profiles = isoflop_profiles(results, seed)
+    inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
+    kinds = fixed_data(results, seed, shapes=True)
+    k = EMERGENCE_K
+    return SweepClaims(
+        seed=seed,
+        schedules=tuple(schedule_pairs(results, seed)),
+        fixed_sizes=tuple(r["size"] for r in fixed),
+        fixed_n=n,
+        fixed_loss=loss,
+        aicc_plain=aicc(plain.rss, len(n), 2),
+        aicc_floor=aicc(floor.rss, len(n), 3),
+        loo_plain=loo_plain,
+        loo_floor=loo_floor,
+        floor=floor.irreducible,
+        floor_interval=_floor_interval(n, loss, floor),
+        iso_levels=np.array([p.level for p in profiles]),
+        iso_n_opt=np.array([p.by_n.n_opt for p in profiles]),
+        iso_inside=np.array([p in inside for p in profiles]),
+        a_isoflop=isoflop_allocation(profiles, n_bootstrap).a if len(inside) >= 3 else None,
+        a_envelope={
+            c: envelope_allocation(results, seed, c, n_bootstrap).a for c in ("counted", "chinchilla", "kaplan")
+        },
+        parametric=parametric_allocation(results, seed, n_bootstrap=n_bootstrap),
+        shapes=tuple(
+            (r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in shapes
+        ),
+        accuracy=np.array([r["final"]["token_accuracy"] for r in fixed]),
+        exact=np.array([r["final"]["exact_match"][k - 1] for r in fixed]),
+    )
+
+
+def _floor_interval(n: np.ndarray, loss: np.ndarray, fit, n_bootstrap: int = 200, seed: int = 0) -> tuple:
+    """95 % interval of the floor E: refit resamples of the log residuals around the fit."""
+    rng = np.random.default_rng(seed)
+    residuals = np.log(loss) - np.log(fit(n))
+    draws = []
+    for _ in range(n_bootstrap):
+        resampled = fit(n) * np.exp(rng.choice(residuals, size=len(n)))
+        try:
+            draws.append(fit_power_law(n, resampled, irreducible=True, n_bootstrap=0).irreducible)
+        except ValueError:
+            continue
+    return float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))
+
+
+__all__ = ["ScheduleRace", "SweepClaims", "schedule_race", "sweep_claims", "fit_slope"]
