@@ -153,7 +153,7 @@ def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaim
         },
         parametric=parametric_allocation(results, seed, n_bootstrap=n_bootstrap),
         shapes=tuple(
-            (r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in shapes
+            (r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in kinds
         ),
         accuracy=np.array([r["final"]["token_accuracy"] for r in fixed]),
         exact=np.array([r["final"]["exact_match"][k - 1] for r in fixed]),
