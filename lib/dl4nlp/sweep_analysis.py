@@ -105,6 +105,7 @@ class Allocation:
     compute: np.ndarray
     n_opt: np.ndarray
     d_opt: np.ndarray
+    loss: np.ndarray  # the loss at each compute-optimal point
     a: Slope
     b: Slope
 
@@ -117,7 +118,8 @@ def envelope_allocation(results: dict, seed: int, convention: str = "counted", n
     c = np.array([r[c_key] for r in front], dtype=float)
     n = np.array([r[n_key] for r in front], dtype=float)
     d = np.array([r["tokens"] for r in front], dtype=float)
-    return Allocation(c, n, d, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
+    loss = np.array([final_loss(r) for r in front])
+    return Allocation(c, n, d, loss, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
 
 
 # --- method 2: IsoFLOP profiles -------------------------------------------------------
@@ -160,7 +162,8 @@ def isoflop_allocation(profiles: list[Profile], n_bootstrap: int = 1000) -> Allo
     c = np.array([p.level for p in inside])
     n = np.array([p.by_n.n_opt for p in inside])
     d = np.array([p.by_d.n_opt for p in inside])
-    return Allocation(c, n, d, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
+    loss = np.array([p.by_n.loss for p in inside])
+    return Allocation(c, n, d, loss, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
 
 
 # --- method 3: the parametric loss -----------------------------------------------------

@@ -56,7 +56,7 @@ class ScheduleRace:
     curves: dict  # schedule -> [(step, held-out loss), ...]
 
 
-def schedule_race(seed: int, size: str = "1x16", steps: int = 192, lr: float = 0.045) -> ScheduleRace:
+def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> ScheduleRace:
     """Train ``size`` for ``steps`` steps with a cosine, a constant and a warmup-stable-decay schedule (the last
     branched off the constant run), same initial weights and batches for the three; the sweep's settings."""
     if not isinstance(seed, int) or seed < 0:
