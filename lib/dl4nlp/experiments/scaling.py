@@ -152,9 +152,7 @@ def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaim
             c: envelope_allocation(results, seed, c, n_bootstrap).a for c in ("counted", "chinchilla", "kaplan")
         },
         parametric=parametric_allocation(results, seed, n_bootstrap=n_bootstrap),
-        shapes=tuple(
-            (r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in kinds
-        ),
+        shapes=tuple((r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in kinds),
         accuracy=np.array([r["final"]["token_accuracy"] for r in fixed]),
         exact=np.array([r["final"]["exact_match"][k - 1] for r in fixed]),
     )
