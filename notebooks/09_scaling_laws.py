@@ -78,7 +78,7 @@ from dl4nlp.data import CORPORA, load_text
 from dl4nlp.diagrams import shapes_diagram
 from dl4nlp.exercises import check
 from dl4nlp.experiments.scaling import EMERGENCE_K, SCHEDULE_MIN_STEPS, schedule_race, sweep_claims
-from dl4nlp.plots import plain_log_ticks
+from dl4nlp.plots import plain_log_ticks, plot_allocation, plot_isoflop_profiles
 from dl4nlp.scaling import (attention_crossover, attention_share, compute_optimal_split, fit_power_law, flops_breakdown,
                             kaplan_forward_flops, kaplan_parameters, measure_forward_flops, non_embedding_parameters,
                             training_flops)
@@ -581,12 +581,7 @@ left.set(xscale="log", yscale="log", xlabel="training compute C (counted FLOPs)"
          ylabel="final held-out loss", title="method 1: every finished run of seed 0")
 plain_log_ticks(left)
 left.legend(fontsize="x-small", ncol=3)
-right.plot(front.compute, front.n_opt, "o", color="tab:blue", label=f"N_opt ∝ C^{front.a.value:.2f}")
-right.plot(front.compute, front.d_opt, "s", color="tab:orange", label=f"D_opt ∝ C^{front.b.value:.2f}")
-right.plot(front.compute, front.a(front.compute), "-", color="tab:blue")
-right.plot(front.compute, front.b(front.compute), "-", color="tab:orange")
-right.set(xscale="log", yscale="log", xlabel="training compute C", title="the envelope's runs")
-right.legend(fontsize="small")
+plot_allocation(front, ax=right, title="the envelope's runs")
 plt.show()
 
 # %% [markdown]
@@ -598,20 +593,8 @@ plt.show()
 profiles = isoflop_profiles(sweep, first)
 iso = isoflop_allocation(profiles)
 fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.5))
-for profile, color in zip(profiles, plt.cm.plasma(np.linspace(0, 0.85, len(profiles)))):
-    left.plot(profile.n, profile.loss, "o", color=color, label=f"C = {profile.level:.1e}")
-    grid = np.geomspace(profile.n.min(), profile.n.max(), 60)
-    left.plot(grid, profile.by_n(grid), "-", color=color, alpha=0.7)
-    left.plot(profile.by_n.n_opt, profile.by_n.loss, "*", color=color, markersize=14, mec="k")
-left.set(xscale="log", xlabel="total parameters N_T", ylabel="final held-out loss",
-         title="method 2: IsoFLOP profiles (star: the parabola's vertex)")
-left.legend(fontsize="x-small")
-right.plot(iso.compute, iso.n_opt, "*", markersize=12, color="tab:blue", label=f"N_opt ∝ C^{iso.a.value:.2f}")
-right.plot(iso.compute, iso.d_opt, "*", markersize=12, color="tab:orange", label=f"D_opt ∝ C^{iso.b.value:.2f}")
-right.plot(iso.compute, iso.a(iso.compute), "-", color="tab:blue")
-right.plot(iso.compute, iso.b(iso.compute), "-", color="tab:orange")
-right.set(xscale="log", yscale="log", xlabel="training compute C", title="the vertices against compute")
-right.legend(fontsize="small")
+plot_isoflop_profiles(profiles, ax=left, title="method 2: IsoFLOP profiles (star: the parabola's vertex)")
+plot_allocation(iso, ax=right, title="the vertices against compute")
 plt.show()
 
 # %%

@@ -161,3 +161,21 @@ def test_shapes_diagram_is_read_from_the_configs():
     assert diagram.boxes["1x46/0"].width > diagram.boxes["8x16/0"].width  # wider is drawn wider
     with pytest.raises(ValueError, match="at least one model"):
         shapes_diagram({})
+
+
+def test_the_scaling_plots_draw_profiles_and_allocations():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plot_allocation, plot_isoflop_profiles
+
+    profiles = isoflop_profiles(synthetic_results(), 0)
+    fig = plot_isoflop_profiles(profiles)
+    assert len(fig.axes[0].lines) == 3 * len(profiles) and fig.axes[0].get_xscale() == "log"
+    allocation = isoflop_allocation(profiles, n_bootstrap=10)
+    labels = [t.get_text() for t in plot_allocation(allocation).axes[0].get_legend().texts]
+    assert labels[0].startswith(f"N_opt ∝ C^{allocation.a.value:.2f}") and labels[1].startswith("D_opt")
+    with pytest.raises(ValueError, match="at least one IsoFLOP profile"):
+        plot_isoflop_profiles([])
+    with pytest.raises(TypeError, match="must be a dl4nlp.sweep_analysis.Allocation"):
+        plot_allocation({"a": 1})
+    plt.close("all")
