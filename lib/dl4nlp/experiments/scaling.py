@@ -22,7 +22,7 @@ import torch
 from dl4nlp.compute_optimal import aicc, fit_slope, loo_rmse
 from dl4nlp.data import load_text
 from dl4nlp.recipes.scaling_run import Run, train_run
-from dl4nlp.recipes.scaling_sweep import SweepSpec, trunk_and_branches
+from dl4nlp.recipes.scaling_spec import SweepSpec, trunk_and_branches
 from dl4nlp.scaling import fit_power_law
 from dl4nlp.sweep import CharData
 from dl4nlp.sweep_analysis import (
