@@ -35,6 +35,13 @@ SCHEDULES = ("cosine", "constant", "wsd")
 MODELS_KIND = "scaling_sweep_models"
 
 
+def check_int(name: str, value, minimum: int = 1) -> int:
+    """``value`` if it is an integer (not a bool) of at least ``minimum``; else a ValueError naming both."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
+    return int(value)
+
+
 def parse_size(size: str) -> tuple[int, int, int]:
     """``'3x64'`` -> (n_layers=3, d_model=64, n_heads=4): heads of width 16 where the width allows, at least one."""
     try:
@@ -68,7 +75,9 @@ def model_config(size: str, vocab_size: int, context: int, fast: bool = True) ->
 def training_flops_per_token(config: TransformerConfig, context: int) -> int:
     """FLOPs of one training token as ``FlopCounterMode`` counts them: three forward passes
     (``dl4nlp.scaling.flops_breakdown``: linear layers, dense attention and the output layer)."""
-    return 3 * sum(flops_breakdown(config, context).values())
+    if not isinstance(config, TransformerConfig):
+        raise TypeError(f"config must be a TransformerConfig; got {type(config).__name__}")
+    return 3 * sum(flops_breakdown(config, check_int("context", context)).values())
 
 
 class CharData:
@@ -88,6 +97,11 @@ class CharData:
 
     def batch(self, batch_size: int, context: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """Random training windows: inputs (B, T) and next-character targets (B, T)."""
+        check_int("batch_size", batch_size)
+        if check_int("context", context) > len(self.train) - 2:
+            raise ValueError(f"context must be shorter than the training text ({len(self.train)}); got {context}")
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
         starts = torch.randint(len(self.train) - context - 1, (batch_size,), generator=generator)
         windows = torch.stack([self.train[s : s + context + 1] for s in starts.tolist()])  # (B, T+1)
         return windows[:, :-1], windows[:, 1:]
@@ -97,7 +111,8 @@ class CharData:
         if part not in ("heldout", "train"):
             raise ValueError(f"part must be 'heldout' or 'train'; got {part!r}")
         ids = self.heldout if part == "heldout" else self.train
-        if not isinstance(count, int) or count < 1 or len(ids) < context + 1:
+        check_int("count", count)
+        if check_int("context", context) + 1 > len(ids):
             raise ValueError(f"need count >= 1 windows of {context + 1} characters from {len(ids)}; got {count!r}")
         starts = np.linspace(0, len(ids) - context - 1, count).astype(int)
         return torch.stack([ids[s : s + context + 1] for s in starts])  # (count, T+1)
@@ -117,6 +132,9 @@ def lr_factor(
         raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
     if not (isinstance(steps, int) and steps >= 1 and isinstance(step, int) and 0 <= step < steps):
         raise ValueError(f"step must be an integer in [0, steps) and steps >= 1; got step={step!r}, steps={steps!r}")
+    check_int("warmup", warmup, minimum=0)
+    if not 0 <= min_ratio <= 1:
+        raise ValueError(f"min_ratio must lie in [0, 1]; got {min_ratio!r}")
     if step < warmup:
         return (step + 1) / warmup
     if schedule == "constant":
@@ -137,18 +155,35 @@ def decay_start(steps: int, decay_fraction: float = 0.2) -> int:
 
 def eval_steps(steps: int, extra: Sequence[int] = ()) -> list[int]:
     """Where a run of ``steps`` steps is evaluated: powers of two, every eighth of the run, and ``extra``."""
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    check_int("steps", steps)
+    extra = [check_int("each of extra", e) for e in extra]
     points = {2**k for k in range(1, int(math.log2(steps)) + 1)}
     points |= {max(1, round(steps * j / 8)) for j in range(1, 9)} | {int(e) for e in extra}
     return sorted(p for p in points if 1 <= p <= steps)
 
 
+def _check_windows(model: torch.nn.Module, windows: torch.Tensor) -> None:
+    if not isinstance(model, torch.nn.Module) or not any(True for _ in model.parameters()):
+        raise TypeError(
+            f"model must be a language model (a torch.nn.Module with parameters); got {type(model).__name__}"
+        )
+    if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[0] == 0 or windows.shape[1] < 2:
+        shape = tuple(windows.shape) if isinstance(windows, torch.Tensor) else type(windows).__name__
+        raise ValueError(f"windows must be a tensor of shape (N >= 1, T+1 >= 2); got {shape}")
+    if windows.dtype != torch.long:
+        raise ValueError(f"windows must hold character ids (torch.long); got {windows.dtype}")
+    config = getattr(model, "config", None)
+    if config is not None and windows.shape[1] - 1 > config.max_len:
+        raise ValueError(f"windows must be at most {config.max_len} + 1 long; got {tuple(windows.shape)}")
+    if windows.min() < 0 or (config is not None and windows.max() >= config.vocab_size):
+        raise ValueError(f"windows must hold ids in [0, vocab_size); got {int(windows.min())}..{int(windows.max())}")
+
+
 @torch.no_grad()
 def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 256) -> float:
     """Mean next-character cross-entropy (nats) over every position of the windows (N, T+1)."""
-    if windows.dim() != 2 or windows.shape[0] == 0 or windows.shape[1] < 2:
-        raise ValueError(f"windows must have shape (N >= 1, T+1 >= 2); got {tuple(windows.shape)}")
+    _check_windows(model, windows)
+    check_int("batch_size", batch_size)
     device = next(model.parameters()).device
     total, count = 0.0, 0
     for chunk in windows.split(batch_size):
@@ -171,8 +206,13 @@ def continuation_metrics(
     the rest of each word of at least ``min_completion`` + 1 letters given its first letter, scored as a
     whole and character by character; ``completion_log_prob``: mean log-probability of a completion.
     """
-    if windows.dim() != 2 or not 0 <= start < windows.shape[1] - max_k:
-        raise ValueError(f"windows must be (N, T+1) with start + max_k < T+1; got {tuple(windows.shape)}, {start}")
+    _check_windows(model, windows)
+    check_int("max_k", max_k)
+    if check_int("start", start, minimum=0) + max_k >= windows.shape[1]:
+        raise ValueError(f"start + max_k must be < the window length {windows.shape[1]}; got {start} + {max_k}")
+    vocab = int(windows.max()) + 1 if getattr(model, "config", None) is None else model.config.vocab_size
+    if not isinstance(chars, (str, list, tuple)) or len(chars) < vocab:
+        raise ValueError(f"chars must name all {vocab} ids (a string or list); got {type(chars).__name__}")
     device = next(model.parameters()).device
     correct, logp = [], []
     for chunk in windows.split(256):

@@ -31,7 +31,9 @@ from dl4nlp.compute_optimal import (
     isoflop_minimum,
     local_slopes,
 )
+from dl4nlp.sweep import SCHEDULES
 
+ROLES = ("lr_search", "grid", "schedules", "fixed_data")
 CONVENTIONS = {
     "counted": ("total_params", "flops"),
     "chinchilla": ("total_params", "total_param_flops"),
@@ -57,6 +59,12 @@ def select(
     optional) that did not diverge, sorted by non-embedding size, then size name, then steps."""
     if not isinstance(results, dict) or not isinstance(results.get("runs"), dict):
         raise ValueError("results must be the sweep's results (dl4nlp.sweep.load_sweep()); found no 'runs'")
+    if role is not None and role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES} or None; got {role!r}")
+    if schedule is not None and schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES} or None; got {schedule!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed must be an integer or None; got {seed!r}")
     out = [
         r
         for r in results["runs"].values()
@@ -94,6 +102,8 @@ def finished_cosine(results: dict, seed: int) -> list[dict]:
     runs), the shapes of the deeper-versus-wider comparison excluded."""
     sizes = set(results["recipe"]["spec"]["sizes"])
     runs = {r["id"]: r for role in ("grid", "fixed_data") for r in select(results, role=role, seed=seed)}
+    if not runs:
+        raise ValueError(f"the sweep has no finished cosine runs of seed {seed!r}; its seeds: {seeds(results)}")
     return sorted((r for r in runs.values() if r["size"] in sizes), key=lambda r: (r["flops"], r["id"]))
 
 
@@ -139,6 +149,8 @@ class Profile:
 def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profile]:
     """Method 2: the grid runs of ``seed`` by compute level (counted FLOPs, total parameters), with a parabola
     of loss against log N and against log D through each level with at least ``min_runs`` sizes."""
+    if isinstance(min_runs, bool) or not isinstance(min_runs, int) or min_runs < 3:
+        raise ValueError(f"min_runs must be an integer >= 3 (a parabola has three parameters); got {min_runs!r}")
     levels: dict[float, list] = {}
     for run in select(results, role="grid", seed=seed):
         levels.setdefault(run["level"], []).append(run)

@@ -23,13 +23,16 @@ import torch
 from dl4nlp.checkpoint import atomic_write
 from dl4nlp.scaling import non_embedding_parameters
 from dl4nlp.sweep import (
+    SCHEDULES,
     CharData,
+    check_int,
     continuation_metrics,
     decay_start,
     eval_steps,
     heldout_loss,
     lr_factor,
     model_config,
+    parse_size,
     training_flops_per_token,
 )
 from dl4nlp.train import train
@@ -48,6 +51,17 @@ class Run:
     extra_evals: tuple[int, ...] = ()  # more evaluation points (a trunk evaluates where its branches need)
     snapshots: tuple[int, ...] = ()  # steps at which to keep a snapshot for branches
     branch: Optional[tuple[str, int]] = None  # (run id, step): start from that run's snapshot
+
+    def __post_init__(self) -> None:
+        parse_size(self.size)
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}; got {self.schedule!r}")
+        check_int("steps", self.steps)
+        check_int("seed", self.seed, minimum=0)
+        if not isinstance(self.lr, (int, float)) or isinstance(self.lr, bool) or not self.lr > 0:
+            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
+        for step in self.extra_evals + self.snapshots:
+            check_int("each of extra_evals and snapshots", step)
 
     @property
     def id(self) -> str:
