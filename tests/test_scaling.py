@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,14 +20,7 @@ from dl4nlp.scaling import (
 )
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models train fastest on one thread (and much faster on a busy CPU)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # ---- counts -----------------------------------------------------------------

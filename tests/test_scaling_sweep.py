@@ -56,13 +56,7 @@ TINY = dict(
 )
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Results are bit for bit for a given thread count; tiny models train fastest on one."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

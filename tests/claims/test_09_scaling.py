@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from dl4nlp.experiments import CLAIM_SEEDS
 from dl4nlp.experiments.scaling import SCHEDULE_MIN_STEPS, schedule_race, sweep_claims
@@ -27,12 +26,7 @@ def sweep_seeds():
     return (spec["seed"], spec["second_seed"])
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])

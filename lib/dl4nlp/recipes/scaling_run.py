@@ -67,6 +67,11 @@ class Run:
     def id(self) -> str:
         return run_id(self.size, self.schedule, self.steps, self.lr, self.seed)
 
+    def identity(self) -> dict:
+        """The fields that head the run's record."""
+        return {"id": self.id, "size": self.size, "schedule": self.schedule, "steps": self.steps, "peak_lr": self.lr,
+                "seed": self.seed}  # fmt: skip
+
     def points(self) -> list[int]:
         extra = list(self.extra_evals) + ([decay_start(self.steps)] if self.schedule == "wsd" else [])
         return eval_steps(self.steps, extra)
@@ -227,12 +232,7 @@ def train_run(
         )
         if history.diverged:  # a rate too high for this size: recorded, never silently averaged in
             return {
-                "id": run.id,
-                "size": run.size,
-                "schedule": run.schedule,
-                "steps": run.steps,
-                "peak_lr": run.lr,
-                "seed": run.seed,
+                **run.identity(),
                 "diverged": True,
                 "diverged_before": target,
                 "curve": state["curve"],
@@ -269,12 +269,7 @@ def train_run(
     info = describe(run, data, settings)
     tokens = run.steps * tokens_per_step
     record = {
-        "id": run.id,
-        "size": run.size,
-        "schedule": run.schedule,
-        "steps": run.steps,
-        "peak_lr": run.lr,
-        "seed": run.seed,
+        **run.identity(),
         "diverged": False,
         "branch": list(run.branch) if run.branch else None,
         **info,
