@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dl4nlp.scaling import (
+    _cpu_flash_attention_flops,
     attention_share,
     fit_power_law,
+    flop_formulas,
     flops_breakdown,
     frontier,
     kaplan_forward_flops,
@@ -46,6 +48,36 @@ def test_flop_breakdown_equals_torch_flop_counter(layers, width, n_ctx):
     assert parts["linear"] == 2 * kaplan_parameters(layers, width)
     kaplan = kaplan_forward_flops(kaplan_parameters(layers, width), layers, n_ctx, width)
     assert parts["attention"] == 2 * (kaplan - parts["linear"])  # dense QKᵀ and AV: twice Kaplan's causal term
+
+
+@pytest.mark.parametrize("layers,width,n_ctx,batch", [(1, 8, 16, 1), (2, 32, 64, 2), (3, 48, 32, 3)])
+def test_fused_attention_counts_as_the_readable_path(layers, width, n_ctx, batch):
+    # On PyTorch >= 2.2 the fused path runs the CPU flash-attention kernel, which the counter knows only through
+    # flop_formulas(); on 2.1 it runs the math fallback. Either way the count equals the readable path's.
+    readable = TransformerConfig(vocab_size=65, d_model=width, n_heads=2, n_layers=layers, max_len=64)
+    fused = TransformerConfig(**{**readable.__dict__, "fast_attention": True})
+    counted = measure_forward_flops(TransformerLM(fused), n_ctx, batch_size=batch)
+    expected = sum(flops_breakdown(fused, n_ctx).values())
+    assert counted == measure_forward_flops(TransformerLM(readable), n_ctx) == expected
+
+
+def test_cpu_flash_attention_formula_takes_tensors_or_shapes():
+    import torch
+
+    q, k, v = torch.zeros(2, 3, 5, 4), torch.zeros(2, 3, 7, 4), torch.zeros(2, 3, 7, 6)
+    expected = 2 * 2 * 3 * 5 * 7 * 4 + 2 * 2 * 3 * 5 * 7 * 6  # QKᵀ and weights·V, 2 FLOPs per multiply-add
+    assert _cpu_flash_attention_flops(q, k, v, 0.0, True, out_val=None) == expected
+    assert _cpu_flash_attention_flops(q.shape, k.shape, v.shape, out_shape=None) == expected
+    kernel = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+    assert list(flop_formulas()) == ([] if kernel is None else [kernel])
+
+
+def test_bad_counting_arguments_are_refused():
+    model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=1, n_layers=1, max_len=8))
+    with pytest.raises(ValueError, match="n_ctx must be a positive integer; got 0"):
+        measure_forward_flops(model, 0)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 1.5"):
+        measure_forward_flops(model, 4, batch_size=1.5)
 
 
 def test_attention_flops_grow_quadratically_per_sequence():

@@ -75,20 +75,50 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
     }
 
 
+def _cpu_flash_attention_flops(query, key, value, *args, **kwargs) -> int:
+    """FLOPs of ``aten._scaled_dot_product_flash_attention_for_cpu``: those of QKᵀ and weights·V, as
+    ``torch.utils.flop_counter.sdpa_flop_count`` counts the CUDA attention kernels. Takes tensors (newer
+    PyTorch, because ``_get_raw`` is set) or shapes (PyTorch 2.1, which always passes shapes)."""
+    from torch.utils.flop_counter import sdpa_flop_count
+
+    shape = lambda x: tuple(x.shape) if isinstance(x, torch.Tensor) else tuple(x)  # noqa: E731
+    return sdpa_flop_count(shape(query), shape(key), shape(value))
+
+
+_cpu_flash_attention_flops._get_raw = True  # type: ignore[attr-defined]
+
+
+def flop_formulas() -> dict:
+    """Formulas ``FlopCounterMode(custom_mapping=...)`` lacks: the fused CPU attention kernel (present in
+    PyTorch >= 2.2), counted like its CUDA siblings. Empty where the kernel does not exist."""
+    aten = torch.ops.aten
+    if not hasattr(aten, "_scaled_dot_product_flash_attention_for_cpu"):
+        return {}
+    return {aten._scaled_dot_product_flash_attention_for_cpu: _cpu_flash_attention_flops}
+
+
 def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> float:
     """Forward FLOPs per token of ``model`` on a (batch_size, n_ctx) batch, counted by ``FlopCounterMode``.
 
-    The counter sees only operations it has a formula for. With ``fast_attention=True`` on a CPU, what it
-    sees depends on the PyTorch version: older versions run attention with a mask through the "math"
-    fallback (ordinary matrix products, counted), newer ones through the fused
-    ``_scaled_dot_product_flash_attention_for_cpu`` kernel, which ``torch.utils.flop_counter`` has no
-    formula for (its attention FLOPs go uncounted). Measure the readable attention path for a count that
-    does not depend on the version.
+    The counter sees only operations it has a formula for. With ``fast_attention=True`` on a CPU, older
+    PyTorch versions run attention with a mask through the "math" fallback (ordinary matrix products,
+    counted); newer ones run the fused ``_scaled_dot_product_flash_attention_for_cpu`` kernel, for which
+    ``torch.utils.flop_counter`` has no formula. ``flop_formulas`` supplies one (QKᵀ and weights·V over
+    every key, as the readable path computes them), so both paths count the same on every version.
+
+    >>> from dl4nlp.transformer import TransformerConfig, TransformerLM
+    >>> config = TransformerConfig(vocab_size=10, d_model=16, n_heads=2, n_layers=1, max_len=8, fast_attention=True)
+    >>> measure_forward_flops(TransformerLM(config), 8) == sum(flops_breakdown(config, 8).values())
+    True
     """
     from torch.utils.flop_counter import FlopCounterMode
 
+    if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1:
+        raise ValueError(f"n_ctx must be a positive integer; got {n_ctx!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
     ids = torch.zeros(batch_size, n_ctx, dtype=torch.long, device=next(model.parameters()).device)
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounterMode(display=False, custom_mapping=flop_formulas())
     with counter, torch.no_grad():
         model(ids)
     return counter.get_total_flops() / (batch_size * n_ctx)
