@@ -638,15 +638,17 @@ print(f"{'Kaplan et al.':<15} {'':>22} {'':>9} {0.73:>13.2f}")
 # ## 9. Why Kaplan and Chinchilla disagree
 #
 # Two recent papers traced most of the gap between $a \approx 0.73$ and $a \approx 0.5$ to how
-# things were counted, not to how models learn. Pearce and Song (2024) point out that
-# Kaplan et al. counted non-embedding parameters and compute ($C = 6ND$ with the
-# non-embedding $N$) and worked at small scale, where embeddings are a large share of
-# a model; simulating Chinchilla's law under those conventions gives coefficients
-# close to Kaplan's, and they recommend counting total parameters and compute. Porian
-# et al. (2024) reproduced Kaplan's law and named three factors: the last layer's
-# computational cost (the output layer, our "de-embedding"), the warm-up duration,
-# and optimiser settings not tuned per model size; with those corrected they found
-# Hoffmann et al.'s law, and careful learning-rate decay was not essential.
+# things were measured, not to how models learn. Pearce and Song (2024) state the two
+# results as "Kaplan: $N_\text{optimal} \propto C^{0.73}$, Chinchilla: $N_\text{optimal} \propto C^{0.50}$"
+# and find that "much of this discrepancy can be attributed to Kaplan counting
+# non-embedding rather than total parameters, combined with their analysis being
+# performed at small scale"; they recommend that "future scaling studies use total
+# parameters and compute". Porian et al. (2024) reproduced Kaplan's law and name
+# "three factors causing the difference: last layer computational cost, warmup
+# duration, and scale-dependent optimizer tuning"; with those corrected they find
+# "excellent agreement" with Hoffmann et al., and, "counter to a hypothesis of
+# Hoffmann et al.", that "careful learning rate decay is not essential". (Quoted from
+# the papers' abstracts, arXiv 2406.12907 and 2406.19146.)
 #
 # Our parameter table (section 1) has the first effect built in: embeddings are 54%
 # of our smallest model and 2% of our largest. Counting only non-embedding parameters
@@ -671,9 +673,12 @@ for convention, label in labels.items():
 # ## 10. Deeper or wider?
 #
 # At a fixed number of parameters, should the model be deeper or wider? Kaplan et al.
-# found that "within reasonable limits, performance depends very weakly" on depth
-# versus width: over aspect ratios $d_\text{model}/n_\text{layer}$ from about 10 to a few
-# hundred, models of the same $N$ came within a few percent of each other. The sweep
+# (2020) answer: "Within reasonable limits, performance depends very weakly on other
+# architectural hyperparameters such as depth vs. width"; at fixed non-embedding $N$
+# "the loss varies only a few percent over a wide range of shapes", and the aspect
+# ratio $d_\text{model}/n_\text{layer}$ "can vary by a factor of 40 while only slightly
+# impacting performance" (their section 1.1 and Figure 5, for models of 25M and 50M
+# parameters). Our models are a thousand times smaller. The sweep
 # trained six shapes with (nearly) the same non-embedding parameters as `2x32`, each
 # with its own learning-rate search, for 512 steps, on both seeds:
 
