@@ -180,6 +180,8 @@ class Sweep:
         phases = [(spec.seed, spec.compute_levels)]
         if spec.second_seed is not None:
             phases.append((spec.second_seed, spec.second_seed_levels))
+        # Each run depends only on its own settings, so the order of the phases changes no number; it puts what
+        # most claims need first (an interrupted sweep has both seeds' grids before the shapes).
         for seed, levels in phases:
             for size in spec.sizes:  # 2. the grid
                 budgets = spec.budgets(flops[size], levels)
@@ -188,15 +190,18 @@ class Sweep:
                 for (level, steps), run in zip(budgets.items(), runs):
                     keep = seed == spec.seed and steps == max(budgets.values())
                     self.ensure(run, "grid", budget, keep_model=keep, level=level)
+            for size in spec.sizes:  # every size at one budget, at its chosen rate
+                self.ensure(Run(size, "cosine", spec.lr_search_steps, spec.lr(best[size]), seed), "fixed_data", budget)
             for size in spec.constant_sizes:  # 3. schedules
                 budgets = sorted(spec.budgets(flops[size], levels).values())
                 for run in trunk_and_branches(spec, size, budgets, spec.lr(best[size]), seed):
                     self.ensure(run, "schedules", budget)
-            if seed == spec.seed:  # 4. shapes
-                for shape in spec.shapes:
-                    best[shape] = self.search(shape, lowest[spec.shape_reference], budget)[0]
-            for size in spec.sizes + spec.shapes:  # every size and shape at one budget, at its chosen rate
-                self.ensure(Run(size, "cosine", spec.lr_search_steps, spec.lr(best[size]), seed), "fixed_data", budget)
+        for shape in spec.shapes:  # 4. shapes: a search each (first seed), then both seeds at the search's budget
+            best[shape] = self.search(shape, lowest[spec.shape_reference], budget)[0]
+        for seed, _ in phases:
+            for shape in spec.shapes:
+                run = Run(shape, "cosine", spec.lr_search_steps, spec.lr(best[shape]), seed)
+                self.ensure(run, "fixed_data", budget)
         self.state["complete"] = True
         self.save()
         return self.state
