@@ -19,15 +19,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from dl4nlp.compute_optimal import aicc, fit_slope, loo_rmse
+from dl4nlp.compute_optimal import aicc, envelope, fit_slope, loo_rmse
 from dl4nlp.data import load_text
 from dl4nlp.recipes.scaling_run import Run, train_run
 from dl4nlp.recipes.scaling_spec import SweepSpec, trunk_and_branches
 from dl4nlp.scaling import fit_power_law
 from dl4nlp.sweep import CharData
 from dl4nlp.sweep_analysis import (
+    data_slopes,
     envelope_allocation,
     final_loss,
+    finished_cosine,
     fixed_data,
     isoflop_allocation,
     isoflop_profiles,
@@ -36,8 +38,15 @@ from dl4nlp.sweep_analysis import (
 )
 
 # ---- thresholds of the claims (shared by notebook and tests) --------------------------------
-SCHEDULE_MIN_STEPS = 256  # budgets from here on are past the early, seed-dependent plateau
-EMERGENCE_K = 8  # exact match of this many characters: the all-or-nothing metric
+SCHEDULE_MIN_STEPS = 512  # budgets from here on are past the early, seed-dependent plateau
+BENDING_SIZES = ("1x8", "1x16", "2x16", "2x24", "2x32")  # L(D) bends: the last local slope is under ...
+BENDING_RATIO = 0.5  # ... this fraction of the steepest (first seed: the second has three budgets per size)
+STEADY_SIZES = ("3x40", "3x64")  # L(D) still straight: the last local slope is over ...
+STEADY_RATIO = 0.7  # ... this fraction of the steepest
+EMERGENCE_K = 8  # exact match of this many characters: the all-or-nothing metric of the widget
+EMERGENCE_RISE = 20  # along the envelope, whole-word completions rise more than this factor ...
+SMOOTH_RISE = 3  # ... while the letters of the same completions rise less than this factor,
+SMOOTH_R2 = 0.9  # and a straight line in log C explains more than this share of their variance
 CONVENTION_NAMES = ("counted", "chinchilla", "kaplan")
 
 
@@ -108,8 +117,12 @@ class SweepClaims:
     a_envelope: dict  # convention -> Slope
     parametric: object  # sweep_analysis.Parametric
     shapes: tuple  # (name, n_layers, d_model, non-embedding parameters, loss) at the fixed budget
-    accuracy: np.ndarray  # per-character accuracy of the fixed-data runs (continuous metric)
-    exact: np.ndarray  # exact match of EMERGENCE_K characters (all-or-nothing metric)
+    slopes: dict  # size -> local slopes -dlog L/dlog D between neighbouring grid budgets (sizes with >= 3)
+    frontier_flops: np.ndarray  # the envelope's finished runs (no cheaper run is better), by compute
+    char_accuracy: np.ndarray  # their greedy next-character accuracy (continuous metric)
+    exact: np.ndarray  # exact match of the next EMERGENCE_K characters (all-or-nothing)
+    completion_exact: np.ndarray  # words completed entirely right from their first letter (all-or-nothing)
+    completion_chars: np.ndarray  # letters of those completions right (continuous, the same predictions)
 
 
 def _floor_fits(n: np.ndarray, loss: np.ndarray):
@@ -132,6 +145,8 @@ def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaim
     inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
     kinds = fixed_data(results, seed, shapes=True)
     k = EMERGENCE_K
+    runs = finished_cosine(results, seed)
+    front = [runs[i] for i in envelope([r["flops"] for r in runs], [final_loss(r) for r in runs])]
     return SweepClaims(
         seed=seed,
         schedules=tuple(schedule_pairs(results, seed)),
@@ -153,8 +168,12 @@ def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaim
         },
         parametric=parametric_allocation(results, seed, n_bootstrap=n_bootstrap),
         shapes=tuple((r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in kinds),
-        accuracy=np.array([r["final"]["token_accuracy"] for r in fixed]),
-        exact=np.array([r["final"]["exact_match"][k - 1] for r in fixed]),
+        slopes={size: local for size, (_, _, local) in data_slopes(results, seed).items()},
+        frontier_flops=np.array([r["flops"] for r in front], dtype=float),
+        char_accuracy=np.array([r["final"]["token_accuracy"] for r in front]),
+        exact=np.array([r["final"]["exact_match"][k - 1] for r in front]),
+        completion_exact=np.array([r["final"]["completion_exact_match"] for r in front]),
+        completion_chars=np.array([r["final"]["completion_char_accuracy"] for r in front]),
     )
 
 
