@@ -242,7 +242,8 @@ def fixed_data(results: dict, seed: int, shapes: bool = False) -> list[dict]:
 
 def schedule_pairs(results: dict, seed: int) -> list[dict]:
     """For each size trained with all three schedules and each of its budgets: the finished cosine and
-    warmup-stable-decay losses, the constant-rate run at that step, and the longest cosine run at that step."""
+    warmup-stable-decay losses, the constant-rate run at that step, and the longest cosine run at that step
+    (NaN where that step is not among its evaluations, or is the longest run's own end)."""
     out = []
     for trunk in select(results, role="schedules", seed=seed, schedule="constant"):
         cosine = {r["steps"]: r for r in select(results, role="grid", seed=seed, size=trunk["size"])}
@@ -250,6 +251,7 @@ def schedule_pairs(results: dict, seed: int) -> list[dict]:
         longest = cosine[max(cosine)]
         for steps in sorted(set(cosine) & set(wsd)):
             mid = {p["step"]: p["heldout_loss"] for p in longest["curve"]}.get(steps, math.nan)
+            mid = math.nan if steps == longest["steps"] else mid  # the longest run's own end is no comparison
             out.append(
                 {
                     "size": trunk["size"],

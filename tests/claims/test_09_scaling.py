@@ -11,6 +11,8 @@ from dl4nlp.experiments.scaling import (
     BENDING_RATIO,
     BENDING_SIZES,
     EMERGENCE_RISE,
+    ISOFLOP_EXCLUDES,
+    ISOFLOP_INCLUDES,
     SCHEDULE_MIN_STEPS,
     SMOOTH_R2,
     SMOOTH_RISE,
@@ -45,11 +47,20 @@ def test_finished_cosine_runs_beat_constant_and_wsd_matches_cosine(index):
     c = claims(sweep_seeds()[index])
     assert c.schedules, "the sweep trained sizes with all three schedules"
     for pair in c.schedules:
+        assert pair["wsd"] <= pair["cosine"] + 0.005, pair
         if pair["steps"] >= SCHEDULE_MIN_STEPS:
             assert pair["cosine"] < pair["constant"], pair
-        assert pair["wsd"] <= pair["cosine"] + 0.005, pair
-        if not math.isnan(pair["longest_cosine_at_steps"]):
-            assert pair["cosine"] < pair["longest_cosine_at_steps"], pair
+            if not math.isnan(pair["longest_cosine_at_steps"]):
+                assert pair["cosine"] < pair["longest_cosine_at_steps"], pair
+
+
+def test_the_two_seeds_disagree_about_a_floor_of_l_of_n():
+    first, second = (claims(seed) for seed in sweep_seeds())
+    assert first.aicc_floor > first.aicc_plain and second.aicc_floor < second.aicc_plain
+    assert first.floor < 0.01 and abs(first.loo_plain / first.loo_floor - 1) < 0.05
+    assert second.loo_floor < second.loo_plain and 1.8 < second.floor < 2.0
+    for c in (first, second):
+        assert np.any(np.diff(c.fixed_loss) > 0)
 
 
 def test_l_of_d_bends_for_small_models_only():  # the first seed: the second has three budgets per size
@@ -58,6 +69,15 @@ def test_l_of_d_bends_for_small_models_only():  # the first seed: the second has
         assert c.slopes[size][-1] < BENDING_RATIO * c.slopes[size].max(), (size, c.slopes[size])
     for size in STEADY_SIZES:
         assert c.slopes[size][-1] > STEADY_RATIO * c.slopes[size].max(), (size, c.slopes[size])
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])
+def test_three_methods_put_a_above_one_half_and_isoflop_excludes_it(index):
+    c = claims(sweep_seeds()[index])
+    wide = {"envelope": c.a_envelope["counted"].ci, "parametric": c.parametric.intervals["a"]}
+    assert min(c.a_envelope["counted"].value, c.a_isoflop.value, c.parametric.a) > 0.5
+    assert ISOFLOP_EXCLUDES < c.a_isoflop.ci[0] < ISOFLOP_INCLUDES < c.a_isoflop.ci[1], c.a_isoflop
+    assert all(lo < 0.5 and 0.73 < hi for lo, hi in wide.values()), wide
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])

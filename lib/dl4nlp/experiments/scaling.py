@@ -38,11 +38,13 @@ from dl4nlp.sweep_analysis import (
 )
 
 # ---- thresholds of the claims (shared by notebook and tests) --------------------------------
-SCHEDULE_MIN_STEPS = 512  # budgets from here on are past the early, seed-dependent plateau
+SCHEDULE_MIN_STEPS = 900  # from this many steps (1.8M characters) on, the schedules rank as Hoffmann et al. saw
 BENDING_SIZES = ("1x8", "1x16", "2x16", "2x24", "2x32")  # L(D) bends: the last local slope is under ...
 BENDING_RATIO = 0.5  # ... this fraction of the steepest (first seed: the second has three budgets per size)
 STEADY_SIZES = ("3x40", "3x64")  # L(D) still straight: the last local slope is over ...
 STEADY_RATIO = 0.7  # ... this fraction of the steepest
+ISOFLOP_EXCLUDES = 0.5  # the IsoFLOP interval of a excludes Hoffmann et al.'s 0.5 ...
+ISOFLOP_INCLUDES = 0.73  # ... and includes Kaplan et al.'s 0.73, on both seeds
 EMERGENCE_K = 8  # exact match of this many characters: the all-or-nothing metric of the widget
 EMERGENCE_RISE = 20  # along the envelope, whole-word completions rise more than this factor ...
 SMOOTH_RISE = 3  # ... while the letters of the same completions rise less than this factor,
