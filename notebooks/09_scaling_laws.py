@@ -85,7 +85,7 @@ from dl4nlp.scaling import (attention_crossover, attention_share, compute_optima
                             kaplan_forward_flops, kaplan_parameters, measure_forward_flops, non_embedding_parameters,
                             training_flops)
 from dl4nlp.sweep import CharData, load_models, load_sweep, model_config
-from dl4nlp.sweep_analysis import (data_slopes, envelope_allocation, final_loss, finished_cosine, fixed_data,
+from dl4nlp.sweep_analysis import (data_slopes, envelope_allocation, final_loss, finished_cosine,
                                    isoflop_allocation, isoflop_profiles, select)
 from dl4nlp.transformer import TransformerLM, count_parameters
 from dl4nlp.widgets import interactive_figure
