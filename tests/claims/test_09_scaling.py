@@ -14,6 +14,8 @@ from dl4nlp.experiments.scaling import (
     ISOFLOP_EXCLUDES,
     ISOFLOP_INCLUDES,
     SCHEDULE_MIN_STEPS,
+    SHAPE_SPREAD_MAX,
+    SHAPE_SPREAD_MIN,
     SMOOTH_R2,
     SMOOTH_RISE,
     STEADY_RATIO,
@@ -93,6 +95,17 @@ def test_emergence_is_in_the_metric(index):
     rise_chars = c.completion_chars[-1] / c.completion_chars[0]
     r2 = np.corrcoef(np.log(c.frontier_flops), c.completion_chars)[0, 1] ** 2
     assert rise_exact > EMERGENCE_RISE and rise_chars < SMOOTH_RISE and r2 > SMOOTH_R2, (rise_exact, rise_chars, r2)
+
+
+def test_shape_matters_within_eight_percent_and_only_the_best_shape_is_stable():
+    ranks = []
+    for seed in sweep_seeds():
+        loss = {name: value for name, _, _, _, value in claims(seed).shapes}
+        best = min(loss.values())
+        assert min(loss, key=loss.get) == sweep()["recipe"]["spec"]["shape_reference"]
+        assert SHAPE_SPREAD_MIN < max(loss.values()) / best - 1 < SHAPE_SPREAD_MAX, loss
+        ranks.append(sorted(loss, key=loss.get))
+    assert ranks[0] != ranks[1] and ranks[1].index("1x46") >= 4 and ranks[0].index("1x46") == 2, ranks
 
 
 def test_the_live_schedule_race_on_other_seeds():
