@@ -930,14 +930,16 @@ ax.legend(fontsize="small")
 plt.show()
 
 # %% [markdown]
-# **Checkpoint.** At the end of the race the cosine run is below the constant one and
-# the warmup-stable-decay run below both, as in the sweep; and the live cosine run
-# retraces the sweep's run of the same size, rate and budget (on the machine that made
-# it, to the last bit; elsewhere within 0.02, since floating-point sums may be ordered
-# differently).
+# **Checkpoint.** At the end of the race the warmup-stable-decay run is below both
+# others, as in the sweep; and the live cosine run retraces the sweep's run of the
+# same size, rate and budget (on the machine that made it, to the last bit; elsewhere
+# within 0.02, since floating-point sums may be ordered differently). Cosine against
+# constant is the close call of section 5: 512 steps is under the 900-step mark, and
+# the claims suite finds the constant run ahead of the cosine one on one of the seeds
+# 1, 2 and 3, while the warmup-stable-decay run wins on all of them.
 
 # %%
-assert race.wsd < race.cosine < race.constant, race
+assert race.wsd < min(race.cosine, race.constant), race
 assert abs(race.cosine - final_loss(run_of[sizes[0]])) < 0.02, (race.cosine, final_loss(run_of[sizes[0]]))
 print(f"cosine {race.cosine:.4f} (sweep: {final_loss(run_of[sizes[0]]):.4f}), constant {race.constant:.4f}, "
       f"WSD {race.wsd:.4f}")
