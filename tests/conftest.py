@@ -1,4 +1,4 @@
-"""Shared test set-up: make tools/ importable and keep figures off-screen."""
+"""Shared test set-up: make tools/ importable, keep figures off-screen, and a one-thread fixture."""
 
 import sys
 from pathlib import Path
@@ -13,8 +13,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 
 @pytest.fixture
-def one_torch_thread():
-    """One torch thread for the test (results are bit for bit for a given thread count), restored afterwards."""
+def one_thread():
+    """Tiny models train fastest on one CPU thread (and never stall on a busy machine); restored after."""
     import torch
 
     threads = torch.get_num_threads()

@@ -22,7 +22,7 @@ from dl4nlp.scaling import (
 )
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # ---- counts -----------------------------------------------------------------

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
@@ -279,6 +279,140 @@ def unrolled_rnn(model, steps: int = 3) -> Diagram:
     return d
 
 
+def lstm_cell_diagram(cell) -> Diagram:
+    """The data flow of one LSTM step, read from ``cell`` (an ``dl4nlp.lstm.LSTMCell`` or one of its variants).
+
+    The cell state runs along the top (only ⊙ f and + touch it); the gates sit
+    below, each labelled with its non-linearity and its block of the weights. A
+    ``PeepholeLSTMCell`` adds dashed peephole arrows from the cell state to its
+    gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 03.
+    """
+    hidden, inputs = cell.hidden_size, cell.input_size
+    peephole = hasattr(cell, "weight_peephole")
+    coupled = cell.weight_ih.shape[0] == 3 * hidden
+    blocks = cell.weight_ih.shape[0] // hidden
+    d = Diagram()
+    d.box("c_prev", "C(t−1)", (0, 4), "state", width=1.3)
+    d.box("forget_mul", "⊙", (3, 4), "op", width=0.6)
+    d.box("add", "+", (6, 4), "op", width=0.6)
+    d.box("c", "C(t)", (11, 4), "state", width=1.1)
+    d.box("hx", f"[h(t−1), x(t)]\n{hidden} + {inputs} values", (1.2, -0.6), "input", width=2.4, height=0.8)
+    d.box("forget", "f = σ(·)", (3, 1.6), "gate", width=1.4)
+    d.box("input", "i = 1 − f" if coupled else "i = σ(·)", (4.8, 1.6), "gate", width=1.4)
+    d.box("candidate", "C̃ = tanh(·)", (6.8, 1.6), "gate", width=1.7)
+    d.box("write", "⊙", (6, 2.8), "op", width=0.6)
+    d.box("output", "o = σ(·)", (8.8, 1.6), "gate", width=1.4)
+    d.box("squash", "tanh", (9.8, 3.1), "op", width=0.9)
+    d.box("show", "⊙", (9.8, 2.2), "op", width=0.6)
+    d.box("h", "h(t)", (11, 0.4), "output", width=1.1)
+    d.arrow("c_prev", "forget_mul").arrow("forget_mul", "add").arrow("add", "c")
+    d.arrow("hx", "forget")
+    d.arrow("forget", "forget_mul")
+    if coupled:
+        d.arrow("forget", "input", label="1 − f")
+    else:
+        d.arrow("hx", "input")
+    d.arrow("hx", "candidate").arrow("hx", "output")
+    d.arrow("input", "write").arrow("candidate", "write").arrow("write", "add")
+    d.arrow("add", "squash", bend=-0.2).arrow("squash", "show").arrow("output", "show").arrow("show", "h")
+    if peephole:
+        d.arrow("c_prev", "forget", dashed=True, label="peephole", bend=0.2)
+        d.arrow("c_prev", "input", dashed=True, bend=0.25)
+        d.arrow("c", "output", dashed=True, bend=-0.2)
+    label = f"one LSTM step: {blocks} weight blocks, each ({hidden}×{hidden + inputs})"
+    d.group(label, ["forget_mul", "add", "forget", "show"])
+    return d
+
+
+def gru_cell_diagram(cell) -> Diagram:
+    """The data flow of one GRU step, read from ``cell`` (a ``dl4nlp.lstm.GRUCell``).
+
+    Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
+    (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 03.
+    """
+    hidden, inputs = cell.hidden_size, cell.input_size
+    d = Diagram()
+    d.box("h_prev", "h(t−1)", (0, 4), "state", width=1.3)
+    d.box("x", f"x(t)\n{inputs} values", (0, 0), "input", width=1.4, height=0.8)
+    d.box("reset", "r = σ(·)", (2.6, 1.4), "gate", width=1.4)
+    d.box("update", "z = σ(·)", (5, 1.4), "gate", width=1.4)
+    d.box("reset_mul", "⊙ r", (4.2, 2.7), "op", width=0.8)
+    if cell.reset_after:
+        d.box("matmul", f"W_hn h + b_hn\n({hidden}×{hidden})", (2.6, 2.7), "param", width=1.9, height=0.8)
+    else:
+        d.box("matmul", f"W_hn (r ⊙ h) + b_hn\n({hidden}×{hidden})", (6.0, 2.7), "param", width=2.3, height=0.8)
+    d.box("candidate", "n = tanh(W_in x + b_in + ·)", (7.6, 1.4), "gate", width=3.0)
+    d.box("mix", "(1 − z) ⊙ n + z ⊙ h", (8.6, 4), "op", width=2.3)
+    d.box("h", "h(t)", (11.3, 4), "output", width=1.1)
+    d.arrow("h_prev", "mix").arrow("mix", "h")
+    for gate in ("reset", "update", "candidate"):
+        d.arrow("x", gate)
+    d.arrow("h_prev", "reset").arrow("h_prev", "update").arrow("update", "mix").arrow("candidate", "mix")
+    d.arrow("reset", "reset_mul")
+    if cell.reset_after:  # PyTorch: multiply, then reset
+        d.arrow("h_prev", "matmul").arrow("matmul", "reset_mul").arrow("reset_mul", "candidate")
+    else:  # Cho et al.: reset, then multiply
+        d.arrow("h_prev", "reset_mul").arrow("reset_mul", "matmul").arrow("matmul", "candidate")
+    form = "PyTorch: reset after the product" if cell.reset_after else "Cho et al. (2014): reset before the product"
+    d.group(f"one GRU step ({form})", ["reset", "update", "reset_mul", "candidate"])
+    return d
+
+
+def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "left") -> Diagram:
+    """Two directional character language models read ``text``; the word's vector joins their states (notebook 03).
+
+    ``forward`` and ``backward`` are ``dl4nlp.rnn.RecurrentLM`` models; their sizes
+    (one LSTM each, its hidden size and the vocabulary) are read from their configs.
+    The forward model reads left to right and its state after the word's last
+    character sees the word and what precedes it; the backward model reads right to
+    left and its state after the word's first character sees the word and what
+    follows it (the two states drawn in the output colour). Nothing is shared between the rows.
+
+    >>> from dl4nlp.rnn import RecurrentLM
+    >>> elmo_diagram(RecurrentLM(30, hidden_size=8), RecurrentLM(30, hidden_size=8), "a left b")
+    Diagram(25 boxes, 32 arrows)
+    """
+    configs = [getattr(model, "config", None) for model in (forward, backward)]
+    if any(not hasattr(c, "hidden_size") for c in configs):
+        raise TypeError(
+            f"forward and backward must be RecurrentLM models; got {type(forward).__name__}, {type(backward).__name__}"
+        )
+    if not isinstance(text, str) or not isinstance(word, str) or not word or word not in text:
+        raise ValueError(f"word must be a non-empty str inside text; got word={word!r}, text={text!r}")
+    if len(text) > 16:
+        raise ValueError(f"text must have at most 16 characters to fit the drawing; got {len(text)}")
+    start = text.index(word)
+    end = start + len(word) - 1  # the word's last character
+    d = Diagram()
+    for t, char in enumerate(text):
+        d.box(f"x{t}", "␣" if char == " " else char, (t, 0), kind="input", width=0.7)
+        d.box(f"f{t}", "→h", (t, 1.6), kind="output" if t == end else "state", width=0.7)
+        d.box(f"b{t}", "←h", (t, 3.2), kind="output" if t == start else "state", width=0.7)
+        d.arrow(f"x{t}", f"f{t}")
+        d.arrow(f"x{t}", f"b{t}", bend=0.25)
+        if t:
+            d.arrow(f"f{t - 1}", f"f{t}")
+            d.arrow(f"b{t}", f"b{t - 1}")
+    hidden = [c.hidden_size for c in configs]
+    d.box(
+        "elmo",
+        f"vector of '{word}'\n[→h, ←h]: {hidden[0]} + {hidden[1]} values",
+        ((start + end) / 2, 5.0),
+        kind="output",
+        width=max(3.2, len(word) * 0.9),
+        height=0.8,
+    )
+    d.arrow(f"f{end}", "elmo", bend=-0.3).arrow(f"b{start}", "elmo", bend=0.2)  # the two states it joins
+    last = len(text) - 1
+    d.group(f"forward LM: {configs[0].kind.upper()}({hidden[0]}), reads left to right", ["f0", f"f{last}"], pad=0.25)
+    d.group(
+        f"backward LM: {configs[1].kind.upper()}({hidden[1]}), its own weights, reads right to left",
+        ["b0", f"b{last}"],
+        pad=0.25,
+    )
+    return d
+
+
 # --- encoder-decoder with attention (notebook 04) ------------------------------
 def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
     """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
@@ -302,7 +436,8 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     gap, x0 = 1.9, len(source) * 1.9 + 0.8  # decoder columns start right of the encoder
     for i, ch in enumerate(source):
         d.box(f"x{i}", repr(ch), (i * gap, 0), kind="input", width=1.0)
-        d.box(f"h{i}", f"h{i + 1}", (i * gap, 2.6), kind="state", width=1.2)
+        # h_i level with s_t: the arrows from every h_i to one step's a_t pass below the other steps' a boxes
+        d.box(f"h{i}", f"h{i + 1}", (i * gap, 1.6), kind="state", width=1.2)
         d.arrow(f"x{i}", f"h{i}")
         if i:
             d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
@@ -319,12 +454,12 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
         d.arrow(f"y{t}", f"s{t}")
         d.arrow(f"s{t - 1}" if t else f"h{len(source) - 1}", f"s{t}", label="" if t else "s0 = c", dashed=not t)
         if attention:
-            d.box(f"a{t}", f"a{t + 1}", (x, 3.5), kind="attention", width=1.2)
+            d.box(f"a{t}", f"a{t + 1}", (x, 3.8), kind="attention", width=1.2)
             d.arrow(f"a{t}", f"o{t}", label="[a;s]" if t == 0 else "")
             if config.decoder == "bahdanau":
                 d.arrow(f"a{t}", f"s{t}", bend=0.3, label="into GRU" if t == step else "")
-            if config.input_feeding and t:
-                d.arrow(f"o{t - 1}", f"y{t}", bend=0.25, dashed=True, label="h~ fed" if t == 1 else "")
+            if config.input_feeding and t:  # h~_{t-1} = tanh(W_c [a_{t-1}; s_{t-1}]) joins the next GRU input
+                d.arrow(f"a{t - 1}", f"s{t}", bend=0.2, dashed=True, label="h~ fed" if t == 1 else "")
         d.arrow(f"s{t}", f"o{t}", bend=-0.3)
     if attention:
         query = f"s{step - 1}" if config.decoder == "bahdanau" and step else f"s{step}"
@@ -340,6 +475,101 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 
 
 # --- BERT and the pre-training families (notebook 08) ---------------------------
+def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
+    """BERT drawn from a ``dl4nlp.bert.Bert``: its three embeddings, one encoder layer (× n_layers) and heads.
+
+    The layer is drawn pre-LN or post-LN as ``model.config.norm_first`` says;
+    sizes come from the config. ``head`` is ``'pretraining'`` (MLM + NSP) or
+    ``'classifier'`` (fine-tuning from the pooled [CLS]).
+    """
+    if head not in ("pretraining", "classifier"):
+        raise ValueError(f"head must be 'pretraining' or 'classifier'; got {head!r}")
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(model, "segment_embedding"):
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+    C, H, F, L = config.d_model, config.n_heads, config.d_ff, config.n_layers
+    segments = model.segment_embedding.num_embeddings
+    d = Diagram()
+    d.box("input", "[CLS] segment A [SEP] segment B [SEP]", (0, 0), kind="input", width=5.0)
+    d.box(
+        "token", f"token embedding\n{config.vocab_size:,} × {C}", (-2.6, 1.4), kind="embedding", width=2.3, height=0.8
+    )
+    d.box("segment", f"segment embedding\n{segments} × {C}", (0, 1.4), kind="embedding", width=2.3, height=0.8)
+    d.box(
+        "position", f"position embedding\n{config.max_len} × {C}", (2.6, 1.4), kind="embedding", width=2.3, height=0.8
+    )
+    d.box("embed", "sum, then LayerNorm", (0, 2.7), kind="norm", width=2.6)
+    for name in ("token", "segment", "position"):
+        d.arrow("input", name).arrow(name, "embed")
+    attention = f"multi-head self-attention\n{H} heads, no causal mask"
+    ffn = f"feed-forward  {C} → {F} → {C}, GELU"
+    y = 4.1
+    if config.norm_first:
+        layer = [("norm1", "LayerNorm", "norm"), ("attn", attention, "attention"), ("add1", "+ residual", "op"),
+                 ("norm2", "LayerNorm", "norm"), ("ffn", ffn, "ffn"), ("add2", "+ residual", "op")]  # fmt: skip
+    else:
+        layer = [("attn", attention, "attention"), ("add1", "+ residual, LayerNorm", "norm"),
+                 ("ffn", ffn, "ffn"), ("add2", "+ residual, LayerNorm", "norm")]  # fmt: skip
+    previous = "embed"
+    for name, label, kind in layer:
+        tall = kind in ("attention", "ffn")
+        d.box(name, label, (0, y), kind=kind, width=3.6, height=0.8 if tall else 0.5)
+        d.arrow(previous, name)
+        previous, y = name, y + (1.1 if tall else 0.85)
+    d.arrow("embed", "add1", bend=-1.4, dashed=True)
+    d.arrow("add1", "add2", bend=-1.4, dashed=True)
+    d.group(f"encoder layer ({'pre-LN' if config.norm_first else 'post-LN'}) × {L}", [n for n, _, _ in layer])
+    if config.norm_first:
+        d.box("final", "final LayerNorm", (0, y + 0.5), kind="norm", width=2.4)
+        d.arrow(previous, "final")
+        previous, y = "final", y + 0.5
+    top = y + 1.3
+    d.box("pooler", "pooler: tanh(W h[CLS] + b)", (2.4, top), kind="op", width=3.0)
+    d.arrow(previous, "pooler", label="h[CLS]")
+    if head == "pretraining":
+        d.box("mlm", "MLM head: dense, GELU,\nLayerNorm, output layer", (-3.0, top), kind="op", width=3.0, height=0.8)
+        d.box("mlm_out", f"scores over {config.vocab_size:,} pieces\nat the chosen positions", (-3.0, top + 1.4),
+              kind="output", width=3.0, height=0.8)  # fmt: skip
+        d.box("nsp", "IsNext / NotNext", (2.4, top + 1.4), kind="output", width=2.4)
+        d.arrow(previous, "mlm", label="h at chosen positions").arrow("mlm", "mlm_out").arrow("pooler", "nsp")
+        if config.tie_weights:
+            d.arrow("token", "mlm", label="tied weights", dashed=True)
+    else:
+        d.box("classifier", "dropout, linear layer\n→ class scores", (2.4, top + 1.4), kind="output", width=3.0,
+              height=0.8)  # fmt: skip
+        d.arrow("pooler", "classifier")
+    return d
+
+
+def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], width: float = 1.1) -> Diagram:
+    """One row of boxes per ``dl4nlp.objectives.TrainingExample``: what the model reads, then what it predicts.
+
+    Predicted positions that carry loss are drawn as outputs, the others
+    greyed; ``name_of`` turns an id into the text shown.
+    """
+    if not examples or not all(hasattr(e, "inputs") and hasattr(e, "loss") for e in examples):
+        raise ValueError("examples must be a non-empty list of dl4nlp.objectives.TrainingExample")
+    d, y = Diagram(), 0.0
+    for k, example in enumerate(examples):
+        d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,
+              height=1.2)  # fmt: skip
+        rows = [("reads", example.inputs, None)]
+        if example.decoder_inputs is not None:
+            rows.append(("decoder reads", example.decoder_inputs, None))
+        rows.append(("predicts", example.targets, example.loss))
+        for r, (what, ids, loss) in enumerate(rows):
+            row_y = y - 0.6 * r
+            d.box(f"what{k}_{r}", what, (0.4, row_y), kind="group", width=1.6, height=0.45)
+            for i, token in enumerate(ids):
+                if loss is None:
+                    kind = "input"
+                else:
+                    kind = "output" if loss[i] else "group"
+                label = name_of(int(token)) if example.objective != "replaced token detection" or loss is None else (
+                    "replaced" if token else "original")  # fmt: skip
+                d.box(f"t{k}_{r}_{i}", label, (1.8 + i * width, row_y), kind=kind, width=width * 0.95, height=0.45)
+        y -= 0.6 * len(rows) + 0.5
+    return d
 
 
 # --- scaling laws (notebook 09) ---------------------------------------------------

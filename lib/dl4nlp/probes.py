@@ -23,7 +23,14 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
     (a paragraph break) also ends a quotation, because novels open every
     paragraph of a long speech anew without closing the previous one.
     """
-    if len(open_quote) != 1 or len(close_quote) != 1:
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    if (
+        not isinstance(open_quote, str)
+        or not isinstance(close_quote, str)
+        or len(open_quote) != 1
+        or len(close_quote) != 1
+    ):
         raise ValueError(f"quotes must be single characters; got {open_quote!r} and {close_quote!r}")
     labels = np.zeros(len(text), dtype=bool)
     inside = False
@@ -38,6 +45,8 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
 
 def column_in_line(text: str) -> np.ndarray:
     """For each character: its position in its line, counting from 0 (a newline ends its line). Shape (len(text),)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     columns = np.zeros(len(text), dtype=np.int64)
     column = 0
     for index, char in enumerate(text):
@@ -46,10 +55,17 @@ def column_in_line(text: str) -> np.ndarray:
     return columns
 
 
-def _as_numpy(values) -> np.ndarray:
+def _as_numpy(values, name: str = "values") -> np.ndarray:
+    """Float64 array of ``values``; NaN or inf raise (a probe of a NaN unit is meaningless, not 0 or 0.5)."""
     if isinstance(values, torch.Tensor):
         values = values.detach().cpu().numpy()
-    return np.asarray(values, dtype=np.float64)
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numbers; got {type(values).__name__}") from None
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite; got {int((~np.isfinite(array)).sum())} NaN or inf values")
+    return array
 
 
 def _average_ranks(values: np.ndarray) -> np.ndarray:
@@ -71,7 +87,11 @@ def unit_auc(activations, labels) -> np.ndarray:
     curve of each unit used as a one-number classifier: 0.5 is chance, 1.0 (or
     0.0, for a unit that is *lower* on positives) separates perfectly. Shape (H,).
     """
-    acts, labels = _as_numpy(activations), np.asarray(labels, dtype=bool)
+    acts = _as_numpy(activations, "activations")
+    raw = np.asarray(labels)
+    if raw.dtype != bool and not (np.issubdtype(raw.dtype, np.integer) and np.isin(raw, (0, 1)).all()):
+        raise ValueError(f"labels must be booleans (or 0/1); got dtype {raw.dtype}")
+    labels = raw.astype(bool)
     if acts.ndim != 2 or labels.shape != (acts.shape[0],):
         raise ValueError(f"need activations (N, H) and labels (N,); got {acts.shape} and {labels.shape}")
     positives, negatives = int(labels.sum()), int((~labels).sum())
@@ -83,10 +103,43 @@ def unit_auc(activations, labels) -> np.ndarray:
 
 def unit_correlation(activations, target) -> np.ndarray:
     """Per unit: Pearson correlation between its activation (N, H) and a numeric ``target`` (N,). Shape (H,)."""
-    acts, target = _as_numpy(activations), _as_numpy(target)
+    acts, target = _as_numpy(activations, "activations"), _as_numpy(target, "target")
     if acts.ndim != 2 or target.shape != (acts.shape[0],):
         raise ValueError(f"need activations (N, H) and target (N,); got {acts.shape} and {target.shape}")
+    if target.std() == 0:
+        raise ValueError("target must vary: a constant target has no correlation with anything")
     acts = acts - acts.mean(axis=0)
     target = target - target.mean()
     denominator = np.sqrt((acts**2).sum(axis=0) * (target**2).sum())
     return np.divide(acts.T @ target, denominator, out=np.zeros(acts.shape[1]), where=denominator > 0)
+
+
+def nearest_centroid_accuracy(vectors, labels) -> float:
+    """Leave-one-out accuracy of classifying each vector by the nearer class centroid (cosine similarity).
+
+    Every vector is compared with the mean direction of each class computed
+    *without* it, so the score measures how well the classes separate, not memory.
+    ``vectors`` (N, D), ``labels`` (N,) of integers; each class needs two members.
+    """
+    vectors, labels = _as_numpy(vectors, "vectors"), np.asarray(labels)
+    if vectors.ndim != 2 or labels.shape != (vectors.shape[0],):
+        raise ValueError(f"need vectors (N, D) and labels (N,); got {vectors.shape} and {labels.shape}")
+    classes, counts = np.unique(labels, return_counts=True)
+    if len(classes) < 2 or counts.min() < 2:
+        raise ValueError(f"need at least two classes with two members each; got counts {dict(zip(classes, counts))}")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if (norms == 0).any():
+        raise ValueError("vectors must be non-zero to compare directions")
+    unit = vectors / norms
+    sums = {c: unit[labels == c].sum(axis=0) for c in classes}
+    correct = 0
+    for vector, label in zip(unit, labels):
+        scores = {}
+        for c in classes:
+            total, count = sums[c], counts[classes == c][0]
+            if c == label:
+                total, count = total - vector, count - 1
+            centroid = total / count
+            scores[c] = vector @ centroid / (np.linalg.norm(centroid) + 1e-12)
+        correct += max(scores, key=scores.get) == label
+    return correct / len(labels)

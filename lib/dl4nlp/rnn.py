@@ -16,6 +16,7 @@ torch.Size([2, 4])
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, fields
 from typing import Optional
 
 import numpy as np
@@ -115,15 +116,47 @@ class UnrolledRNN(nn.Module):
         return torch.stack(outputs, dim=1), h  # (B, T, H), (B, H)
 
 
+def _check_size(name: str, value, low: int = 1) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+
+
 def make_recurrent(
-    kind: str, input_size: int, hidden_size: int, nonlinearity: str = "tanh", num_layers: int = 1
+    kind: str,
+    input_size: int,
+    hidden_size: int,
+    nonlinearity: str = "tanh",
+    num_layers: int = 1,
+    bidirectional: bool = False,
 ) -> nn.Module:
-    """PyTorch's fast recurrent module of the given ``kind`` ('rnn', 'lstm' or 'gru'), batch first."""
+    """PyTorch's fast recurrent module of the given ``kind`` ('rnn', 'lstm' or 'gru'), batch first.
+
+    >>> make_recurrent("gru", 3, 4, num_layers=2)
+    GRU(3, 4, num_layers=2, batch_first=True)
+    """
     _check_choice("kind", kind, KINDS)
+    for name, value in [("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)]:
+        _check_size(name, value)
+    if not isinstance(bidirectional, bool):
+        raise TypeError(f"bidirectional must be a bool; got {bidirectional!r}")
+    options = dict(num_layers=num_layers, batch_first=True, bidirectional=bidirectional)
     if kind == "rnn":
         _check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-        return nn.RNN(input_size, hidden_size, num_layers, nonlinearity=nonlinearity, batch_first=True)
-    return (nn.LSTM if kind == "lstm" else nn.GRU)(input_size, hidden_size, num_layers, batch_first=True)
+        return nn.RNN(input_size, hidden_size, nonlinearity=nonlinearity, **options)
+    return (nn.LSTM if kind == "lstm" else nn.GRU)(input_size, hidden_size, **options)
+
+
+def check_token_ids(ids, vocab_size: int, name: str = "ids") -> None:
+    """Raise unless ``ids`` is a (B, T) integer tensor with B, T >= 1 and every id in [0, vocab_size)."""
+    if not isinstance(ids, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of token ids; got {type(ids).__name__}")
+    if ids.dim() != 2 or ids.shape[0] == 0 or ids.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (batch, time) with both at least 1; got {tuple(ids.shape)}")
+    if ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
+        raise TypeError(f"{name} must hold integer token ids; got dtype {ids.dtype}")
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= vocab_size:
+        raise ValueError(f"{name} must lie in [0, {vocab_size}); got ids from {low} to {high}")
 
 
 def identity_init_(module: nn.RNN) -> nn.RNN:
@@ -141,6 +174,9 @@ class RecurrentClassifier(nn.Module):
     """Tokens -> embedding -> recurrent layer -> a linear read-out of the last hidden state.
 
     ``forward(tokens)`` with tokens (B, T) returns class logits (B, C).
+
+    >>> RecurrentClassifier(vocab_size=12, num_classes=4, kind="lstm")(torch.zeros(2, 5, dtype=torch.long)).shape
+    torch.Size([2, 4])
     """
 
     def __init__(
@@ -153,22 +189,94 @@ class RecurrentClassifier(nn.Module):
         nonlinearity: str = "tanh",
     ):
         super().__init__()
+        for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
+            _check_size(name, value)
+        self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity)
         self.readout = nn.Linear(hidden_size, num_classes)
 
     def forward(self, tokens: torch.Tensor, embedded: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Logits (B, C); pass ``embedded`` (B, T, E) instead of tokens to differentiate with respect to it."""
-        x = self.embedding(tokens) if embedded is None else embedded  # (B, T, E)
+        if embedded is None:
+            check_token_ids(tokens, self.vocab_size, "tokens")
+            x = self.embedding(tokens)  # (B, T, E)
+        else:
+            expected = self.embedding.embedding_dim
+            if not isinstance(embedded, torch.Tensor) or embedded.dim() != 3 or embedded.shape[-1] != expected:
+                got = tuple(embedded.shape) if isinstance(embedded, torch.Tensor) else type(embedded).__name__
+                raise ValueError(f"embedded must have shape (batch, time, {expected}); got {got}")
+            x = embedded
         outputs, _ = self.recurrent(x)  # (B, T, H)
         return self.readout(outputs[:, -1])  # (B, C)
+
+
+class RecurrentTagger(nn.Module):
+    """Tokens -> embedding -> (stacked, optionally bidirectional) recurrent layers -> logits at every position.
+
+    ``forward(tokens)`` with tokens (B, T) returns logits (B, T, C). With
+    ``bidirectional=True`` the read-out at position t sees the forward state
+    (tokens 1..t) and the backward state (tokens t..T) side by side. Notebook 03.
+
+    >>> RecurrentTagger(vocab_size=10, num_classes=3, num_layers=2, bidirectional=True)(
+    ...     torch.zeros(2, 7, dtype=torch.long)).shape
+    torch.Size([2, 7, 3])
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        hidden_size: int = 32,
+        kind: str = "lstm",
+        embedding_dim: int = 16,
+        num_layers: int = 1,
+        bidirectional: bool = False,
+    ):
+        super().__init__()
+        for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
+            _check_size(name, value)
+        self.vocab_size = vocab_size
+        self.embedding = nn.Embedding(vocab_size, embedding_dim)
+        self.recurrent = make_recurrent(
+            kind, embedding_dim, hidden_size, num_layers=num_layers, bidirectional=bidirectional
+        )
+        self.readout = nn.Linear(hidden_size * (2 if bidirectional else 1), num_classes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        check_token_ids(tokens, self.vocab_size, "tokens")
+        outputs, _ = self.recurrent(self.embedding(tokens))  # (B, T, H or 2H)
+        return self.readout(outputs)  # (B, T, C)
+
+
+@dataclass(frozen=True)
+class RecurrentLMConfig:
+    """The sizes of a ``RecurrentLM``; a checkpoint stores it as a dict (``dataclasses.asdict``)."""
+
+    vocab_size: int
+    hidden_size: int = 128
+    kind: str = "lstm"
+    embedding_dim: int = 32
+    num_layers: int = 1
+    nonlinearity: str = "tanh"
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden_size", "embedding_dim", "num_layers"):
+            _check_size(name, getattr(self, name))
+        _check_choice("kind", self.kind, KINDS)
+        _check_choice("nonlinearity", self.nonlinearity, NONLINEARITIES)
 
 
 class RecurrentLM(nn.Module):
     """A recurrent language model: ŷ(t) = softmax(U h(t) + b), h(t) from an RNN, LSTM or GRU.
 
     ``forward(ids, state)`` with ids (B, T) returns next-token logits (B, T, V)
-    and the recurrent state, so generation can continue from it.
+    and the recurrent state, so generation can continue from it. Its sizes are
+    ``model.config``, a ``RecurrentLMConfig``.
+
+    >>> model = RecurrentLM(vocab_size=5, hidden_size=8)
+    >>> model.config.hidden_size, model(torch.zeros(2, 3, dtype=torch.long))[0].shape
+    (8, torch.Size([2, 3, 5]))
     """
 
     def __init__(
@@ -181,19 +289,25 @@ class RecurrentLM(nn.Module):
         nonlinearity: str = "tanh",
     ):
         super().__init__()
-        self.config = dict(
-            vocab_size=vocab_size,
-            hidden_size=hidden_size,
-            kind=kind,
-            embedding_dim=embedding_dim,
-            num_layers=num_layers,
-            nonlinearity=nonlinearity,
-        )
+        self.config = RecurrentLMConfig(vocab_size, hidden_size, kind, embedding_dim, num_layers, nonlinearity)
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity, num_layers)
         self.head = nn.Linear(hidden_size, vocab_size)
 
+    @classmethod
+    def from_config(cls, config: RecurrentLMConfig) -> RecurrentLM:
+        """A fresh model of the sizes in ``config`` (a ``RecurrentLMConfig`` or a dict of its fields)."""
+        if isinstance(config, dict):
+            unknown = set(config) - {f.name for f in fields(RecurrentLMConfig)}
+            if unknown:
+                raise ValueError(f"config has unknown fields {sorted(unknown)}; expected those of RecurrentLMConfig")
+            config = RecurrentLMConfig(**config)
+        if not isinstance(config, RecurrentLMConfig):
+            raise TypeError(f"config must be a RecurrentLMConfig or a dict; got {type(config).__name__}")
+        return cls(**asdict(config))
+
     def forward(self, ids: torch.Tensor, state=None):
+        check_token_ids(ids, self.config.vocab_size)
         outputs, state = self.recurrent(self.embedding(ids), state)  # (B, T, H)
         return self.head(outputs), state  # (B, T, V)
 

@@ -430,3 +430,33 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
         return torch.tensor(rows, dtype=torch.float64).log(), (ids,)
 
     return step, (torch.empty(1, 0, dtype=torch.long),)
+
+
+def exhaustive_search(table: dict[tuple[int, ...], Sequence[float]], eos: int, max_len: int) -> Hypothesis:
+    """The most probable output of a ``table_step`` table, found by scoring every output (toy tables only).
+
+    An output ends with ``eos`` or stops after ``max_len`` tokens, as in ``beam_search``;
+    the returned tokens start with a placeholder start token (-1), like the searches'.
+
+    >>> best = exhaustive_search({(): [0.4, 0.6], (1,): [0.9, 0.1]}, eos=0, max_len=2)
+    >>> best.tokens[1:], round(math.exp(best.score), 2)
+    ([1, 0], 0.54)
+    """
+    if not isinstance(max_len, int) or max_len < 1:
+        raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
+    if () not in table:
+        raise KeyError("the table has no next-token probabilities for the empty prefix ()")
+    best = Hypothesis(-math.inf, [-1], finished=True)
+    stack: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
+    while stack:
+        prefix, score = stack.pop()
+        if prefix not in table:
+            raise KeyError(f"the table has no next-token probabilities for prefix {prefix}")
+        for token, p in enumerate(table[prefix]):
+            total = score + (math.log(p) if p > 0 else -math.inf)
+            if token == eos or len(prefix) + 1 == max_len:
+                if total > best.score:
+                    best = Hypothesis(total, [-1, *prefix, token], finished=True)
+            elif total > -math.inf:
+                stack.append((prefix + (token,), total))
+    return best

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy as np
+
 CURLY_DOUBLE_QUOTES = "“”"
 
 
@@ -25,6 +27,8 @@ def straighten_quotes(text: str) -> str:
     >>> straighten_quotes("“Yes,” he said.")
     '"Yes," he said.'
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str; got {type(text).__name__}")
     return text.translate({ord(q): '"' for q in CURLY_DOUBLE_QUOTES})
 
 
@@ -42,7 +46,9 @@ class CharVocab:
 
     @classmethod
     def from_text(cls, text: str) -> CharVocab:
-        """The sorted set of characters that occur in ``text``."""
+        """The sorted set of characters that occur in ``text`` (a non-empty str)."""
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"text must be a non-empty str; got {text!r:.40}")
         return cls("".join(sorted(set(text))))
 
     def __len__(self) -> int:
@@ -53,13 +59,23 @@ class CharVocab:
 
     def encode(self, text: str) -> list[int]:
         """The id of every character of ``text``; an unknown character raises ``KeyError`` naming it."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str; got {type(text).__name__}")
         try:
             return [self.stoi[c] for c in text]
         except KeyError as error:
             raise KeyError(f"character {error.args[0]!r} is not in the vocabulary of {len(self)} characters") from None
 
     def decode(self, ids: Iterable[int]) -> str:
-        """The text spelled by ``ids`` (ints or a 1-D tensor)."""
+        """The text spelled by ``ids`` (ints or a 1-D integer tensor)."""
+        if isinstance(ids, str):
+            raise TypeError("ids must be integers, not a str")
+        if hasattr(ids, "dim") and (ids.dim() != 1 or ids.is_floating_point()):
+            raise ValueError(f"ids must be a 1-D integer tensor; got shape {tuple(ids.shape)}, dtype {ids.dtype}")
+        ids = list(ids.tolist() if hasattr(ids, "tolist") else ids)
+        wrong = [i for i in ids if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
+        if wrong:
+            raise TypeError(f"ids must be integers; got {wrong[:5]}")
         ids = [int(i) for i in ids]
         bad = [i for i in ids if not 0 <= i < len(self)]
         if bad:

@@ -41,7 +41,7 @@ def sweep_seeds():
     return (spec["seed"], spec["second_seed"])
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])

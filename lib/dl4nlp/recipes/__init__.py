@@ -19,15 +19,18 @@ recipe:
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import torch
 
-from dl4nlp.checkpoint import environment
+from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
 
@@ -94,3 +97,83 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]:
+    """The rows and elapsed seconds a sweep saved in ``state_path`` (none yet: ``[], 0.0``).
+
+    A state saved by a run with another ``spec`` is refused, so a different
+    sweep never resumes this one.
+    """
+    if not state_path.exists():
+        return [], 0.0
+    saved = json.loads(state_path.read_text(encoding="utf-8"))
+    if saved["spec"] != dict(spec):
+        raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {dict(spec)}")
+    print(f"resumed with {len(saved['rows'])} rows from {state_path}", flush=True)
+    return saved["rows"], saved["elapsed"]
+
+
+def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed: float) -> None:
+    """Save a sweep's rows so far, atomically, for ``resume_rows``."""
+    text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
+    atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], jobs: int = 1) -> Iterator[Any]:
+    """``function`` of each item, in order, computed by ``jobs`` forked processes (1: in this process).
+
+    For independent, seeded units of a sweep, whose result cannot depend on
+    the process that computes it; ``function`` must be a module-level function
+    (it reads what it needs from module state set before the fork).
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
+    if jobs == 1 or len(items) < 2:
+        yield from map(function, items)
+        return
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(items))) as pool:
+        yield from pool.imap(function, items)
+
+
+def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
+    """Why this machine cannot re-run a recipe bit for bit, or None when it can.
+
+    ``record`` is a provenance record (``read_provenance``). Bit for bit needs the
+    recorded torch version and CPU kernels (``record['cpu_capability']``, which
+    ``Seq2Seq.save`` records; a record without it is never reproducible here);
+    run the re-run inside ``recorded_threads(record)`` for the thread count.
+
+    >>> here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    >>> not_reproducible_here(here) is None
+    True
+    >>> not_reproducible_here({"environment": {"torch": "0.1"}}).startswith("bit-for-bit needs the recorded torch")
+    True
+    """
+    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
+    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    if recorded != here:
+        return f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}"
+    return None
+
+
+@contextmanager
+def recorded_threads(record: Mapping[str, Any]) -> Iterator[None]:
+    """Run the block on the thread count the provenance ``record`` recorded, then restore torch's setting.
+
+    >>> before = torch.get_num_threads()
+    >>> with recorded_threads({"environment": {"torch_threads": 1}}):
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+    wanted = record["environment"]["torch_threads"]
+    if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
+        raise ValueError(f"record['environment']['torch_threads'] must be an integer >= 1; got {wanted!r}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
