@@ -63,7 +63,6 @@ import dl4nlp
 device = dl4nlp.start(seed=0)
 
 
-
 # %%
 import math
 
