@@ -41,9 +41,6 @@ def sweep_seeds():
     return (spec["seed"], spec["second_seed"])
 
 
-pytestmark = pytest.mark.usefixtures("one_thread")
-
-
 @pytest.mark.parametrize("index", [0, 1], ids=["first seed", "second seed"])
 def test_finished_cosine_runs_beat_constant_and_wsd_matches_cosine(index):
     c = claims(sweep_seeds()[index])
