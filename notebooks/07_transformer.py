@@ -606,7 +606,7 @@ assert abs(history.loss[0] - math.log(65)) < 0.1 and np.mean(history.loss[-10:])
 # %%
 results = gpt_checkpoint.provenance["results"]
 assert results["split_index"] == len(data.train) and vocab.chars == "".join(data.chars)
-windows = data.heldout_windows(64, gpt.config.max_len)
+windows = data.windows("heldout", 64, gpt.config.max_len)
 gpt_loss = heldout_loss(gpt, windows)
 print(f"held-out loss: {gpt_loss:.3f} nats/char on 64 windows here; {results['heldout_loss']:.3f} on all "
       f"{results['heldout_characters']:,} held-out characters in the recipe")

@@ -145,7 +145,7 @@ def ingredient_ladder(
         raise ValueError(f"variants must be a non-empty list of {tuple(LADDER)}; got {list(variants)!r}")
     s = _sizes(LADDER_SIZES, sizes)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
-    windows = data.heldout_windows(eval_windows, s["context"])
+    windows = data.windows("heldout", eval_windows, s["context"])
     losses = []
     for variant in variants:
         seed_everything(seed)
@@ -233,7 +233,7 @@ def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256
     _check_seed(seed)
     s = _sizes(WARMUP_SIZES, sizes)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
-    windows = data.heldout_windows(eval_windows, s["context"])
+    windows = data.windows("heldout", eval_windows, s["context"])
     names, losses, diverged = [], [], []
     for norm_first in (False, True):
         for warmup in (0, s["warmup"]):
@@ -251,7 +251,8 @@ def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256
             model = reset_to_pytorch_init(TransformerLM(config))
             optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
             schedule = torch.optim.lr_scheduler.LambdaLR(
-                optimizer, lambda step, w=warmup: lr_factor(step, s["steps"], "constant", max(w, 1), 1.0)
+                optimizer,
+                lambda step, w=warmup: lr_factor(step, s["steps"] + 1, "constant", max(w, 1), 1.0),  # step = steps too
             )
             generator = torch.Generator().manual_seed(seed)
             history = train(

@@ -103,10 +103,13 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     model = TransformerLM(config).to(device)
     optimizer = optimizer_for(model, recipe)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: lr_factor(step, recipe.steps, "cosine", recipe.warmup_steps, recipe.min_lr_ratio)
+        # LambdaLR also asks for step == steps after the last step; sweep.lr_factor's cosine over steps + 1
+        # gives, for steps 0..steps, exactly the schedule the shipped model was trained with.
+        optimizer,
+        lambda step: lr_factor(step, recipe.steps + 1, "cosine", recipe.warmup_steps, recipe.min_lr_ratio),
     )
     generator = torch.Generator().manual_seed(args.seed)
-    curve_windows = data.heldout_windows(recipe.eval_windows, recipe.context)
+    curve_windows = data.windows("heldout", recipe.eval_windows, recipe.context)
     losses, curve, done, cpu_before = [], [], 0, 0.0
     if args.resume and partial.is_file():
         state = torch.load(partial, weights_only=True)
