@@ -95,7 +95,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     vocab = CharVocab.from_text(text)
     data = CharData(text, heldout_fraction=recipe.heldout_fraction)
     split = len(data.train)
-    assert list(vocab.chars) == data.chars and split + len(data.heldout) == len(text)
+    assert "".join(vocab.chars) == "".join(data.chars) and split + len(data.heldout) == len(text)
     # Training windows start below split - context - 1, so none reaches the held-out tail.
     config = gpt_config(
         len(vocab), d_model=recipe.d_model, n_heads=recipe.n_heads, n_layers=recipe.n_layers, max_len=recipe.context
