@@ -1,0 +1,226 @@
+"""Bad inputs of dl4nlp.seq2seq."""
+
+import functools
+import tempfile
+from pathlib import Path
+
+import torch
+
+from bad_inputs.harness import cases, choice_variants, exempt, id_variants, int_variants, vary
+from dl4nlp import seq2seq as S
+
+V_SRC, V_TGT = 12, 9
+exempt(
+    "records of a (partial) output and of a beam search's result",
+    "dl4nlp.seq2seq.Hypothesis",
+    "dl4nlp.seq2seq.BeamSearchResult",
+)
+
+
+@functools.cache
+def model() -> S.Seq2Seq:
+    torch.manual_seed(0)
+    return S.Seq2Seq(V_SRC, V_TGT, d_embed=4, d_hidden=6).eval()
+
+
+def src():
+    return torch.tensor([[3, 4, 5, 2], [6, 7, 2, 0]]), torch.tensor([4, 3])
+
+
+@cases("dl4nlp.seq2seq.Encoder")
+def _():
+    good = dict(vocab_size=V_SRC, d_embed=4, d_hidden=6)
+    yield from vary(S.Encoder, good, "vocab_size", int_variants(1))
+    yield from vary(S.Encoder, good, "d_embed", int_variants(1)[:2])
+    yield from vary(S.Encoder, good, "d_hidden", int_variants(1)[:2])
+
+
+@cases("dl4nlp.seq2seq.Encoder.forward")
+def _():
+    torch.manual_seed(0)
+    encoder = S.Encoder(V_SRC, 4, 6)
+    ids, lengths = src()
+    good = dict(src=ids, lengths=lengths)
+    yield from vary(encoder, good, "src", id_variants(ids, V_SRC))
+    yield from vary(
+        encoder,
+        good,
+        "lengths",
+        [
+            ("a zero length", torch.tensor([4, 0]), "0"),
+            ("longer than src", torch.tensor([5, 3]), "5"),
+            ("another batch size", torch.tensor([4]), "(1,)"),
+            ("a list", [4, 3], "list"),
+            ("float", lengths.float(), "float32"),
+        ],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq")
+def _():
+    good = dict(source_vocab_size=V_SRC, target_vocab_size=V_TGT)
+    yield from vary(S.Seq2Seq, good, "source_vocab_size", int_variants(1))
+    yield from vary(S.Seq2Seq, good, "target_vocab_size", int_variants(1)[:2])
+    yield from vary(S.Seq2Seq, good, "d_hidden", int_variants(1)[:2])
+    yield from vary(
+        S.Seq2Seq, good, "score", choice_variants(("dot", "general", "additive"))[:1] + [("a bool", False, "False")]
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.encode")
+def _():
+    ids, lengths = src()
+    good = dict(src=ids, src_lengths=lengths)
+    yield from vary(model().encode, good, "src", id_variants(ids, V_SRC))
+    yield from vary(
+        model().encode,
+        good,
+        "src_lengths",
+        [
+            ("a zero length", torch.tensor([4, 0]), "0"),
+            ("longer than src", torch.tensor([4, 9]), "9"),
+            ("a list", [4, 3], "list"),
+        ],
+    )
+
+
+def _state():
+    ids, lengths = src()
+    return model().encode(ids, lengths)
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.decode")
+def _():
+    tgt = torch.tensor([[1, 3, 4], [1, 5, 2]])
+    good = dict(tgt_in=tgt, state=_state())
+    yield from vary(model().decode, good, "tgt_in", id_variants(tgt, V_TGT))
+    state = _state()
+    yield from vary(
+        model().decode,
+        good,
+        "state",
+        [
+            ("a tensor, not the encoder's state", state[0], "Tensor"),
+            ("three parts", state[:3], "3"),
+            ("another batch size", tuple(s[:1] for s in state), "(1, 6)"),
+        ],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.forward")
+def _():
+    ids, lengths = src()
+    tgt = torch.tensor([[1, 3, 4], [1, 5, 2]])
+    good = dict(src=ids, src_lengths=lengths, tgt_in=tgt)
+    yield from vary(model(), good, "tgt_in", id_variants(tgt, V_TGT) + [("another batch size", tgt[:1], "(1, 3)")])
+    yield from vary(model(), good, "src", [("an id beyond the vocabulary", torch.full_like(ids, V_SRC), str(V_SRC))])
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.loss")
+def _():
+    ids, lengths = src()
+    tgt = torch.tensor([[1, 3, 4], [1, 5, 2]])
+    batch = dict(src=ids, src_lengths=lengths, tgt_in=tgt, tgt_out=tgt)
+    yield from vary(
+        model().loss,
+        {},
+        "batch",
+        [
+            ("without tgt_out", {k: v for k, v in batch.items() if k != "tgt_out"}, "tgt_out"),
+            ("tgt_out of another shape", {**batch, "tgt_out": tgt[:, :2]}, ("tgt_out", "(2, 2)")),
+            (
+                "a target beyond the vocabulary",
+                {**batch, "tgt_out": torch.full_like(tgt, V_TGT)},
+                ("tgt_out", str(V_TGT)),
+            ),
+            ("a tuple, not a dict", tuple(batch.values()), "tuple"),
+        ],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.step")
+def _():
+    good = dict(tokens=torch.tensor([1, 1]), state=_state())
+    yield from vary(
+        model().step,
+        good,
+        "tokens",
+        [
+            ("(N, 1), not (N,)", torch.tensor([[1], [1]]), "(2, 1)"),
+            ("an id beyond the vocabulary", torch.tensor([1, V_TGT]), str(V_TGT)),
+            ("a list", [1, 1], "list"),
+            ("another count than the state", torch.tensor([1]), "(1,)"),
+        ],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.greedy_decode")
+def _():
+    ids, lengths = src()
+    good = dict(src=ids, src_lengths=lengths, max_len=3)
+    yield from vary(model().greedy_decode, good, "max_len", int_variants(1))
+    yield from vary(
+        model().greedy_decode, good, "bos", [("beyond the vocabulary", V_TGT, str(V_TGT)), ("negative", -1, "-1")]
+    )
+    yield from vary(model().greedy_decode, good, "src", [("a string", "3 may", "str")])
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.save")
+def _():
+    folder = Path(tempfile.mkdtemp())
+    yield "path: in a folder that does not exist", lambda: model().save(folder / "no" / "m.pt"), ("path", "no")
+    yield "path: None", lambda: model().save(None), ("path", "None")
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.load")
+def _():
+    folder = Path(tempfile.mkdtemp())
+    other = folder / "other.pt"
+    torch.save({"weights": torch.ones(2)}, other)
+    empty = folder / "empty.pt"
+    empty.write_bytes(b"")
+    yield "path: missing", lambda: S.Seq2Seq.load(folder / "missing.pt"), ("missing.pt",)
+    yield "path: a checkpoint of something else", lambda: S.Seq2Seq.load(other), ("other.pt", "sizes")
+    yield "path: an empty file", lambda: S.Seq2Seq.load(empty), ("empty.pt", "empty")
+
+
+def _table():
+    return S.table_step({(): [0.5, 0.3, 0.2], (0,): [0.1, 0.1, 0.8], (1,): [0.2, 0.2, 0.6], (2,): [1 / 3] * 3})
+
+
+@cases("dl4nlp.seq2seq.beam_search")
+def _():
+    step, state = _table()
+    good = dict(step=step, state=state, bos=0, eos=2, beam_size=2, max_len=2)
+    yield from vary(S.beam_search, good, "beam_size", int_variants(1))
+    yield from vary(S.beam_search, good, "max_len", int_variants(1)[:3])
+    yield from vary(S.beam_search, good, "step", [("not a function", 3, "int")])
+    yield from vary(
+        S.beam_search, good, "state", [("a tensor, not a tuple of tensors", state[0], "Tensor"), ("empty", (), "()")]
+    )
+    yield from vary(S.beam_search, good, "eos", [("a string", "</s>", "'</s>'")])
+
+
+@cases("dl4nlp.seq2seq.greedy_search")
+def _():
+    step, state = _table()
+    good = dict(step=step, state=state, bos=0, eos=2, max_len=2)
+    yield from vary(S.greedy_search, good, "max_len", int_variants(1))
+    yield from vary(S.greedy_search, good, "bos", [("a string", "<s>", "'<s>'")])
+
+
+@cases("dl4nlp.seq2seq.table_step")
+def _():
+    yield from vary(
+        S.table_step,
+        {},
+        "table",
+        [
+            ("probabilities that do not sum to one", {(): [0.5, 0.3]}, ("()", "0.8")),
+            ("a negative probability", {(): [1.5, -0.5]}, "-0.5"),
+            ("rows of different lengths", {(): [0.5, 0.5], (0,): [1.0]}, ("(0,)", "1")),
+            ("a list, not a mapping", [[0.5, 0.5]], "list"),
+            ("empty", {}, "{}"),
+            ("a prefix that is not a tuple", {0: [0.5, 0.5]}, "0"),
+        ],
+    )
