@@ -46,7 +46,8 @@ def test_block_matches_nn_transformer_encoder_layer(norm_first):
         .double()
         .eval()
     )
-    mine = TransformerBlock(config).double().load_from_torch(reference).eval()
+    mine = TransformerBlock.from_torch(reference, config).eval()
+    assert {p.dtype for p in mine.parameters()} == {torch.float64}
     x = torch.randn(3, 6, 16, dtype=torch.float64)
     assert torch.allclose(mine(x), reference(x), atol=1e-10)
     causal = nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64)
@@ -107,9 +108,10 @@ def test_builds_on_the_meta_device_without_memory():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(vocab_size=0), "vocab_size must be a positive integer; got 0"),
+        (dict(vocab_size=0), "vocab_size must be an integer >= 1; got 0"),
         (dict(vocab_size=5, d_model=10, n_heads=3), "d_model must be divisible by n_heads"),
-        (dict(vocab_size=5, dropout=1.0), r"dropout must be in \[0, 1\); got 1.0"),
+        (dict(vocab_size=5, dropout=1.0), r"dropout must be a finite number in \[0.0, 1.0\); got 1.0"),
+        (dict(vocab_size=5, d_model=9, n_heads=3, positional="sinusoidal"), "d_model must be even"),
     ],
 )
 def test_config_errors(kwargs, message):
@@ -121,5 +123,21 @@ def test_lm_rejects_bad_shapes():
     model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1))
     with pytest.raises(ValueError, match=r"ids must have shape \(B, T\); got \(4,\)"):
         model(torch.zeros(4, dtype=torch.long))
-    with pytest.raises(ValueError, match="temperature must be >= 0"):
+    with pytest.raises(ValueError, match="temperature must be a finite number >= 0.0; got -1"):
         model.generate(torch.zeros(1, 2, dtype=torch.long), 1, temperature=-1)
+    ids = torch.zeros(2, 4, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"targets must have shape \(2, 4\); got \(4, 2\)"):
+        model.loss(ids, ids.T)
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 5\); got 5"):
+        model(torch.full((1, 3), 5))
+
+
+def test_block_from_torch_refuses_a_reference_with_another_activation():
+    relu = nn.TransformerEncoderLayer(8, 2, 16, activation="relu", batch_first=True)
+    with pytest.raises(ValueError, match="reference must use the block's activation, GELU .*; got relu"):
+        TransformerBlock.from_torch(relu)
+    gelu = nn.TransformerEncoderLayer(8, 2, 16, activation="gelu", batch_first=True)
+    with pytest.raises(ValueError, match="config must match the reference: d_ff=32; reference has 16"):
+        TransformerBlock.from_torch(gelu, TransformerConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=32))
+    block = TransformerBlock.from_torch(gelu)  # sizes and dropout from the reference
+    assert (block.config.d_ff, block.config.dropout, block.config.norm_first) == (16, 0.1, False)

@@ -73,6 +73,9 @@ class LearnedPositionalEmbedding(_Positional):
         return x + self.embedding.weight[: x.shape[1]]
 
 
+POSITIONAL_KINDS = ("sinusoidal", "learned", "none")
+
+
 def make_positional(kind: str, max_len: int, d_model: int) -> nn.Module:
     """``'sinusoidal'``, ``'learned'`` or ``'none'`` (identity: no position information)."""
     if kind == "sinusoidal":
