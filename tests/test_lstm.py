@@ -102,18 +102,33 @@ def test_unrolled_gru_equals_torch_gru(batch, steps, inputs, hidden, seed):
 
 
 def test_errors_name_what_was_expected():
-    with pytest.raises(TypeError, match="expected a torch.nn.LSTM; got GRU"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.LSTM; got GRU"):
         UnrolledLSTM.from_torch(nn.GRU(2, 3))
-    with pytest.raises(TypeError, match="expected a torch.nn.GRU; got LSTM"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.GRU; got LSTM"):
         UnrolledGRU.from_torch(nn.LSTM(2, 3))
-    with pytest.raises(ValueError, match=r"layer must be in \[0, 2\); got 5"):
+    with pytest.raises(ValueError, match=r"layer must be an integer in \[0, 1\]; got 5"):
         UnrolledLSTM.from_torch(nn.LSTM(2, 3, num_layers=2), layer=5)
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, 2\); got \(1, 3\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, 2\); got \(1, 3\)"):
         LSTMCell(2, 3)(torch.zeros(1, 3), (torch.zeros(1, 3), torch.zeros(1, 3)))
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, time, 2\); got \(4, 2\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, 2\); got \(4, 2\)"):
         UnrolledLSTM(2, 3)(torch.zeros(4, 2))
-    with pytest.raises(TypeError, match="expected a torch.nn.LSTM; got RNN"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.LSTM; got RNN"):
         set_forget_bias_(nn.RNN(2, 3), 1.0)
+
+
+@pytest.mark.parametrize("cls, reference", [(UnrolledLSTM, nn.LSTM), (UnrolledGRU, nn.GRU)])
+def test_from_torch_keeps_the_reference_dtype(cls, reference):
+    assert {p.dtype for p in cls.from_torch(reference(2, 3).double()).parameters()} == {torch.float64}
+
+
+def test_an_lstm_state_is_a_pair_of_batch_by_hidden_tensors():
+    cell, x = LSTMCell(2, 3), torch.zeros(2, 2)
+    with pytest.raises(TypeError, match=r"state must be a pair \(h, c\) of \(B, 3\) tensors; got a tensor"):
+        cell(x, torch.zeros(2, 3))  # one tensor would be split into h and c by rows
+    with pytest.raises(ValueError, match=r"state h must have shape \(B=2, 3\), one state per sequence; got \(1, 3\)"):
+        cell(x, (torch.zeros(1, 3), torch.zeros(1, 3)))
+    with pytest.raises(ValueError, match=r"state h must have shape \(B, 3\); got \(1, 2, 3\)"):
+        UnrolledLSTM(2, 3)(torch.zeros(2, 4, 2), (torch.zeros(1, 2, 3), torch.zeros(1, 2, 3)))
 
 
 def test_forget_bias_sets_the_initial_forget_gate():
@@ -204,7 +219,7 @@ def test_stream_batches_continue_each_stream_and_restart():
     assert first.tolist() == [[0, 1, 2, 3, 4, 5, 6], [20, 21, 22, 23, 24, 25, 26]]
     assert second[:, 0].tolist() == first[:, -1].tolist()  # the next window starts where the last one ended
     assert next_batch(3)[1] and torch.equal(next_batch(3)[0], first)  # 3 windows per stream, then over again
-    with pytest.raises(ValueError, match="needs more than length=30 ids; got 20"):
+    with pytest.raises(ValueError, match="streams more than length=30 ids, at least 62 in all; got 41"):
         stream_batches(ids, batch_size=2, length=30)
 
 

@@ -28,7 +28,25 @@ from typing import NamedTuple, Optional
 import torch
 from torch import nn
 
-from dl4nlp.rnn import RecurrentLM, _torch_weights, language_model_loss, load_weights_
+from dl4nlp._checks import (
+    check_device,
+    check_file,
+    check_ids,
+    check_int,
+    check_number,
+    check_tensor,
+    check_type,
+    given,
+)
+from dl4nlp.rnn import (
+    RecurrentLM,
+    _check_sequence,
+    _check_state,
+    _check_step,
+    _copy_of_torch,
+    _torch_weights,
+    language_model_loss,
+)
 
 LSTM_GATES = ("input", "forget", "candidate", "output")  # PyTorch's order of the four row blocks
 GRU_GATES = ("reset", "update", "candidate")
@@ -41,6 +59,8 @@ class _GatedCell(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int):
         super().__init__()
+        check_int("input_size", input_size)
+        check_int("hidden_size", hidden_size)
         self.input_size, self.hidden_size = input_size, hidden_size
         rows, bound = self.n_blocks * hidden_size, 1 / math.sqrt(hidden_size)
         self.weight_ih = nn.Parameter(torch.empty(rows, input_size).uniform_(-bound, bound))  # (nH, I)
@@ -48,9 +68,17 @@ class _GatedCell(nn.Module):
         self.bias_ih = nn.Parameter(torch.empty(rows).uniform_(-bound, bound))  # (nH,)
         self.bias_hh = nn.Parameter(torch.empty(rows).uniform_(-bound, bound))  # (nH,)
 
-    def _check(self, x: torch.Tensor) -> None:
-        if x.dim() != 2 or x.shape[1] != self.input_size:
-            raise ValueError(f"x must have shape (batch, {self.input_size}); got {tuple(x.shape)}")
+
+def _check_pair(cell: nn.Module, name: str, state, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """An LSTM state: a pair (h, c) of (B, H) tensors."""
+    H = cell.hidden_size
+    if not isinstance(state, (tuple, list)):
+        raise TypeError(f"{name} must be a pair (h, c) of (B, {H}) tensors; got {given(state)}")
+    if len(state) != 2:
+        raise ValueError(f"{name} must be a pair (h, c) of (B, {H}) tensors; got {len(state)} tensors")
+    _check_state(f"{name} h", state[0], batch, H, cell)
+    _check_state(f"{name} c", state[1], batch, H, cell)
+    return state[0], state[1]
 
 
 class LSTMStep(NamedTuple):
@@ -65,7 +93,12 @@ class LSTMCell(_GatedCell):
     n_blocks = 4
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        self._check(x)
+        check_tensor("x", x, shape=("B", self.input_size), dtype="float", finite=True)
+        _check_step(self, x, x.new_zeros(x.shape[0], self.hidden_size))
+        h, c = _check_pair(self, "state", state, x.shape[0])
+        return self._step(x, (h, c))
+
+    def _step(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
         h, c = state  # (B, H) each
         z = x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh  # (B, 4H)
         z_i, z_f, z_g, z_o = z.chunk(4, dim=1)
@@ -87,7 +120,10 @@ class GRUCell(_GatedCell):
     n_blocks = 3
 
     def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, dict]:
-        self._check(x)
+        _check_step(self, x, h)
+        return self._step(x, h)
+
+    def _step(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, dict]:
         x_r, x_z, x_n = (x @ self.weight_ih.T + self.bias_ih).chunk(3, dim=1)  # (B, H) each
         h_r, h_z, h_n = (h @ self.weight_hh.T + self.bias_hh).chunk(3, dim=1)
         r = torch.sigmoid(x_r + h_r)  # reset gate: how much of h the candidate may see
@@ -106,17 +142,9 @@ class _Unrolled(nn.Module):
 
     @classmethod
     def from_torch(cls, module: nn.Module, layer: int = 0, reverse: bool = False):
-        """A copy of one layer (``reverse=True``: the backward direction) of a torch module, weights included."""
+        """A copy of one layer (``reverse=True``: the backward direction) of a torch module: weights, dtype, device."""
         weights = _torch_weights(module, layer, reverse, cls.torch_class)
-        if "bias_ih" not in weights:
-            raise ValueError("the torch module must have bias=True; got bias=False")
-        model = cls(weights["weight_ih"].shape[1], module.hidden_size)
-        load_weights_(model.cell, weights)
-        return model
-
-    def _check(self, x: torch.Tensor) -> None:
-        if x.dim() != 3:
-            raise ValueError(f"x must have shape (batch, time, {self.cell.input_size}); got {tuple(x.shape)}")
+        return _copy_of_torch(cls, module, weights, weights["weight_ih"].shape[1], module.hidden_size)
 
 
 class UnrolledLSTM(_Unrolled):
@@ -128,12 +156,12 @@ class UnrolledLSTM(_Unrolled):
     """
 
     def forward(self, x: torch.Tensor, state: Optional[tuple[torch.Tensor, torch.Tensor]] = None):
-        self._check(x)
+        _check_sequence(self, x, self.cell.input_size)
         zeros = x.new_zeros(x.shape[0], self.cell.hidden_size)  # (B, H)
-        h, c = (zeros, zeros) if state is None else state
+        h, c = (zeros, zeros) if state is None else _check_pair(self.cell, "state", state, x.shape[0])
         outputs, record = [], {name: [] for name in LSTM_GATES + ("cell",)}
         for t in range(x.shape[1]):
-            h, c, gates = self.cell(x[:, t], (h, c))
+            h, c, gates = self.cell._step(x[:, t], (h, c))
             outputs.append(h)
             for name, value in {**gates, "cell": c}.items():
                 record[name].append(value)
@@ -147,11 +175,13 @@ class UnrolledGRU(_Unrolled):
     cell_class, torch_class = GRUCell, nn.GRU
 
     def forward(self, x: torch.Tensor, h: Optional[torch.Tensor] = None):
-        self._check(x)
+        _check_sequence(self, x, self.cell.input_size)
+        if h is not None:
+            _check_state("h", h, x.shape[0], self.cell.hidden_size, self)
         h = x.new_zeros(x.shape[0], self.cell.hidden_size) if h is None else h  # (B, H)
         outputs, record = [], {name: [] for name in GRU_GATES}
         for t in range(x.shape[1]):
-            h, gates = self.cell(x[:, t], h)
+            h, gates = self.cell._step(x[:, t], h)
             outputs.append(h)
             for name, value in gates.items():
                 record[name].append(value)
@@ -164,8 +194,10 @@ def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
     A positive value (Gers et al., 2000; Jozefowicz et al., 2015 use 1) makes a
     fresh LSTM remember by default, so gradients reach far back from the start.
     """
-    if not isinstance(module, nn.LSTM):
-        raise TypeError(f"expected a torch.nn.LSTM; got {type(module).__name__}")
+    check_type("module", module, nn.LSTM, "a torch.nn.LSTM")
+    if not module.bias:
+        raise ValueError("module must have biases (bias=True) to set the forget bias; got bias=False")
+    value = check_number("value", value)
     hidden = module.hidden_size
     with torch.no_grad():
         for name, param in module.named_parameters():
@@ -179,6 +211,8 @@ def load_char_model(path: str | Path, device: str | torch.device = "cpu"):
     """The ``(RecurrentLM, CharVocab)`` saved by ``train-char-model`` (loaded with ``weights_only=True``)."""
     from dl4nlp.tokenize import CharVocab
 
+    path = check_file("path", path, "a char-model checkpoint (.pt)")
+    device = check_device("device", device)
     checkpoint = torch.load(path, map_location=device, weights_only=True)
     missing = {"config", "vocab", "state_dict"} - set(checkpoint)
     if missing:
@@ -195,12 +229,16 @@ def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
     window of ``length + 1`` ids of every stream, (B, length + 1), and whether
     the streams just started over (so the carried state must be reset).
     """
+    check_ids("ids", ids, None, ndim=1, expected="(N,), one text as ids")
+    check_int("batch_size", batch_size)
+    check_int("length", length)
+    if len(ids) // batch_size < length + 1:
+        raise ValueError(
+            f"ids must give each of the batch_size={batch_size} streams more than length={length} ids, "
+            f"at least {batch_size * (length + 1)} in all; got {len(ids)}"
+        )
     streams = ids[: len(ids) // batch_size * batch_size].view(batch_size, -1)  # (B, N / B)
     windows = (streams.shape[1] - 1) // length
-    if windows < 1:
-        raise ValueError(
-            f"each of the {batch_size} streams needs more than length={length} ids; got {streams.shape[1]}"
-        )
 
     def next_batch(step: int):
         k = step % windows
@@ -241,6 +279,11 @@ def train_char_model(
     from dl4nlp.tokenize import CharVocab, straighten_quotes
     from dl4nlp.train import train
 
+    for name, value in dict(hidden_size=hidden_size, embedding_dim=embedding_dim, steps=steps).items():
+        check_int(name, value)
+    for name, value in dict(batch_size=batch_size, seq_len=seq_len).items():
+        check_int(name, value)
+    check_number("lr", lr, 0.0, low_open=True)
     dl4nlp.seed_everything(seed)
     device = dl4nlp.get_device(device)
     text = straighten_quotes(load_text(corpus)) if straight_quotes else load_text(corpus)
