@@ -33,7 +33,7 @@ def test_positional_modules_add_to_embeddings_and_refuse_long_inputs():
         learned(torch.zeros(1, 11, 8))
     with pytest.raises(ValueError, match="d_model must be a positive even integer; got 7"):
         sinusoidal_encoding(10, 7)
-    with pytest.raises(ValueError, match="positional must be one of"):
+    with pytest.raises(ValueError, match="kind must be one of"):
         make_positional("rotary-ish", 10, 8)
 
 
