@@ -231,7 +231,8 @@ def check_tensor(
         what = f" of shape {expected or shape_text(shape)}" if (shape is not None or expected) else ""
         raise TypeError(f"{name} must be a torch.Tensor{what}; got {given(x)}")
     if dtype is not None and not _dtype_ok(x, dtype):
-        raise TypeError(f"{name} must be a {_dtype_text(dtype)} tensor; got dtype {x.dtype}")
+        what = _dtype_text(dtype)
+        raise TypeError(f"{name} must be {'an' if what[0] in 'aeiou' else 'a'} {what} tensor; got dtype {x.dtype}")
     wanted = expected or (shape_text(shape) if shape is not None else None)
     if shape is not None:
         if x.dim() != len(shape) or any(isinstance(d, int) and d != n for d, n in zip(shape, x.shape)):
@@ -260,14 +261,17 @@ def check_finite(name: str, x: torch.Tensor) -> torch.Tensor:
     return x
 
 
-def check_ids(name: str, ids: Any, vocab_size: Optional[int], **kwargs) -> torch.Tensor:
-    """An integer tensor of token ids, each in [0, vocab_size) (``vocab_size=None``: only >= 0)."""
+def check_ids(name: str, ids: Any, vocab_size: Optional[int], *, bound: str = "", **kwargs) -> torch.Tensor:
+    """An integer tensor of token ids, each in [0, vocab_size) (``vocab_size=None``: only >= 0).
+
+    ``bound`` names where the upper bound comes from (``'vocab_size'`` -> "[0, vocab_size=10)").
+    """
     ids = check_tensor(name, ids, dtype="integer", **kwargs)
     if ids.numel():
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or (vocab_size is not None and high >= vocab_size):
             bad = low if low < 0 else high
-            upper = "..." if vocab_size is None else str(vocab_size)
+            upper = "..." if vocab_size is None else (f"{bound}={vocab_size}" if bound else str(vocab_size))
             raise ValueError(f"{name} must hold ids in [0, {upper}); got {bad}")
     return ids
 
