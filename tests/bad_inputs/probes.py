@@ -39,15 +39,15 @@ def _():
     acts = _activations()
     labels = np.array([True, False] * 3)
     good = dict(activations=acts, labels=labels)
-    nan_acts = acts.copy()
-    nan_acts[0, 1] = np.nan
+    nan_acts, inf_acts = acts.copy(), acts.copy()
+    nan_acts[0, 1], inf_acts[2, 0] = np.nan, np.inf
     yield from vary(
         P.unit_auc,
         good,
         "activations",
         [
             ("a NaN in one unit", nan_acts, "nan"),
-            ("an inf", np.where(acts > 1.5, np.inf, acts), "inf"),
+            ("an inf", inf_acts, "inf"),
             ("one dimension", acts[:, 0], "(6,)"),
             ("a string", "acts", "str"),
             ("no rows", acts[:0], "(0, 3)"),
@@ -72,15 +72,15 @@ def _():
     acts = _activations()
     target = np.arange(6.0)
     good = dict(activations=acts, target=target)
-    nan_acts = acts.copy()
-    nan_acts[0, 1] = np.nan
+    nan_acts, inf_acts = acts.copy(), acts.copy()
+    nan_acts[0, 1], inf_acts[2, 0] = np.nan, np.inf
     yield from vary(
         P.unit_correlation,
         good,
         "activations",
         [
             ("a NaN in one unit", nan_acts, "nan"),
-            ("an inf", np.where(acts > 1.5, np.inf, acts), "inf"),
+            ("an inf", inf_acts, "inf"),
             ("one dimension", acts[:, 0], "(6,)"),
             ("no rows", acts[:0], "(0, 3)"),
             ("a list of strings", ["a", "b"], "list"),
