@@ -25,6 +25,16 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_choice,
+    check_ids_list,
+    check_int,
+    check_sequence,
+    check_str,
+    check_strings,
+    check_type,
+    given,
+)
 from dl4nlp.data import data_dir, md5sum
 from dl4nlp.device import seed_everything
 from dl4nlp.seq2seq import Seq2Seq
@@ -71,8 +81,7 @@ _UNITS = [
 
 def ordinal_word(day: int) -> str:
     """1 -> 'first', 21 -> 'twenty-first', 30 -> 'thirtieth'."""
-    if not 1 <= day <= 31:
-        raise ValueError(f"day must be in [1, 31]; got {day!r}")
+    check_int("day", day, 1, 31)
     if day < 20:
         return _UNITS[day]
     tens, unit = divmod(day, 10)
@@ -83,6 +92,7 @@ def ordinal_word(day: int) -> str:
 
 def ordinal_suffix(day: int) -> str:
     """1 -> '1st', 2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
+    check_int("day", day, 1, 31)
     suffix = "th" if 11 <= day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     return f"{day}{suffix}"
 
@@ -127,20 +137,20 @@ def _fields(date: dt.date) -> dict[str, str]:
     }
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {tuple(FORMATS)}; got {fmt!r}")
+def _check_format(fmt: str, date: dt.date) -> None:
+    check_choice("fmt", fmt, FORMATS)
+    check_type("date", date, dt.date, "a datetime.date")
 
 
 def format_date(date: dt.date, fmt: str) -> str:
     """Write ``date`` in the named format (one of ``FORMATS``)."""
-    _check_format(fmt)
+    _check_format(fmt, date)
     return FORMATS[fmt].format(**_fields(date))
 
 
 def field_spans(date: dt.date, fmt: str) -> dict[str, tuple[int, int]]:
     """Where the day, month, year (and weekday) sit in ``format_date(date, fmt)``: kind -> (start, end)."""
-    _check_format(fmt)
+    _check_format(fmt, date)
     values, spans, position = _fields(date), {}, 0
     for literal, name, _, _ in string.Formatter().parse(FORMATS[fmt]):
         position += len(literal)
@@ -162,8 +172,10 @@ class Seq2SeqVocab:
     SPECIALS = ("<pad>", "<bos>", "<eos>")
 
     def __init__(self, alphabet: str):
+        check_str("alphabet", alphabet, nonempty=True, what="a string of distinct characters")
         if len(set(alphabet)) != len(alphabet):
-            raise ValueError(f"alphabet must not repeat characters; got {alphabet!r}")
+            repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
+            raise ValueError(f"alphabet must not repeat characters; got {repeated} more than once")
         self.itos = list(self.SPECIALS) + list(alphabet)
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
 
@@ -172,25 +184,42 @@ class Seq2SeqVocab:
 
     def encode(self, text: str, eos: bool = True) -> list[int]:
         """Ids of ``text``'s characters (then EOS); unknown characters raise an error naming them."""
-        unknown = sorted(set(text) - set(self.itos[len(self.SPECIALS) :]))
+        check_str("text", text)
+        unknown = self._unknown(text)
         if unknown:
-            raise ValueError(f"characters {unknown} are not in the vocabulary {''.join(self.itos[3:])!r}")
+            raise ValueError(f"text has characters {unknown} that are not in the vocabulary {''.join(self.itos[3:])!r}")
         return [self.stoi[ch] for ch in text] + ([self.EOS] if eos else [])
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``, stopping at the first EOS and skipping PAD and BOS."""
         out = []
-        for i in (int(i) for i in ids):
+        for i in check_ids_list("ids", ids, len(self), nonempty=False):
             if i == self.EOS:
                 break
             if i not in (self.PAD, self.BOS):
                 out.append(self.itos[i])
         return "".join(out)
 
+    def _unknown(self, text: str) -> list[str]:
+        return sorted(set(text) - set(self.itos[len(self.SPECIALS) :]))
+
 
 SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
 TARGET_VOCAB = Seq2SeqVocab(" -0123456789")
 REVERSE_VOCAB = Seq2SeqVocab("abcdefghij")
+
+
+def _check_pairs(pairs) -> None:
+    """A non-empty list of (source, target) pairs of strings."""
+    if isinstance(pairs, tuple) and len(pairs) == 2 and all(isinstance(p, str) for p in pairs):
+        raise TypeError(f"pairs must be a list of (source, target) pairs; got a single pair, {given(pairs)}")
+    check_sequence("pairs", pairs, what="a list of (source, target) pairs of strings")
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            count = f"{len(pair)} items" if isinstance(pair, (tuple, list)) else given(pair)
+            raise ValueError(f"pairs[{index}] must be a (source, target) pair of strings; got {count}")
+        for part in pair:
+            check_str(f"pairs[{index}]", part, what="a (source, target) pair of strings")
 
 
 def encode_batch(
@@ -204,8 +233,14 @@ def encode_batch(
     ``tgt_in`` (B, T) = BOS + target (the decoder's inputs under teacher
     forcing) and ``tgt_out`` (B, T) = target + EOS (what it must predict), PAD-filled.
     """
-    if not pairs:
-        raise ValueError("pairs must not be empty")
+    _check_pairs(pairs)
+    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    check_type("target_vocab", target_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    for index, pair in enumerate(pairs):
+        for side, text, vocab in [("source", pair[0], source_vocab), ("target", pair[1], target_vocab)]:
+            unknown = vocab._unknown(text)
+            if unknown:
+                raise ValueError(f"pairs[{index}] {side} has characters {unknown} not in the {side} vocabulary")
     sources = [source_vocab.encode(s) for s, _ in pairs]
     targets = [target_vocab.encode(t) for _, t in pairs]
     S, T = max(map(len, sources)), max(map(len, targets))
@@ -221,15 +256,21 @@ def encode_batch(
 
 def random_date(rng: random.Random, first_year: int = 1950, last_year: int = 2049) -> dt.date:
     """A date drawn uniformly between 1 January ``first_year`` and 31 December ``last_year``."""
+    check_type("rng", rng, random.Random, "a random.Random")
+    check_int("first_year", first_year, 1, dt.MAXYEAR)
+    check_int("last_year", last_year, first_year, dt.MAXYEAR)
     start, end = dt.date(first_year, 1, 1).toordinal(), dt.date(last_year, 12, 31).toordinal()
     return dt.date.fromordinal(rng.randint(start, end))
 
 
 def make_pair(rng: random.Random, n_dates: int = 1, formats: Optional[Sequence[str]] = None) -> tuple[str, str]:
     """One (source, target) pair with ``n_dates`` dates, each in a format drawn from ``formats``."""
-    if not isinstance(n_dates, int) or n_dates < 1:
-        raise ValueError(f"n_dates must be a positive integer; got {n_dates!r}")
-    formats = list(formats or FORMATS)
+    check_type("rng", rng, random.Random, "a random.Random")
+    check_int("n_dates", n_dates)
+    formats = list(FORMATS) if formats is None else check_strings("formats", formats)
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"formats must be names from {tuple(FORMATS)}; got {unknown[0]!r}")
     dates = [random_date(rng) for _ in range(n_dates)]
     source = " and ".join(format_date(d, rng.choice(formats)) for d in dates)
     return source, " ".join(d.isoformat() for d in dates)
@@ -239,6 +280,10 @@ def make_pairs(
     n: int, n_dates: Sequence[int] = (1,), formats: Optional[Sequence[str]] = None, seed: int = 0
 ) -> list[tuple[str, str]]:
     """``n`` pairs; each draws its number of dates uniformly from ``n_dates``. Reproducible by ``seed``."""
+    check_int("n", n)
+    for count in check_sequence("n_dates", n_dates, what="a list of numbers of dates"):
+        check_int("n_dates", count)
+    check_int("seed", seed, low=None)
     rng = random.Random(seed)
     return [make_pair(rng, rng.choice(list(n_dates)), formats) for _ in range(n)]
 
@@ -252,8 +297,11 @@ def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0, alphabet: str =
     Every output character comes from one input position, the mirrored one,
     so the task needs alignment and its information grows with the length.
     """
-    if not lengths or min(lengths) < 1:
-        raise ValueError(f"lengths must be positive integers; got {list(lengths)}")
+    check_int("n", n)
+    for length in check_sequence("lengths", lengths, what="a list of lengths"):
+        check_int("lengths", length)
+    check_str("alphabet", alphabet, nonempty=True)
+    check_int("seed", seed, low=None)
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -275,9 +323,9 @@ def batch_sampler(
     and target, because a recurrent layer's cost grows with the longest
     sequence in the batch.
     """
-    if not 1 <= batch_size <= len(pairs):
-        raise ValueError(f"batch_size must be in [1, {len(pairs)}] (the number of pairs); got {batch_size!r}")
     pool = encode_batch(pairs, source_vocab, target_vocab)
+    check_int("batch_size", batch_size, 1, len(pairs))
+    check_int("seed", seed, low=0)
     target_lengths = (pool["tgt_out"] != Seq2SeqVocab.PAD).sum(1)
     generator = torch.Generator().manual_seed(seed)
 
@@ -302,7 +350,15 @@ def translate(
     target_vocab: Seq2SeqVocab = TARGET_VOCAB,
     max_len: int = 12,
 ) -> list[str]:
-    """Greedy translations of ``sources`` by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
+    """Greedy translations of ``sources`` (a list of strings) by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    check_strings("sources", sources)
+    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    for index, source in enumerate(sources):
+        unknown = source_vocab._unknown(source)
+        if unknown:
+            raise ValueError(f"sources[{index}] has characters {unknown} that are not in the source vocabulary")
+    check_int("max_len", max_len)
     batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
     device = next(model.parameters()).device
     ids, _ = model.greedy_decode(batch["src"].to(device), batch["src_lengths"].to(device), max_len=max_len)
@@ -316,6 +372,8 @@ def sequence_accuracy(
     target_vocab: Seq2SeqVocab = TARGET_VOCAB,
 ) -> float:
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    _check_pairs(pairs)
     max_len = max(len(t) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
     return sum(out == t for out, (_, t) in zip(outputs, pairs)) / len(pairs)
@@ -329,6 +387,9 @@ def train_date_model(
     score: Optional[str], steps: int = RECIPE["steps"], seed: int = RECIPE["seed"], progress: bool = True
 ) -> tuple[Seq2Seq, History]:
     """Train a ``Seq2Seq`` on dates with the shipped recipe (``RECIPE``); returns (model, history)."""
+    if score is not None:
+        check_choice("score", score, ("dot", "general", "additive"))
+    check_int("steps", steps)
     seed_everything(seed)
     model = Seq2Seq(
         len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=RECIPE["d_embed"], d_hidden=RECIPE["d_hidden"], score=score

@@ -22,10 +22,30 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from dl4nlp.attention import attend, make_score
+from dl4nlp._checks import (
+    check_callable,
+    check_choice,
+    check_file,
+    check_ids,
+    check_int,
+    check_path,
+    check_tensor,
+    check_type,
+    given,
+)
+from dl4nlp.attention import SCORES, attend, make_score
 
 State = tuple  # tensors whose first dimension runs over hypotheses
 StepFn = Callable[[torch.Tensor, State], tuple[torch.Tensor, State]]
+
+
+def _check_source(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int, lengths_name: str) -> None:
+    """src (B, S) ids of the source vocabulary; lengths (B,) integers in [1, S]."""
+    check_ids("src", src, vocab_size, shape=("B", "S"))
+    B, S = src.shape
+    check_tensor(lengths_name, lengths, shape=(B,), dtype="integer", expected=f"(B={B},)")
+    if (lengths < 1).any() or (lengths > S).any():
+        raise ValueError(f"{lengths_name} must each be in [1, S={S}]; got {lengths.tolist()}")
 
 
 class Encoder(nn.Module):
@@ -33,12 +53,15 @@ class Encoder(nn.Module):
 
     def __init__(self, vocab_size: int, d_embed: int, d_hidden: int):
         super().__init__()
+        for name, value in [("vocab_size", vocab_size), ("d_embed", d_embed), ("d_hidden", d_hidden)]:
+            check_int(name, value)
         self.embedding = nn.Embedding(vocab_size, d_embed, padding_idx=0)
         self.rnn = nn.GRU(d_embed, d_hidden, batch_first=True, bidirectional=True)
         self.project = nn.Linear(2 * d_hidden, d_hidden)  # both directions -> h_i in R^H
         self.bridge = nn.Linear(2 * d_hidden, d_hidden)  # last forward + last backward state -> s_0
 
     def forward(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        _check_source(src, lengths, self.embedding.num_embeddings, "lengths")
         packed = pack_padded_sequence(self.embedding(src), lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, last = self.rnn(packed)  # last: (2, B, H), the final state of each direction
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # (B, S, 2H)
@@ -64,8 +87,9 @@ class Seq2Seq(nn.Module):
             ("d_embed", d_embed),
             ("d_hidden", d_hidden),
         ]:
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            check_int(name, value)
+        if score is not None:
+            check_choice("score", score, SCORES)
         self.sizes = dict(
             source_vocab_size=source_vocab_size,
             target_vocab_size=target_vocab_size,
@@ -86,16 +110,30 @@ class Seq2Seq(nn.Module):
 
         Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H)).
         """
-        if src.dim() != 2 or src_lengths.shape != src.shape[:1]:
-            raise ValueError(
-                f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and {tuple(src_lengths.shape)}"
-            )
+        _check_source(src, src_lengths, self.sizes["source_vocab_size"], "src_lengths")
         states, summary = self.encoder(src, src_lengths)
         mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_lengths[:, None].to(src.device)
         return summary, states, mask, summary
 
     def decode(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         """Run the decoder over ``tgt_in`` (B, T): logits (B, T, V), attention weights (B, T, S) or None, new state."""
+        check_ids("tgt_in", tgt_in, self.sizes["target_vocab_size"], shape=("B", "T"))
+        self._check_state(state, tgt_in.shape[0])
+        return self._decode(tgt_in, state)
+
+    def _check_state(self, state: State, batch: Optional[int]) -> None:
+        H = self.sizes["d_hidden"]
+        what = "the state from encode: (s_0 (B, H), states (B, S, H), mask (B, S), summary (B, H))"
+        if not isinstance(state, tuple):
+            raise TypeError(f"state must be {what}; got {given(state)}")
+        if len(state) != 4:
+            raise ValueError(f"state must be {what}; got {len(state)} parts")
+        check_tensor("state s_0", state[0], shape=("B", H), dtype="float", finite=True)
+        if batch is not None and state[0].shape[0] != batch:
+            shape = tuple(state[0].shape)
+            raise ValueError(f"state s_0 must have shape (B={batch}, {H}), one per sequence; got {shape}")
+
+    def _decode(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         hidden, states, mask, summary = state
         s, last = self.rnn(self.embedding(tgt_in), hidden[None].contiguous())  # s: (B, T, H)
         if self.score is None:  # the bottleneck: the same summary c at every step
@@ -111,17 +149,32 @@ class Seq2Seq(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Teacher forcing: logits (B, T, V) for every target position, and the attention weights."""
-        logits, weights, _ = self.decode(tgt_in, self.encode(src, src_lengths))
+        state = self.encode(src, src_lengths)
+        check_ids("tgt_in", tgt_in, self.sizes["target_vocab_size"], shape=("B", "T"))
+        if tgt_in.shape[0] != src.shape[0]:
+            raise ValueError(f"tgt_in must have the batch size of src, {src.shape[0]}; got shape {tuple(tgt_in.shape)}")
+        logits, weights, _ = self._decode(tgt_in, state)
         return logits, weights
 
     def loss(self, batch: dict) -> torch.Tensor:
         """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``encode_batch``."""
+        check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
+        missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
+        if missing:
+            raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
+        shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
+        check_ids("batch['tgt_out']", batch["tgt_out"], self.sizes["target_vocab_size"], shape=shape)
         logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
         return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=0)
 
     def step(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
         """One decoding step for the searches: tokens (N,) -> log-probabilities (N, V) and the next state."""
-        logits, _, state = self.decode(tokens[:, None], state)
+        check_ids("tokens", tokens, self.sizes["target_vocab_size"], shape=("N",))
+        self._check_state(state, None)
+        if tokens.shape[0] != state[0].shape[0]:
+            n = state[0].shape[0]
+            raise ValueError(f"tokens must hold one id per hypothesis of the state, {n}; got {tuple(tokens.shape)}")
+        logits, _, state = self._decode(tokens[:, None], state)
         return torch.log_softmax(logits[:, 0], dim=-1), state
 
     @torch.no_grad()
@@ -129,11 +182,13 @@ class Seq2Seq(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Batched greedy decoding: ids (B, max_len) and attention weights (B, max_len, S) or None."""
+        check_int("max_len", max_len)
+        check_int("bos", bos, low=0, high=self.sizes["target_vocab_size"] - 1)
         state = self.encode(src, src_lengths)
         tokens = torch.full((src.shape[0],), bos, dtype=torch.long, device=src.device)
         out, weights = [], []
         for _ in range(max_len):
-            logits, w, state = self.decode(tokens[:, None], state)
+            logits, w, state = self._decode(tokens[:, None], state)
             tokens = logits[:, 0].argmax(-1)
             out.append(tokens)
             weights.append(w)
@@ -141,12 +196,21 @@ class Seq2Seq(nn.Module):
 
     def save(self, path) -> None:
         """Write the sizes and the weights to ``path`` (a checkpoint that ``Seq2Seq.load`` reads)."""
+        path = check_path("path", path)
+        if not path.parent.is_dir():
+            raise FileNotFoundError(f"path must be in an existing folder; no folder {path.parent}")
         torch.save({"sizes": self.sizes, "state_dict": self.state_dict()}, path)
 
     @classmethod
     def load(cls, path, device: Optional[torch.device] = None) -> Seq2Seq:
         """Rebuild a model saved by ``save``, in eval mode, on ``device`` (default: the CPU)."""
+        path = check_file("path", path, "a Seq2Seq checkpoint (.pt)")
+        if path.stat().st_size == 0:
+            raise ValueError(f"path must be a Seq2Seq checkpoint; {path} is empty (0 bytes)")
         checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
+        if not isinstance(checkpoint, dict) or not {"sizes", "state_dict"} <= set(checkpoint):
+            keys = sorted(checkpoint) if isinstance(checkpoint, dict) else type(checkpoint).__name__
+            raise ValueError(f"{path} is not a Seq2Seq checkpoint: expected the keys sizes and state_dict; got {keys}")
         model = cls(**checkpoint["sizes"])
         model.load_state_dict(checkpoint["state_dict"])
         return model.to(device or "cpu").eval()
@@ -197,10 +261,13 @@ def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, 
     open ones can only get worse). ``beam_size=1`` is greedy search; a beam at
     least as large as the number of possible outputs is exhaustive search.
     """
-    if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a positive integer; got {beam_size!r}")
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
+    check_callable("step", step, "a function step(tokens, state) -> (log_probs, state)")
+    if not isinstance(state, tuple) or not state or not all(isinstance(part, torch.Tensor) for part in state):
+        raise TypeError(f"state must be a non-empty tuple of tensors (first dimension 1); got {given(state)}")
+    check_int("bos", bos, low=None)  # any integer: a toy step function need not give BOS an id
+    check_int("eos", eos, low=None)
+    check_int("beam_size", beam_size)
+    check_int("max_len", max_len)
     alive = [Hypothesis(0.0, [bos])]
     finished: list[Hypothesis] = []
     steps: list[list[Hypothesis]] = []
@@ -237,6 +304,20 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
     the state is the prefix itself. A prefix missing from the table raises a
     KeyError naming it.
     """
+    check_type("table", table, dict, "a dict from prefix (tuple of ids) to next-token probabilities")
+    if not table:
+        raise ValueError("table must hold at least one prefix; got {}")
+    width = None
+    for prefix, row in table.items():
+        if not isinstance(prefix, tuple) or not all(isinstance(i, int) for i in prefix):
+            raise TypeError(f"table keys must be prefixes, tuples of ids after BOS; got {given(prefix)}")
+        probs = check_tensor(f"table[{prefix}]", torch.as_tensor(row, dtype=torch.float64), ndim=1, finite=True)
+        width = len(probs) if width is None else width
+        if len(probs) != width:
+            raise ValueError(f"table[{prefix}] must hold {width} probabilities like the other rows; got {len(probs)}")
+        if (probs < 0).any() or abs(float(probs.sum()) - 1.0) > 1e-6:
+            total = float(probs.sum())
+            raise ValueError(f"table[{prefix}] must be probabilities that sum to 1; got {row} (sum {total:.6g})")
 
     def step(tokens: torch.Tensor, prefix: State) -> tuple[torch.Tensor, State]:
         (ids,) = prefix
