@@ -65,7 +65,7 @@ def test_merges_equal_hugging_face_tokenizers_trainer():
 def test_pre_tokenize_and_errors():
     assert pre_tokenize("The dog, barked!") == ["the", "dog", ",", "barked", "!"]
     assert pre_tokenize("The dog", lowercase=False) == ["The", "dog"]
-    with pytest.raises(ValueError, match="num_merges must be a non-negative integer; got -1"):
+    with pytest.raises(ValueError, match="num_merges must be an integer >= 0; got -1"):
         train_bpe(TOY, -1)
     with pytest.raises(ValueError, match="score must be one of"):
         train_bpe(TOY, 1, score="unigram")
@@ -80,7 +80,9 @@ def test_word_vocab():
     assert vocab.encode("The cat sat on a mat") == [5, 8, 7, 1, 1, 1]
     assert vocab.decode(vocab.encode("the cat")) == "the cat"
     assert vocab.special_ids == [0, 1, 2, 3, 4] and len(vocab) == 9
-    with pytest.raises(ValueError, match="max_size must be an integer above 5; got 3"):
+    with pytest.raises(ValueError, match="max_size must be an integer >= 6; got 3"):
         WordVocab.build(["a"], max_size=3)
     with pytest.raises(ValueError, match=r"missing \['\[MASK\]'\]"):
         WordVocab(["a"], specials=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
+    with pytest.raises(TypeError, match="texts must be a list of strings .*; got str 'the cat'"):
+        WordVocab.build("the cat", max_size=9)  # one string used to give a vocabulary of its characters

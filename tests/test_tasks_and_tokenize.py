@@ -71,9 +71,9 @@ def test_char_vocab_round_trip(text):
 
 def test_char_vocab_errors_name_the_problem():
     vocab = CharVocab("abc")
-    with pytest.raises(KeyError, match="character 'z' is not in the vocabulary of 3 characters"):
+    with pytest.raises(KeyError, match="text has the character 'z', which is not in the vocabulary of 3 characters"):
         vocab.encode("az")
-    with pytest.raises(ValueError, match=r"ids must lie in \[0, 3\); got \[3\]"):
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 3\); got 3"):
         vocab.decode([0, 3])
     with pytest.raises(ValueError, match=r"these repeat: \['a'\]"):
         CharVocab("aba")

@@ -169,6 +169,8 @@ def check_strings(name: str, value: Any, *, nonempty: bool = True) -> list[str]:
 def check_ids_list(name: str, value: Any, vocab_size: Optional[int] = None, *, nonempty: bool = True) -> list[int]:
     """A sequence of integer ids (a list, tuple or 1-D tensor), each in [0, vocab_size)."""
     if isinstance(value, torch.Tensor):
+        if value.is_floating_point() or value.dtype == torch.bool:
+            raise TypeError(f"{name} must be integer ids; got dtype {value.dtype}")
         if value.dim() != 1:
             raise ValueError(f"{name} must be a 1-D sequence of ids; got shape {tuple(value.shape)}")
         value = value.tolist()

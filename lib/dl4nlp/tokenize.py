@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from dl4nlp._checks import check_ids_list, check_str, given
+
 CURLY_DOUBLE_QUOTES = "“”"
 
 
@@ -25,6 +27,7 @@ def straighten_quotes(text: str) -> str:
     >>> straighten_quotes("“Yes,” he said.")
     '"Yes," he said.'
     """
+    check_str("text", text)
     return text.translate({ord(q): '"' for q in CURLY_DOUBLE_QUOTES})
 
 
@@ -33,7 +36,7 @@ class CharVocab:
 
     def __init__(self, chars: str):
         if not isinstance(chars, str) or not chars:
-            raise ValueError(f"chars must be a non-empty string of distinct characters; got {chars!r}")
+            raise ValueError(f"chars must be a non-empty string of distinct characters; got {given(chars)}")
         if len(set(chars)) != len(chars):
             repeated = sorted({c for c in chars if chars.count(c) > 1})
             raise ValueError(f"chars must hold each character once; these repeat: {repeated}")
@@ -43,6 +46,7 @@ class CharVocab:
     @classmethod
     def from_text(cls, text: str) -> CharVocab:
         """The sorted set of characters that occur in ``text``."""
+        check_str("text", text, nonempty=True)
         return cls("".join(sorted(set(text))))
 
     def __len__(self) -> int:
@@ -53,15 +57,15 @@ class CharVocab:
 
     def encode(self, text: str) -> list[int]:
         """The id of every character of ``text``; an unknown character raises ``KeyError`` naming it."""
+        check_str("text", text)
         try:
             return [self.stoi[c] for c in text]
         except KeyError as error:
-            raise KeyError(f"character {error.args[0]!r} is not in the vocabulary of {len(self)} characters") from None
+            raise KeyError(
+                f"text has the character {error.args[0]!r}, which is not in the vocabulary of {len(self)} characters"
+            ) from None
 
     def decode(self, ids: Iterable[int]) -> str:
         """The text spelled by ``ids`` (ints or a 1-D tensor)."""
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < len(self)]
-        if bad:
-            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        ids = check_ids_list("ids", ids, len(self), nonempty=False)
         return "".join(self.chars[i] for i in ids)
