@@ -56,7 +56,7 @@ def test_deep_graph_does_not_hit_recursion_limit():
 
 
 def test_bad_inputs_raise_clear_errors():
-    with pytest.raises(TypeError, match="int or float; got str"):
+    with pytest.raises(TypeError, match="data must be an int or float; got str"):
         Value("1")
     with pytest.raises(TypeError, match="exponent"):
         Value(2.0) ** Value(2.0)

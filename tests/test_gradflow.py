@@ -43,9 +43,9 @@ def test_float64_keeps_tiny_gradients_nonzero():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(depth=0), "depth must be a positive integer; got 0"),
+        (dict(depth=0), "depth must be an integer >= 1; got 0"),
         (dict(depth=3, activation="gelu"), "activation must be one of"),
-        (dict(depth=3, weight_scale=0.0), "weight_scale must be positive; got 0.0"),
+        (dict(depth=3, weight_scale=0.0), "weight_scale must be a finite number > 0.0; got 0.0"),
     ],
 )
 def test_bad_settings_are_named(kwargs, message):

@@ -240,11 +240,11 @@ def check_tensor(
         if x.dim() != len(shape) or any(isinstance(d, int) and d != n for d, n in zip(shape, x.shape)):
             raise ValueError(f"{name} must have shape {wanted}; got {tuple(x.shape)}")
     ranks = (ndim,) if isinstance(ndim, int) else ndim
-    if ranks is not None and x.dim() not in ranks:
-        rank_text = " or ".join(map(str, ranks))
-        raise ValueError(f"{name} must have {wanted or rank_text + ' dimensions'}; got shape {tuple(x.shape)}")
-    if min_ndim is not None and x.dim() < min_ndim:
-        raise ValueError(f"{name} must have {wanted or f'at least {min_ndim} dimensions'}; got shape {tuple(x.shape)}")
+    if (ranks is not None and x.dim() not in ranks) or (min_ndim is not None and x.dim() < min_ndim):
+        if wanted:
+            raise ValueError(f"{name} must have shape {wanted}; got {tuple(x.shape)}")
+        rank_text = " or ".join(map(str, ranks)) if ranks is not None else f"at least {min_ndim}"
+        raise ValueError(f"{name} must have {rank_text} dimensions; got shape {tuple(x.shape)}")
     if nonempty and x.numel() == 0:
         raise ValueError(f"{name} must not be empty; got shape {tuple(x.shape)}")
     if finite:

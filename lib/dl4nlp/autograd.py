@@ -30,7 +30,12 @@ class Value:
 
     def __init__(self, data: Number, inputs: Tuple[Value, ...] = (), op: str = "", label: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise TypeError(f"Value expects an int or float; got {type(data).__name__} {data!r}")
+            raise TypeError(f"Value data must be an int or float; got {type(data).__name__} {data!r}")
+        if not math.isfinite(data):
+            raise ValueError(f"Value data must be a finite number; got {data!r}")
+        bad = [x for x in inputs if not isinstance(x, Value)]
+        if bad:
+            raise TypeError(f"Value inputs must be Values; got {type(bad[0]).__name__} {bad[0]!r}")
         self.data = float(data)
         self.grad = 0.0
         self.inputs = tuple(inputs)
@@ -72,6 +77,10 @@ class Value:
     def __pow__(self, exponent: Number) -> Value:
         if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
             raise TypeError(f"Value ** expects a constant int or float exponent; got {exponent!r}")
+        if self.data == 0 and exponent < 0:
+            raise ValueError(f"{self.data} ** {exponent} is a division by zero: the base must not be 0 here")
+        if self.data < 0 and not float(exponent).is_integer():
+            raise ValueError(f"{self.data} ** {exponent} is not a real number: a negative base needs a whole exponent")
         out = Value(self.data**exponent, (self,), f"**{exponent:g}")
 
         def _backward() -> None:  # d(a^n)/da = n a^(n-1)
@@ -81,6 +90,8 @@ class Value:
         return out
 
     def exp(self) -> Value:
+        if self.data > 709.78:  # math.exp overflows a float beyond log(max float)
+            raise ValueError(f"exp({self.data}) overflows a float; the argument must be at most about 709.78")
         out = Value(math.exp(self.data), (self,), "exp")
 
         def _backward() -> None:  # d(e^a)/da = e^a
@@ -170,6 +181,8 @@ def _stable_sigmoid(x: float) -> float:
 
 def topological_order(root: Value) -> list[Value]:
     """Every Value that ``root`` depends on, each listed after all of its inputs."""
+    if not isinstance(root, Value):
+        raise TypeError(f"root must be a Value; got {type(root).__name__} {root!r:.60}")
     order: list[Value] = []
     seen: set[int] = set()
     stack: list[tuple[Value, bool]] = [(root, False)]
@@ -188,5 +201,11 @@ def topological_order(root: Value) -> list[Value]:
 
 def zero_grad(values: Iterable[Value]) -> None:
     """Reset ``.grad`` to 0 for each of ``values``."""
+    if isinstance(values, (Value, str)) or not isinstance(values, Iterable):
+        raise TypeError(f"values must be an iterable of Values; got {type(values).__name__} {values!r:.60}")
+    values = list(values)
+    bad = [v for v in values if not isinstance(v, Value)]
+    if bad:
+        raise TypeError(f"values must hold Values only; got {type(bad[0]).__name__} {bad[0]!r:.60}")
     for value in values:
         value.grad = 0.0

@@ -14,6 +14,16 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp._checks import (
+    check_callable,
+    check_choice,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+)
+
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "sigmoid": torch.sigmoid,
     "tanh": torch.tanh,
@@ -40,12 +50,13 @@ class DeepMLP(nn.Module):
         generator: torch.Generator | None = None,
     ):
         super().__init__()
-        if not isinstance(depth, int) or depth < 1:
-            raise ValueError(f"depth must be a positive integer; got {depth!r}")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {tuple(ACTIVATIONS)}; got {activation!r}")
-        if not weight_scale > 0:
-            raise ValueError(f"weight_scale must be positive; got {weight_scale!r}")
+        check_int("depth", depth)
+        check_int("width", width)
+        check_choice("activation", activation, ACTIVATIONS)
+        check_number("weight_scale", weight_scale, 0.0, low_open=True)
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
+        self.width = width
         self.activation = activation
         self.residual = residual
         self.layers = nn.ModuleList(nn.Linear(width, width) for _ in range(depth))
@@ -59,6 +70,8 @@ class DeepMLP(nn.Module):
 
     def hidden_states(self, x: torch.Tensor) -> list[torch.Tensor]:
         """The output h_l of every layer, first layer first; each (B, width)."""
+        check_tensor("x", x, shape=("B", self.width), dtype="float", finite=True)
+        check_same_dtype("x", x, self)
         act = ACTIVATIONS[self.activation]
         states, h = [], x
         for layer in self.layers:
@@ -84,6 +97,8 @@ def layer_gradient_norms(
     squared output of a freshly initialised float64 ``DeepMLP`` on
     standard-normal inputs; everything is seeded, so results reproduce exactly. Shape (depth,).
     """
+    check_int("batch", batch)
+    check_int("seed", seed, low=0)
     generator = torch.Generator().manual_seed(seed)
     model = DeepMLP(depth, width, activation, weight_scale, residual, generator=generator)
     model = model.double()  # float64, so that a gradient of 1e-40 is not flushed to 0
@@ -106,11 +121,18 @@ def time_step_gradient_norms(
     cross-entropy read at the last step, and the norm is taken over the batch
     and feature dimensions of each step's gradient.
     """
-    if inputs.dim() < 2:
-        raise ValueError(f"inputs must have shape (batch, time, ...); got {tuple(inputs.shape)}")
+    check_callable("loss_of_inputs", loss_of_inputs, "a function of the inputs returning a scalar loss")
+    check_tensor("inputs", inputs, min_ndim=2, dtype="float", finite=True, expected="(batch, time, ...)")
     x = inputs.detach().clone().requires_grad_(True)
     loss = loss_of_inputs(x)
-    if loss.dim() != 0:
-        raise ValueError(f"loss_of_inputs must return a scalar tensor; got shape {tuple(loss.shape)}")
-    (grad,) = torch.autograd.grad(loss, x)
+    if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
+        what = f"shape {tuple(loss.shape)}" if isinstance(loss, torch.Tensor) else type(loss).__name__
+        raise ValueError(f"loss_of_inputs must return a scalar tensor; got {what}")
+    if not torch.isfinite(loss):
+        raise ValueError(f"loss_of_inputs must return a finite loss; got {loss.item()}")
+    if not loss.requires_grad:
+        raise ValueError("loss_of_inputs must return a loss computed from its inputs; got one without a gradient")
+    (grad,) = torch.autograd.grad(loss, x, allow_unused=True)
+    if grad is None:
+        raise ValueError("loss_of_inputs must return a loss computed from its inputs; got one that ignores them")
     return grad.transpose(0, 1).reshape(x.shape[1], -1).norm(dim=1).cpu().numpy()  # (T,)
