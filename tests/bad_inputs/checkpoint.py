@@ -127,7 +127,7 @@ def _():
         "provenance",
         [
             ("without an artifact", {"command": "x"}, "artifact"),
-            ("a wrong checksum", {"artifact": {"sha256": "0" * 64}}, "0000"),
+            ("a wrong checksum", {"artifact": {"sha256": "0" * 64}}, "0" * 64),
             ("a string", "abc", "str"),
         ],
     )

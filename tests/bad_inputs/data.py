@@ -53,9 +53,10 @@ def _():
 
 @cases("dl4nlp.data.load_text")
 def _():
-    yield "name: an unknown corpus", lambda: D.load_text("hamlet.txt"), ("name", "hamlet.txt", "tinyshakespeare.txt")
-    yield "name: None", lambda: D.load_text(None), ("name", "None")
-    yield "name: a path", lambda: D.load_text(D.data_dir() / "tinystories.txt"), ("name", "PosixPath")
+    # the argument is called name; the message says what it must be: a corpus
+    yield "name: an unknown corpus", lambda: D.load_text("hamlet.txt"), ("corpus", "hamlet.txt", "tinyshakespeare.txt")
+    yield "name: None", lambda: D.load_text(None), ("corpus", "None")
+    yield "name: a path", lambda: D.load_text(D.data_dir() / "tinystories.txt"), ("corpus", "PosixPath")
 
 
 @cases("dl4nlp.data.md5sum")

@@ -10,9 +10,9 @@ from dl4nlp.autograd import Value
 
 @cases("dl4nlp.plots.use_style")
 def _():
-    yield from vary(
-        P.use_style, {}, "name", [("an unknown style", "dark", ("'dark'", "notebook")), ("a number", 3, "3")]
-    )
+    # the argument is called name; the message says what it must be: a style
+    yield "name: an unknown style", lambda: P.use_style("dark"), ("style", "'dark'", "notebook")
+    yield "name: a number", lambda: P.use_style(3), ("style", "3")
 
 
 @cases("dl4nlp.plots.draw_graph")
