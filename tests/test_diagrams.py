@@ -24,7 +24,7 @@ def test_bad_input_is_named():
         d.box("a", "again", (1, 1))
     with pytest.raises(KeyError, match="no box named 'z'"):
         d.arrow("a", "z")
-    with pytest.raises(ValueError, match="must be positive"):
+    with pytest.raises(ValueError, match="width must be a finite number > 0.0; got 0.0"):
         d.box("c", "c", (0, 0), width=0)
     with pytest.raises(ValueError, match="no boxes"):
         Diagram().draw()

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
+
+from dl4nlp._checks import check_bool, check_choice, check_number, check_str, check_strings, check_type, given
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -81,30 +83,41 @@ class Diagram:
         height: float = 0.6,
     ) -> Diagram:
         """Add a box centred at ``xy``; ``kind`` is one of ``KINDS``."""
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {tuple(KINDS)}; got {kind!r}")
+        check_choice("kind", kind, KINDS)
+        check_str("name", name, nonempty=True)
         if name in self.boxes:
-            raise ValueError(f"a box named {name!r} exists already; box names must be unique")
-        if width <= 0 or height <= 0:
-            raise ValueError(f"width and height must be positive; got {width!r} and {height!r}")
-        self.boxes[name] = Box(name, label, (float(xy[0]), float(xy[1])), kind, width, height)
+            raise ValueError(f"name must be unique: a box named {name!r} exists already")
+        check_str("label", label)
+        if not isinstance(xy, (tuple, list)) or len(xy) != 2:
+            raise TypeError(f"xy must be a pair of numbers (x, y); got {given(xy)}")
+        x, y = (check_number("xy", v) for v in xy)
+        check_number("width", width, 0.0, low_open=True)
+        check_number("height", height, 0.0, low_open=True)
+        self.boxes[name] = Box(name, label, (x, y), kind, width, height)
         return self
 
     def arrow(
         self, source: str, target: str, label: str = "", bend: float = 0.0, dashed: bool = False, style: str = "-|>"
     ) -> Diagram:
         """Add an arrow from box ``source`` to box ``target`` (both must exist)."""
-        for end in (source, target):
-            if end not in self.boxes:
-                raise KeyError(f"no box named {end!r}; boxes: {sorted(self.boxes)}")
+        for role, end in (("source", source), ("target", target)):
+            if not isinstance(end, str) or end not in self.boxes:
+                raise KeyError(f"{role} must name a box; no box named {end!r}; boxes: {sorted(self.boxes)}")
+        check_str("label", label)
+        check_number("bend", bend)
+        check_bool("dashed", dashed)
+        check_choice("style", style, ArrowStyle.get_styles())
         self.arrows.append(Arrow(source, target, label, bend, style, dashed))
         return self
 
     def group(self, label: str, names: list[str], pad: float = 0.35) -> Diagram:
         """Draw a labelled frame around the boxes ``names`` (e.g. one layer, one block, one time step)."""
+        check_str("label", label)
+        names = check_strings("names", names)
         missing = [n for n in names if n not in self.boxes]
-        if missing or not names:
-            raise KeyError(f"group needs existing boxes; missing {missing or names}")
+        if missing:
+            raise KeyError(f"names must name existing boxes; missing {missing}; boxes: {sorted(self.boxes)}")
+        check_number("pad", pad, 0.0)
         boxes = [self.boxes[n] for n in names]
         left = min(b.xy[0] - b.width / 2 for b in boxes) - pad
         right = max(b.xy[0] + b.width / 2 for b in boxes) + pad
@@ -126,7 +139,11 @@ class Diagram:
     def draw(self, ax: Optional[plt.Axes] = None, title: str = "", scale: float = 1.0) -> plt.Figure:
         """Render the diagram; the figure's size follows the diagram's extent times ``scale``."""
         if not self.boxes:
-            raise ValueError("the diagram has no boxes to draw")
+            raise ValueError("the diagram has no boxes to draw: add one with box() first")
+        check_number("scale", scale, 0.0, low_open=True)
+        check_str("title", title)
+        if ax is not None:
+            check_type("ax", ax, plt.Axes, "a matplotlib Axes or None")
         left, right, bottom, top = self._extent()
         if ax is None:
             width, height = right - left + 0.6, top - bottom + 0.6

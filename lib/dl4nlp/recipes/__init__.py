@@ -27,12 +27,17 @@ from typing import Any, Mapping, Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_str, check_strings, check_type
 from dl4nlp.checkpoint import environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
 
 def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
     """An argument parser with the options every recipe shares: --out, --overwrite, --seed, --threads, --device."""
+    check_str("name", name, nonempty=True)
+    if not name.isidentifier():
+        raise ValueError(f"name must be the recipe's module name (python -m dl4nlp.recipes.NAME); got {name!r}")
+    check_str("description", description)
     parser = argparse.ArgumentParser(prog=f"python -m dl4nlp.recipes.{name}", description=description)
     parser.add_argument("--out", type=Path, required=True, help="where to write (its provenance goes beside it)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never by default)")
@@ -46,16 +51,22 @@ def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
 
 def command_line(name: str, argv: Optional[Sequence[str]]) -> str:
     """The command as a user would type it, for the provenance."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    check_str("name", name, nonempty=True)
+    args = sys.argv[1:] if argv is None else check_strings("argv", argv, nonempty=False)
     return f"python -m dl4nlp.recipes.{name} {shlex.join(args)}".strip()
 
 
 def start(args: argparse.Namespace) -> torch.device:
     """Apply --threads, --seed and --device; returns the device."""
-    from dl4nlp.device import get_device, seed_everything
+    from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
 
-    if args.threads < 1:
-        raise ValueError(f"--threads must be at least 1; got {args.threads}")
+    check_type("args", args, argparse.Namespace, "the parsed arguments of recipe_parser (an argparse.Namespace)")
+    missing = [name for name in ("threads", "seed", "device") if not hasattr(args, name)]
+    if missing:
+        raise ValueError(f"args must have threads, seed and device (from recipe_parser); missing {missing}")
+    check_int("args.threads (--threads)", args.threads)
+    check_int("args.seed (--seed)", args.seed, 0, 2**32 - 1)
+    check_choice("args.device (--device)", args.device, DEVICE_CHOICES)
     torch.set_num_threads(args.threads)
     seed_everything(args.seed)
     return get_device(args.device)
@@ -78,6 +89,12 @@ def provenance(
     shipped corpora read (their md5 is recorded); ``history`` lists earlier
     commands that produced the same file before the recipe moved.
     """
+    check_str("command", command)
+    check_type("arguments", arguments, Mapping, "a mapping from argument name to value")
+    corpora = check_strings("corpora", corpora, nonempty=False)
+    check_number("started", started)
+    if results is not None:
+        check_type("results", results, Mapping, "a mapping or None")
     unknown = [c for c in corpora if c not in CORPORA]
     if unknown:
         raise ValueError(f"corpora must be among {tuple(CORPORA)}; got {unknown}")
