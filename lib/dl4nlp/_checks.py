@@ -340,3 +340,51 @@ def check_device(name: str, device: Any) -> torch.device:
         except RuntimeError:
             pass
     raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu' or 'cuda'; got {given(device)}")
+
+
+def check_array(
+    name: str,
+    values: Any,
+    *,
+    ndim: Optional[int] = None,
+    finite: bool = True,
+    low: Optional[float] = None,
+    low_open: bool = False,
+    high: Optional[float] = None,
+    nonempty: bool = True,
+    expected: str = "",
+) -> np.ndarray:
+    """Numbers (a list, array, tensor or number) as a float64 array; text is refused, not parsed.
+
+    ``finite`` rejects NaN and ±inf (``finite=False`` lets them through, e.g. gaps in a plot);
+    ``low``/``high`` bound every (non-NaN) value, ``low_open`` excludes ``low`` itself.
+    """
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    if isinstance(values, (str, bytes)) or values is None:
+        raise TypeError(f"{name} must be numbers; got {given(values)}")
+    try:
+        raw = np.asarray(values)
+        if raw.dtype.kind not in "biuf":
+            raise TypeError
+        array = raw.astype(np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numbers; got {type(values).__name__} {short(values)}") from None
+    if ndim is not None and array.ndim != ndim:
+        wanted = expected or f"{ndim} dimension{'s' if ndim != 1 else ''}"
+        raise ValueError(f"{name} must have {wanted}; got shape {array.shape}")
+    if nonempty and array.size == 0:
+        raise ValueError(f"{name} must not be empty; got shape {array.shape}")
+    bad = ~np.isfinite(array) if finite else np.zeros(array.shape, dtype=bool)
+    conditions = ["finite"] if finite else []
+    if low is not None:
+        bad |= (array <= low) if low_open else (array < low)
+        conditions.append(f"{'>' if low_open else '>='} {low}")
+    if high is not None:
+        bad |= array > high
+        conditions.append(f"<= {high}")
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f" at index {index}" if index else ""
+        raise ValueError(f"{name} must be {' and '.join(conditions)}; got {array[index]}{where}")
+    return array

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_str, given
+from dl4nlp._checks import check_array, check_str, given
 
 
 def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") -> np.ndarray:
@@ -52,22 +52,8 @@ def column_in_line(text: str) -> np.ndarray:
 
 
 def _as_numbers(name: str, values, ndim: int) -> np.ndarray:
-    """``values`` (a tensor, array or nested list) as a finite float64 array of ``ndim`` dimensions, not empty."""
-    if isinstance(values, torch.Tensor):
-        values = values.detach().cpu().numpy()
-    if isinstance(values, str) or not isinstance(values, (np.ndarray, list, tuple)):
-        raise TypeError(f"{name} must be an array, tensor or list of numbers; got {given(values)}")
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must hold numbers; got {type(values).__name__} {str(values)[:60]}") from None
-    shape = "(N, H)" if ndim == 2 else "(N,)"
-    if array.ndim != ndim or array.size == 0:
-        raise ValueError(f"{name} must have shape {shape}, not empty; got {array.shape}")
-    if not np.isfinite(array).all():
-        index = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
-        raise ValueError(f"{name} must be finite; got {array[index]} at index {index}")
-    return array
+    """``values`` as a finite float64 array of ``ndim`` dimensions, not empty."""
+    return check_array(name, values, ndim=ndim, expected="shape (N, H)" if ndim == 2 else "shape (N,)")
 
 
 def _as_labels(labels, n: int) -> np.ndarray:

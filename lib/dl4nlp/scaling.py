@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_bool, check_int, check_number, check_sequence, check_type, given
+from dl4nlp._checks import check_array, check_bool, check_int, check_number, check_sequence, check_type, given
 from dl4nlp.transformer import TransformerConfig
 
 # ---- parameters and FLOPs ---------------------------------------------------
@@ -152,22 +152,8 @@ class PowerLawFit:
 
 
 def _positive(name: str, values, ndim: Optional[int] = 1) -> np.ndarray:
-    """Finite positive numbers (a list, array or number), as a float array; strings are refused, not parsed."""
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be numbers; got {given(values)}")
-    raw = np.asarray(values.detach().cpu() if isinstance(values, torch.Tensor) else values)
-    if raw.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be numbers; got {given(values)}")
-    array = raw.astype(float)
-    if ndim is not None and array.ndim != ndim:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers; got shape {array.shape}")
-    bad = ~(np.isfinite(array) & (array > 0))
-    if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} must be finite and positive (fitted in log space); got {array[index]} at index {index}"
-        )
-    return array
+    """Finite positive numbers (fitted or drawn in log space), as a float array; strings are refused, not parsed."""
+    return check_array(name, values, ndim=ndim, low=0.0, low_open=True, nonempty=False, expected="1-D numbers")
 
 
 def _check_xy(x, y) -> tuple[np.ndarray, np.ndarray]:
