@@ -27,8 +27,18 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_file,
+    check_int,
+    check_number,
+    check_path,
+    check_sequence,
+    check_str,
+    check_type,
+    given,
+)
 from dl4nlp.bert import IGNORE_INDEX, MASK_PROB, Bert, bert_config, mask_tokens, pair_inputs, pretraining_loss
-from dl4nlp.bpe import WordVocab
+from dl4nlp.bpe import SPECIAL_TOKENS, WordVocab
 from dl4nlp.data import data_path, load_text, md5sum
 from dl4nlp.train import History, train
 from dl4nlp.transformer import TransformerConfig
@@ -41,12 +51,19 @@ class PretrainingData:
     """A corpus cut into paragraphs of sentences (as word ids), with a held-out share of paragraphs."""
 
     def __init__(self, text: str, vocab_size: int = 4096, held_out: float = 0.05, min_sentences: int = 2):
-        if not 0 < held_out < 1:
-            raise ValueError(f"held_out must be in (0, 1); got {held_out!r}")
+        check_str("text", text, nonempty=True, what="a corpus (one string)")
+        check_int("vocab_size", vocab_size, low=len(SPECIAL_TOKENS) + 1)
+        check_number("held_out", held_out, 0.0, 1.0, low_open=True, high_open=True)
+        check_int("min_sentences", min_sentences, low=2)  # a pair needs a sentence after segment A
         paragraphs = [p for p in (line.strip() for line in text.splitlines()) if p]
         documents = [SENTENCE_END.split(p) for p in paragraphs]
         documents = [d for d in documents if len(d) >= min_sentences]
         cut = int(len(documents) * (1 - held_out))
+        if cut < 2 or len(documents) - cut < 2:
+            raise ValueError(
+                f"text must hold enough paragraphs of at least min_sentences={min_sentences} sentences for "
+                f"training and held_out={held_out} (two each, NotNext needs another paragraph); got {len(documents)}"
+            )
         self.vocab = WordVocab.build((" ".join(d) for d in documents[:cut]), max_size=vocab_size)
         encode = self.vocab.encode
         self.documents = {
@@ -64,6 +81,9 @@ class PretrainingData:
 
     def pairs(self, n: int, rng: random.Random, split: str = "train", max_len: int = 64) -> list:
         """``n`` NSP examples ``(a_ids, b_ids, is_next)``, with len(a) + len(b) + 3 <= ``max_len``."""
+        check_int("n", n)
+        check_type("rng", rng, random.Random, "a random.Random")
+        check_int("max_len", max_len, low=5)  # [CLS] a [SEP] b [SEP] with one token each
         if split not in self.documents:
             raise ValueError(f"split must be one of {tuple(self.documents)}; got {split!r}")
         docs, budget = self.documents[split], max_len - 3  # [CLS] A [SEP] B [SEP]
@@ -93,6 +113,16 @@ class PretrainingData:
     def batch(self, pairs: Sequence, generator: Optional[torch.Generator] = None, mask_prob: float = MASK_PROB) -> dict:
         """Pad a list of pairs into tensors and apply BERT's masking: a dict ready for ``pretraining_loss``."""
         v = self.vocab
+        if isinstance(pairs, tuple) and len(pairs) == 3 and isinstance(pairs[2], int):
+            raise TypeError(f"pairs must be a list of (a_ids, b_ids, is_next); got one pair, {given(pairs)}")
+        check_sequence("pairs", pairs, what="a list of (a_ids, b_ids, is_next) from pairs()")
+        for index, pair in enumerate(pairs):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 3 or pair[2] not in (0, 1):
+                raise ValueError(f"pairs[{index}] must be (a_ids, b_ids, is_next), is_next 0 or 1; got {pair!r:.80}")
+            for ids in pair[:2]:
+                bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < len(v)]
+                if bad:
+                    raise ValueError(f"pairs[{index}] must hold word ids in [0, {len(v)}); got {bad[0]!r}")
         rows = [pair_inputs(a, b, cls=v["[CLS]"], sep=v["[SEP]"]) for a, b, _ in pairs]
         T = max(len(tokens) for tokens, _, _ in rows)
         ids = torch.full((len(rows), T), v["[PAD]"], dtype=torch.long)
@@ -118,7 +148,8 @@ class PretrainingData:
 
 
 def make_model(vocab_size: int, **overrides) -> Bert:
-    """A tiny BERT (defaults in ``TINY``) for a vocabulary of ``vocab_size`` words."""
+    """A tiny BERT (defaults in ``TINY``) for a vocabulary of ``vocab_size`` words (special tokens included)."""
+    check_int("vocab_size", vocab_size, low=len(SPECIAL_TOKENS) + 1)
     return Bert(bert_config("base", vocab_size=vocab_size, **{**TINY, **overrides}))
 
 
@@ -138,6 +169,13 @@ def pretrain(
     desc: str = "pre-training",
 ) -> History:
     """Train with AdamW, linear warm-up then linear decay to zero, as BERT did (smaller and faster)."""
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+    check_type("data", data, PretrainingData, "a PretrainingData")
+    check_int("steps", steps)
+    check_int("batch_size", batch_size)
+    check_int("warmup", warmup)
+    check_number("lr", lr, 0.0, low_open=True)
+    check_number("mask_prob", mask_prob, 0.0, 1.0, low_open=True)
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     max_len = model.config.max_len
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
@@ -178,6 +216,11 @@ def evaluate(
 
     The unigram baseline always predicts the most frequent ordinary training word.
     """
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+    check_type("data", data, PretrainingData, "a PretrainingData")
+    check_int("n_pairs", n_pairs)
+    check_int("batch_size", batch_size)
+    check_number("mask_prob", mask_prob, 0.0, 1.0, low_open=True)
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     pairs = data.pairs(n_pairs, rng, split="held_out", max_len=model.config.max_len)
     device = next(model.parameters()).device
@@ -209,6 +252,11 @@ def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
 
     The MLM output weight is tied to the token embedding, so it is stored once.
     """
+    path = check_path("path", path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"path must be in an existing folder; no folder {path.parent}")
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+    check_type("vocab", vocab, WordVocab, "a dl4nlp.bpe.WordVocab")
     state = {
         k: v.detach().to("cpu", torch.float16)
         for k, v in model.state_dict().items()
@@ -227,7 +275,14 @@ def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
 
 def load_checkpoint(path: Path, device: Optional[torch.device] = None) -> tuple[Bert, WordVocab]:
     """The model (float32, eval mode) and vocabulary saved by ``save_checkpoint``."""
+    path = check_file("path", path, "a tiny-BERT checkpoint (.pt)")
+    if path.stat().st_size == 0:
+        raise ValueError(f"path must be a tiny-BERT checkpoint; {path} is empty (0 bytes)")
     saved = torch.load(path, map_location="cpu", weights_only=True)
+    expected = {"config", "specials", "words", "state_dict"}
+    if not isinstance(saved, dict) or not expected <= set(saved):
+        keys = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
+        raise ValueError(f"{path} is not a tiny-BERT checkpoint: expected the keys {sorted(expected)}; got {keys}")
     model = Bert(TransformerConfig(**saved["config"]))
     missing, unexpected = model.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()}, strict=False)
     if unexpected or set(missing) - {"mlm_decoder.weight"}:
