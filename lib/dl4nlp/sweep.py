@@ -36,6 +36,17 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from dl4nlp._checks import (
+    check_choice,
+    check_file,
+    check_ids,
+    check_int,
+    check_number,
+    check_path,
+    check_str,
+    check_strings,
+    check_type,
+)
 from dl4nlp.data import CORPORA, data_dir, data_path, load_text, md5sum
 from dl4nlp.device import describe_environment, get_device
 from dl4nlp.scaling import kaplan_forward_flops, non_embedding_parameters, training_flops
@@ -72,14 +83,29 @@ class SweepSpec:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
         if not self.sizes:
             raise ValueError("sizes must name at least one model size; got ()")
-        for size in self.sizes + self.constant_lr_sizes:
-            parse_size(size)
+        for name in ("sizes", "constant_lr_sizes"):
+            for size in check_strings(name, getattr(self, name), nonempty=False):
+                try:
+                    parse_size(size)
+                except ValueError as error:
+                    raise ValueError(f"{name} holds a bad size: {error}") from None
+        check_number("lr", self.lr, 0.0, low_open=True)
+        check_number("heldout_fraction", self.heldout_fraction, 0.0, 1.0, low_open=True, high_open=True)
+        check_number("min_lr_ratio", self.min_lr_ratio, 0.0, 1.0)
+        check_number("clip_norm", self.clip_norm, 0.0, low_open=True)
         if not set(self.constant_lr_sizes) <= set(self.sizes):
             raise ValueError(f"constant_lr_sizes must be among sizes {self.sizes}; got {self.constant_lr_sizes}")
         if not all(0 < f <= 1 for f in self.budget_fractions) or 1.0 not in self.budget_fractions:
             raise ValueError(f"budget_fractions must lie in (0, 1] and include 1; got {self.budget_fractions}")
         if self.corpus not in CORPORA:
             raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {self.corpus!r}")
+        ids = [run["id"] for run in self.runs()]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(
+                f"budget_fractions must give distinct step counts with steps={self.steps}; "
+                f"got {self.budget_fractions}, which repeats runs {repeated[:3]}"
+            )
         if not self.emergence_start + self.max_k <= self.context:
             raise ValueError(
                 f"emergence_start + max_k must be <= context={self.context}; got {self.emergence_start} + {self.max_k}"
@@ -100,6 +126,7 @@ class SweepSpec:
 
 def parse_size(size: str) -> tuple[int, int, int]:
     """``'3x64'`` -> (n_layers=3, d_model=64, n_heads=4): heads of width 16, at least one."""
+    check_str("size", size, what="a size like '2x32' (LAYERSxWIDTH)")
     try:
         layers, width = (int(part) for part in size.lower().split("x"))
     except ValueError:
@@ -117,6 +144,8 @@ def model_config(size: str, vocab_size: int, context: int, fast: bool = True) ->
     (GPT-2's choice: at the N(0, 0.02) scale of the token embeddings, unit-amplitude sinusoids would drown
     the token's identity and leave a tiny model stuck at the unigram loss for hundreds of steps)."""
     layers, width, heads = parse_size(size)
+    check_int("vocab_size", vocab_size)
+    check_int("context", context)
     return TransformerConfig(
         vocab_size=vocab_size,
         d_model=width,
@@ -132,6 +161,7 @@ class CharData:
     """A corpus as character ids: sorted vocabulary, a training part and a held-out tail."""
 
     def __init__(self, text: str, heldout_fraction: float = 0.1):
+        check_str("text", text, nonempty=True, what="a corpus (one string)")
         if not 0 < heldout_fraction < 1:
             raise ValueError(f"heldout_fraction must be in (0, 1); got {heldout_fraction!r}")
         self.chars = sorted(set(text))
@@ -142,18 +172,28 @@ class CharData:
 
     def batch(self, batch_size: int, context: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """Random training windows: inputs (B, T) and next-character targets (B, T)."""
+        check_int("batch_size", batch_size)
+        check_int("context", context, 1, len(self.train) - 2)
+        check_type("generator", generator, torch.Generator, "a torch.Generator")
         starts = torch.randint(len(self.train) - context - 1, (batch_size,), generator=generator)
         windows = torch.stack([self.train[s : s + context + 1] for s in starts.tolist()])  # (B, T+1)
         return windows[:, :-1], windows[:, 1:]
 
     def heldout_windows(self, count: int, context: int) -> torch.Tensor:
         """``count`` evenly spaced held-out windows of ``context + 1`` characters, (count, T+1)."""
+        check_int("count", count)
+        check_int("context", context, 1, len(self.heldout) - 1)
         starts = np.linspace(0, len(self.heldout) - context - 1, count).astype(int)
         return torch.stack([self.heldout[s : s + context + 1] for s in starts])
 
 
 def lr_factor(step: int, steps: int, schedule: str, warmup: int, min_ratio: float) -> float:
     """Multiplier of the peak learning rate at ``step``: linear warm-up, then cosine decay or constant."""
+    check_choice("schedule", schedule, ("cosine", "constant"))
+    check_int("steps", steps)
+    check_int("step", step, 0, steps)
+    check_int("warmup", warmup, low=0)
+    check_number("min_ratio", min_ratio, 0.0, 1.0)
     if step < warmup:
         return (step + 1) / warmup
     if schedule == "constant":
@@ -167,19 +207,36 @@ def lr_factor(step: int, steps: int, schedule: str, warmup: int, min_ratio: floa
 def peak_lr(lr_at_64: float, width: int) -> float:
     """Peak learning rate of a model of this width: ``lr_at_64 * (64 / width) ** 0.5`` (narrow models take larger
     steps; a 256-step probe preferred about 1e-2 at width 8 and 3e-3 at width 64)."""
+    check_number("lr_at_64", lr_at_64, 0.0, low_open=True)
+    check_int("width", width)
     return lr_at_64 * (64 / width) ** 0.5
 
 
 def eval_steps(steps: int) -> list[int]:
     """Where a run of ``steps`` steps is evaluated: powers of two and every eighth of the run."""
+    check_int("steps", steps)
     points = {2**k for k in range(1, int(math.log2(steps)) + 1)}
     points |= {max(1, round(steps * j / 8)) for j in range(1, 9)}
     return sorted(p for p in points if p <= steps)
 
 
+def _check_windows(model, windows: torch.Tensor) -> int:
+    """windows (N, T+1) of ids the model knows; returns the number of ids the model knows (or that appear)."""
+    check_type("model", model, torch.nn.Module, "a language model, ids (N, T) -> logits (N, T, V)")
+    config = getattr(model, "config", None)
+    known = config.vocab_size if isinstance(config, TransformerConfig) else None
+    check_ids("windows", windows, known, shape=("N", "T+1"))
+    longest = config.max_len + 1 if isinstance(config, TransformerConfig) else None
+    if windows.shape[1] < 2 or (longest is not None and windows.shape[1] > longest):
+        raise ValueError(f"windows must have 2 to max_len + 1 = {longest} columns; got shape {tuple(windows.shape)}")
+    return known if known is not None else int(windows.max()) + 1
+
+
 @torch.no_grad()
 def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 256) -> float:
     """Mean next-character cross-entropy (nats) over every position of the windows (N, T+1)."""
+    _check_windows(model, windows)
+    check_int("batch_size", batch_size)
     device = next(model.parameters()).device
     total, count = 0.0, 0
     for chunk in windows.split(batch_size):
@@ -201,6 +258,14 @@ def continuation_metrics(
     ``completion_exact_match`` and ``completion_char_accuracy``: the rest of each word of at least
     ``min_completion`` + 1 letters given its first letter, scored as a whole and character by character.
     """
+    n = _check_windows(model, windows)
+    chars = check_strings("chars", chars)
+    if len(chars) < n:
+        raise ValueError(f"chars must hold a character per id, {n}; got {len(chars)}")
+    T = windows.shape[1] - 1
+    check_int("start", start, 0, T - 1)
+    check_int("max_k", max_k, 1, T - start)
+    check_int("min_completion", min_completion, low=0)
     device = next(model.parameters()).device
     correct = []
     for chunk in windows.split(256):
@@ -350,6 +415,12 @@ def run_sweep(
 
     ``max_steps`` stops this invocation before it would train more steps than that (resume later).
     """
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
+    out = check_path("out", out)
+    if out.suffix != ".json":
+        raise ValueError(f"out must be a .json file (the models go beside it); got {str(out)!r}")
+    if max_steps is not None:
+        check_int("max_steps", max_steps)
     out = Path(out)
     device = device or get_device()
     workdir = Path(workdir) if workdir else Path(tempfile.gettempdir()) / f"dl4nlp-sweep-{out.stem}"
@@ -424,6 +495,7 @@ def _finish(results: dict, session: dict, started: float, spec: SweepSpec, out: 
 
 def models_path(out: Path) -> Path:
     """Where the weights of each size's longest cosine run go: next to ``out``, ``<stem>_models.pt``."""
+    out = check_path("out", out)
     return Path(out).with_name(Path(out).stem + "_models.pt")
 
 
@@ -443,7 +515,11 @@ def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], 
     path = Path(path) if path else data_dir() / "scaling_sweep_models.pt"
     if not path.is_file():
         raise FileNotFoundError(f"no sweep models at {path}; run `python -m dl4nlp.scaling` to make them")
+    check_file("path", path, "a sweep's models file (.pt)")
     stored = torch.load(path, weights_only=False)
+    if not isinstance(stored, dict) or not {"chars", "models"} <= set(stored):
+        keys = sorted(stored) if isinstance(stored, dict) else type(stored).__name__
+        raise ValueError(f"{path} is not a sweep's models file: expected the keys chars and models; got {keys}")
     models = {}
     for size, entry in stored["models"].items():
         model = TransformerLM(TransformerConfig(**entry["config"]))
@@ -465,7 +541,14 @@ def load_sweep(path: Optional[Path] = None) -> dict:
     path = Path(path) if path else data_dir() / "scaling_sweep.json"
     if not path.is_file():
         raise FileNotFoundError(f"no sweep results at {path}; run `python -m dl4nlp.scaling --out {path}`")
-    return json.loads(path.read_text())
+    try:
+        results = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not valid JSON ({error}); expected a sweep's results") from None
+    if not isinstance(results, dict) or not {"recipe", "runs"} <= set(results):
+        keys = sorted(results) if isinstance(results, dict) else type(results).__name__
+        raise ValueError(f"{path} is not a sweep's results: expected the keys recipe and runs; got {keys}")
+    return results
 
 
 def _fractions(text: str) -> tuple[float, ...]:

@@ -119,7 +119,7 @@ def _():
     good = dict(step=5, steps=10, schedule="cosine", warmup=2, min_ratio=0.1)
     yield from vary(W.lr_factor, good, "schedule", [("an unknown schedule", "linear", ("'linear'", "cosine"))])
     yield "schedule: unknown, during warm-up", lambda: W.lr_factor(0, 10, "linear", 2, 0.1), ("schedule", "'linear'")
-    yield from vary(W.lr_factor, good, "warmup", [("0", 0, "0"), ("negative", -1, "-1")])
+    yield from vary(W.lr_factor, good, "warmup", [("negative", -1, "-1"), ("a float", 2.5, "2.5")])
     yield from vary(W.lr_factor, good, "steps", int_variants(1)[:2])
     yield from vary(W.lr_factor, good, "step", [("negative", -1, "-1"), ("beyond steps", 11, "11")])
     yield from vary(W.lr_factor, good, "min_ratio", [("negative", -0.5, "-0.5"), ("above 1", 2.0, "2.0")])
