@@ -284,7 +284,7 @@ def report(results: list[Result], verbose: bool = False) -> str:
             chosen = [r for r in results if r.outcome == outcome]
             if chosen:
                 lines.append(f"\n{outcome}:")
-                lines += [f"  {r.case}  ->  {r.detail[:300]}" for r in chosen]
+                lines += [f"  {r.case}  ->  {' '.join(r.detail.split())[:300]}" for r in chosen]
     return "\n".join(lines)
 
 
