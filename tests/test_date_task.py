@@ -170,3 +170,9 @@ def test_shipped_checkpoints_match_their_recipe_and_translate(score):
     model = Seq2Seq.load(path)
     assert model.score_kind == score and not model.training
     assert date_task.sequence_accuracy(model, make_pairs(100, seed=77)) >= 0.98
+
+
+def test_lengths_may_be_any_sequence_of_ints_but_not_a_string():
+    assert len(reverse_pairs(3, range(2, 5))) == 3  # notebook 04 passes a range
+    with pytest.raises(TypeError, match="lengths must be a list of lengths; got str '23'"):
+        reverse_pairs(3, "23")

@@ -149,8 +149,8 @@ def check_callable(name: str, value: Any, what: str = "a function") -> Any:
 
 
 def check_sequence(name: str, value: Any, *, nonempty: bool = True, what: str = "a list") -> list:
-    """A list or tuple (never a string, which would be read one character at a time)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+    """A list, tuple, range or other sequence (never a string, which would be read one character at a time)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise TypeError(f"{name} must be {what}; got {given(value)}")
     if nonempty and len(value) == 0:
         raise ValueError(f"{name} must not be empty; got {short(value)}")
