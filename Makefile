@@ -11,21 +11,29 @@ PIP_OPTS ?=
 # Notebooks to build or benchmark (default: all); e.g. make notebooks NB=01
 NB ?=
 
-.PHONY: setup lab test unit notebooks bench e2e e2e-setup lock clean help
+.PHONY: setup lab test unit notebooks bench compat e2e e2e-setup lock clean help
 
 help:
 	@echo "make lab        set up (if needed) and open JupyterLab on notebooks/"
 	@echo "make test       set up (if needed), run the library tests and every notebook under nbval"
 	@echo "make notebooks  regenerate each .ipynb from its .py twin and execute it on the CPU (NB=01 for one)"
 	@echo "make bench      execute each notebook headless; table of wall time, slowest cell, peak memory"
+	@echo "make compat     the tests and notebooks on the oldest Python and dependency versions declared (by hand)"
 	@echo "make e2e        every notebook in JupyterLab + headless Chromium, then offline / twice-in-one-kernel checks"
 
 setup: $(STAMP)
 
+# requirements/dev.txt pins versions that need Python >= 3.11 (ipython 9, numpy 2.4); the library
+# itself supports Python >= 3.9, which `make compat` checks.
 $(STAMP): requirements/dev.txt pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "make setup needs Python >= 3.11 \
+	for the pinned versions of requirements/dev.txt; $(VENV) has $$($(BIN)/python --version). Remove $(VENV) and run \
+	make setup PYTHON=python3.11 (or newer). The library itself supports Python >= 3.9: see make compat."; exit 1; }
 	$(BIN)/python -m pip install --quiet $(PIP_OPTS) -r requirements/dev.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check  # the pins satisfy every range pyproject.toml declares
+	$(BIN)/python tools/labextensions.py  # disables the stale mathjax3 extension; fails on an incompatible one
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (dl4nlp)" >/dev/null
 	@touch $(STAMP)
 	@echo "dl4nlp environment ready in $(VENV)"
@@ -37,7 +45,7 @@ lab: setup
 test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q tests notebooks --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q tests notebooks lib/dl4nlp --doctest-modules --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
 
 unit: setup
 	$(BIN)/python -m pytest -q tests
@@ -47,6 +55,14 @@ notebooks: setup
 
 bench: setup
 	$(BIN)/python tools/bench_notebooks.py $(NB)
+
+# The oldest Python and the oldest versions that pyproject.toml declares, in a venv of their own
+# (.venv-compat): the tests and every notebook run there (tools/compat.py). Run by hand, not by CI;
+# the first run downloads about 3 GB. COMPAT_PYTHON: a python3.9 on PATH, else pyenv's.
+COMPAT_PYTHON ?= $(or $(shell python3.9 -c 'import sys; print(sys.executable)' 2>/dev/null),$(lastword $(wildcard $(HOME)/.pyenv/versions/3.9*/bin/python3.9)))
+compat: setup
+	@test -n "$(COMPAT_PYTHON)" || { echo "make compat needs Python 3.9: make compat COMPAT_PYTHON=/path/to/python3.9"; exit 1; }
+	$(BIN)/python tools/compat.py --python $(COMPAT_PYTHON)
 
 # Browser tests need Debian's Chromium (installed here when missing; needs root or sudo)
 # and Playwright, which drives that Chromium (it never downloads a browser of its own).
@@ -78,4 +94,4 @@ lock:
 	mv requirements/dev.txt.new requirements/dev.txt
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis e2e/screenshots
+	rm -rf $(VENV) .venv-compat .pytest_cache .hypothesis e2e/screenshots

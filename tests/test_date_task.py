@@ -114,9 +114,9 @@ def test_errors_name_expected_and_received():
         ordinal_word(32)
     with pytest.raises(ValueError, match="n_dates must be an integer >= 1; got 0"):
         date_task.make_pair(random.Random(0), 0)
-    with pytest.raises(ValueError, match=r"text has characters \['!'\] that are not in the vocabulary"):
+    with pytest.raises(ValueError, match=r"text has tokens \['!'\] that are not in the vocabulary"):
         SOURCE_VOCAB.encode("1 may 2000!")
-    with pytest.raises(ValueError, match="alphabet must not repeat characters"):
+    with pytest.raises(ValueError, match="alphabet must be non-empty and must not repeat tokens"):
         Seq2SeqVocab("aa")
     with pytest.raises(ValueError, match=r"batch_size must be an integer in \[1, 3\]; got 4"):
         batch_sampler(make_pairs(3), 4)
@@ -124,7 +124,7 @@ def test_errors_name_expected_and_received():
         reverse_pairs(3, [0])
     with pytest.raises(ValueError, match="pairs must not be empty"):
         encode_batch([])
-    model = Seq2Seq(len(SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=4, d_hidden=4)
+    model = Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=4, d_hidden=4)
     with pytest.raises(TypeError, match="sources must be a list of strings; got str '3 may 2020'"):
         date_task.translate(model, "3 may 2020")  # a string used to be read as 10 one-character sources
 
@@ -156,20 +156,81 @@ def test_field_spans_point_at_each_field():
     }
 
 
-@pytest.mark.parametrize("score", ["dot", "general", "additive"])
-def test_shipped_checkpoints_match_their_recipe_and_translate(score):
-    import json
+def test_splits_are_disjoint_by_date_and_by_string():
+    train, test = make_pairs(3000, n_dates=(1, 2), seed=3), make_pairs(500, n_dates=(1, 2), seed=4, split="test")
+    assert date_task.overlap(train, test).disjoint
+    assert all(date_task.split_of(iso) == "test" for iso in date_task.dates_of(test))
+    naive = date_task.overlap(make_pairs(3000, seed=3, split=None), make_pairs(500, seed=4, split=None))
+    assert naive.same_date > 0, "the naive draw shares dates: the split is what makes them disjoint"
+    strings_train = reverse_pairs(3000, [2, 3], seed=0)
+    strings_test = reverse_pairs(200, [2, 3], seed=1, split="test")
+    assert date_task.overlap(strings_train, strings_test, dates=False).disjoint
+    share = sum(date_task.split_of(dt.date.fromordinal(o).isoformat()) == "test" for o in range(730_000, 740_000))
+    assert 0.08 < share / 10_000 < 0.12, "about one date in ten is held out"
+    with pytest.raises(ValueError, match="split must be one of"):
+        make_pairs(3, split="valid")
 
-    from dl4nlp.data import data_path, md5sum
+
+def test_phoneme_vocabulary_takes_symbols():
+    vocab = Seq2SeqVocab(["K", "AE", "T"], separator=" ")
+    assert vocab.decode(vocab.encode("K AE T")) == "K AE T" and vocab.tokens("") == []
+    with pytest.raises(ValueError, match="need a separator"):
+        Seq2SeqVocab(["AE", "T"])
+
+
+@pytest.mark.parametrize("score", ["dot", "general", "additive"])
+def test_shipped_checkpoints_load_verified_and_translate_held_out_dates(score):
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes.date_models import training_pairs
     from dl4nlp.seq2seq import Seq2Seq
 
     path = data_path(date_task.CHECKPOINT.format(score=score))
-    recipe = json.loads(path.with_suffix(".json").read_text())
-    assert md5sum(path) == recipe["md5"] and recipe["recipe"]["score"] == score
-    assert recipe["md5"] in (data_path("README.md")).read_text()
-    model = Seq2Seq.load(path)
-    assert model.score_kind == score and not model.training
-    assert date_task.sequence_accuracy(model, make_pairs(100, seed=77)) >= 0.98
+    record = read_provenance(path)
+    assert record["artifact"]["sha256"] in data_path("README.md").read_text()
+    model = Seq2Seq.load(path)  # verifies the checksum
+    assert model.config.score == score and not model.training
+    seen = date_task.dates_of(training_pairs(record))
+    test = [pair for pair in make_pairs(300, seed=77, split="test") if not date_task.dates_of([pair]) & seen][:100]
+    assert len(test) == 100 and date_task.sequence_accuracy(model, test) >= 0.98
+
+
+# --- the recipe of the shipped date models ----------------------------------------------
+def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
+    from dl4nlp.recipes import date_models
+    from dl4nlp.seq2seq import Seq2Seq
+
+    out = tmp_path / "dates.pt"
+    record = date_models.main(["--score", "general", "--steps", "2", "--out", str(out)])
+    assert record["kind"] == "seq2seq" and len(record["results"]["loss"]) == 2 and record["history"]
+    assert Seq2Seq.load(out).config.score == "general"
+    with pytest.raises(FileExistsError, match="pass --overwrite"):
+        date_models.main(["--score", "general", "--steps", "2", "--out", str(out)])
+    with pytest.raises(ValueError, match="must be a .pt file"):
+        date_models.main(["--score", "dot", "--steps", "2", "--out", str(tmp_path / "results.json")])
+    assert not (tmp_path / "results.json").exists()
+
+
+def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes.date_models import DateRecipe, train_date_model
+
+    record = read_provenance(data_path(date_task.CHECKPOINT.format(score="dot")))
+    if not record["command"].startswith("python -m dl4nlp.recipes.date_models"):
+        pytest.skip(f"the shipped model was made by an earlier command: {record['command']}")
+    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
+    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    if recorded != here:
+        pytest.skip(f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(record["environment"]["torch_threads"])
+    try:
+        recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
+        _, history = train_date_model(recipe, progress=False, stop_after=5)
+    finally:
+        torch.set_num_threads(threads)
+    assert history.loss == record["results"]["loss"][:5]
 
 
 def test_lengths_may_be_any_sequence_of_ints_but_not_a_string():

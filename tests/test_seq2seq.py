@@ -224,3 +224,102 @@ def test_model_errors_name_expected_and_received():
         Seq2Seq(10, 10, score="cosine")
     with pytest.raises(ValueError, match=r"src must have shape \(B, S\); got \(5,\)"):
         small_model().encode(torch.zeros(5, dtype=torch.long), torch.tensor([5]))
+
+
+# --- decoders, scheduled sampling, length normalisation, the checkpoint loader ------------
+@pytest.mark.parametrize(
+    "variant",
+    [dict(score="general"), dict(score="dot", input_feeding=True), dict(score="additive", decoder="bahdanau")],
+)
+def test_every_decoder_steps_like_it_decodes_and_ignores_padding(variant):
+    torch.manual_seed(5)
+    vocab_in, vocab_out = len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB)
+    model = Seq2Seq(vocab_in, vocab_out, d_embed=8, d_hidden=16, **variant).double().eval()
+    batch = date_task.encode_batch(date_task.make_pairs(3, seed=6))
+    logits, weights = model(batch["src"], batch["src_lengths"], batch["tgt_in"])
+    state = model.encode(batch["src"], batch["src_lengths"])
+    for t in range(batch["tgt_in"].shape[1]):
+        log_probs, state = model.step(batch["tgt_in"][:, t], state)
+        assert torch.allclose(log_probs, torch.log_softmax(logits[:, t], -1), atol=1e-10)
+    assert torch.allclose(weights.sum(-1), torch.ones_like(weights.sum(-1)))
+    for b, length in enumerate(batch["src_lengths"].tolist()):
+        assert torch.all(weights[b, :, length:] == 0)
+
+
+def test_luong_fast_path_equals_the_step_loop():
+    model = small_model("general", seed=7)
+    batch = date_task.encode_batch(date_task.make_pairs(4, seed=7))
+    state = model.encode(batch["src"], batch["src_lengths"])
+    fast, w_fast, _ = model.decode(batch["tgt_in"], state)
+    slow, w_slow, _ = model.decode_steps(batch["tgt_in"], state)
+    assert not model.stepwise and torch.allclose(fast, slow, atol=1e-12) and torch.allclose(w_fast, w_slow, atol=1e-12)
+
+
+def test_the_bahdanau_query_is_the_previous_state():
+    torch.manual_seed(8)
+    model = Seq2Seq(20, 20, d_embed=4, d_hidden=6, score="dot", decoder="bahdanau").double()
+    src, lengths = torch.randint(3, 20, (2, 5)), torch.tensor([5, 3])
+    s0, states, mask, summary, feed = model.encode(src, lengths)
+    _, weights, _ = model.decode_one(torch.tensor([1, 1]), (s0, states, mask, summary, feed))
+    expected = torch.softmax((states @ s0[:, :, None])[..., 0].masked_fill(~mask, -math.inf), -1)
+    assert torch.allclose(weights, expected, atol=1e-12)
+
+
+def test_scheduled_sampling_loss_is_teacher_forcing_at_zero_and_differs_above():
+    model = small_model("dot", seed=9)
+    batch = date_task.encode_batch(date_task.make_pairs(8, seed=9))
+    forced = model.loss(batch)
+    assert torch.allclose(model.loss(batch, sampling_prob=0.0), forced)
+    sampled = model.loss(batch, sampling_prob=1.0, generator=torch.Generator().manual_seed(0))
+    assert sampled.item() != pytest.approx(forced.item(), abs=1e-9)
+    with pytest.raises(ValueError, match=r"sampling_prob must be in \[0, 1\]; got 1.5"):
+        model.loss(batch, sampling_prob=1.5)
+
+
+def test_length_normalisation_changes_the_winner():
+    from dl4nlp.seq2seq import length_penalty
+
+    table = {(): [0.0, 1.0, 0.0], (1,): [0.52, 0.0, 0.48], (1, 2): [1.0, 0.0, 0.0], (2,): [1, 0, 0], (2, 2): [1, 0, 0]}
+    table.update({(1, 1): [1, 0, 0], (2, 1): [1, 0, 0]})
+    step, state = table_step(table)
+    plain = beam_search(step, state, bos=BOS, eos=EOS, beam_size=3, max_len=3)
+    normalised = beam_search(step, state, bos=BOS, eos=EOS, beam_size=3, max_len=3, alpha=2.0)
+    assert plain.best.tokens[1:] == [1, 0] and normalised.best.tokens[1:] == [1, 2, 0]
+    assert length_penalty(1, 0.0) == 1.0 and length_penalty(7, 1.0) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="alpha must be a finite number >= 0; got -1"):
+        length_penalty(3, -1)
+
+
+def test_config_errors_name_expected_and_received():
+    from dl4nlp.seq2seq import Seq2SeqConfig
+
+    with pytest.raises(ValueError, match="decoder must be one of .* got 'transformer'"):
+        Seq2SeqConfig(10, 10, decoder="transformer")
+    with pytest.raises(ValueError, match="without attention .* must be 'luong' without input feeding"):
+        Seq2SeqConfig(10, 10, score=None, input_feeding=True)
+    model = Seq2Seq.from_config(Seq2SeqConfig(10, 12, d_hidden=8, score="general"))
+    assert model.config.target_vocab_size == 12 and model.output.out_features == 12
+    with pytest.raises(ValueError, match=r"src must hold ids in \[0, 10\); got 11"):
+        model.encode(torch.tensor([[0, 11]]), torch.tensor([2]))
+
+
+def test_the_loader_verifies_the_file_and_its_kind(tmp_path):
+    from dl4nlp.checkpoint import save_checkpoint
+
+    model = small_model("dot").float()
+    path = tmp_path / "m.pt"
+    save_checkpoint(
+        path, kind="seq2seq", config=model.config, state_dict=model.state_dict(), provenance={"command": "t"}
+    )
+    loaded = Seq2Seq.load(path)
+    assert loaded.config == model.config
+    assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), model.state_dict().values()))
+    save_checkpoint(tmp_path / "other.pt", kind="char_lstm", config={}, state_dict={}, provenance={"command": "t"})
+    with pytest.raises(ValueError, match="holds a 'char_lstm' checkpoint; expected a 'seq2seq' checkpoint"):
+        Seq2Seq.load(tmp_path / "other.pt")
+    path.write_bytes(path.read_bytes()[:1000])
+    with pytest.raises(ValueError, match="truncated or was replaced"):
+        Seq2Seq.load(path)
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="is empty"):
+        Seq2Seq.load(path)

@@ -9,18 +9,25 @@ Translating a date needs *alignment*: each output digit comes from one place
 in the input, and the order changes (the year moves to the front). Reversal is
 the purest alignment task, and what it must remember grows with its length,
 which is what breaks an encoder-decoder without attention. Characters are the
-tokens. ``python -m dl4nlp.date_task`` trains the date models shipped in
-``data/``. Taught in notebook 04.
+tokens. Taught in notebook 04; ``python -m dl4nlp.recipes.date_models`` trains
+the date models shipped in ``data/``.
+
+Held out means held out: every date (and every reversal string) belongs to
+exactly one ``split``, ``'train'`` or ``'test'``, fixed by a checksum of the
+date (or string), so a test set never shares a *date* with a training set,
+whatever format either writes it in. ``overlap`` counts what two sets share.
+
+>>> split_of("2031-05-21"), split_of("1950-01-09")
+('train', 'test')
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import json
-import platform
 import random
 import string
+import zlib
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import torch
@@ -35,10 +42,7 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
-from dl4nlp.data import data_dir, md5sum
-from dl4nlp.device import seed_everything
 from dl4nlp.seq2seq import Seq2Seq
-from dl4nlp.train import History, train
 
 MONTHS = [
     "january",
@@ -160,35 +164,124 @@ def field_spans(date: dt.date, fmt: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
+# --- train / test splits that are disjoint by construction -------------------
+SPLITS = ("train", "test")
+TEST_BUCKETS = 10  # one checksum bucket in ten is held out: about 10 % of all dates (or strings)
+
+
+def split_of(key: str) -> str:
+    """``'test'`` for about one key in ten (those whose CRC-32 is divisible by 10), else ``'train'``.
+
+    The key is an ISO date for the date task and the string itself for reversal.
+    CRC-32 is fixed by its standard, so the split is the same on every machine and
+    Python version.
+    """
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"key must be a non-empty string; got {key!r}")
+    return "test" if zlib.crc32(key.encode("utf-8")) % TEST_BUCKETS == 0 else "train"
+
+
+def _check_split(split: Optional[str]) -> None:
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS} or None (either); got {split!r}")
+
+
+def _check_pairs(pairs, name: str = "pairs", nonempty: bool = True) -> None:
+    """A (non-empty) list of (source, target) pairs of strings."""
+    if isinstance(pairs, tuple) and len(pairs) == 2 and all(isinstance(p, str) for p in pairs):
+        raise TypeError(f"{name} must be a list of (source, target) pairs; got a single pair, {given(pairs)}")
+    check_sequence(name, pairs, nonempty=nonempty, what="a list of (source, target) pairs of strings")
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            count = f"{len(pair)} items" if isinstance(pair, (tuple, list)) else given(pair)
+            raise ValueError(f"{name}[{index}] must be a (source, target) pair of strings; got {count}")
+        for part in pair:
+            check_str(f"{name}[{index}]", part, what="a (source, target) pair of strings")
+
+
+def dates_of(pairs: Sequence[tuple[str, str]]) -> set[str]:
+    """The ISO dates in the targets of date pairs."""
+    _check_pairs(pairs, nonempty=False)
+    return {iso for _, target in pairs for iso in target.split(" ")}
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """What a test set shares with a training set: identical inputs, and (date task) dates."""
+
+    test_size: int
+    same_source: int  # test pairs whose input string occurs verbatim in training
+    same_date: int  # test pairs with a date that occurs in training, in any format (0 for reversal)
+
+    @property
+    def disjoint(self) -> bool:
+        return self.same_source == 0 and self.same_date == 0
+
+
+def overlap(train: Sequence[tuple[str, str]], test: Sequence[tuple[str, str]], dates: bool = True) -> Overlap:
+    """Count the test pairs whose input, or (``dates=True``) any of whose dates, also occur in ``train``."""
+    _check_pairs(train, "train", nonempty=False)
+    _check_pairs(test, "test")
+    check_type("dates", dates, bool, "True or False")
+    train_sources = {source for source, _ in train}
+    train_dates = dates_of(train) if dates else set()
+    same_source = sum(source in train_sources for source, _ in test)
+    same_date = sum(any(iso in train_dates for iso in target.split(" ")) for _, target in test) if dates else 0
+    return Overlap(len(test), same_source, same_date)
+
+
 class Seq2SeqVocab:
-    """Characters <-> ids, with PAD = 0, BOS = 1 (start of output) and EOS = 2 (end of sequence).
+    """Tokens <-> ids, with PAD = 0, BOS = 1 (start of output) and EOS = 2 (end of sequence).
 
     A seq2seq vocabulary: unlike ``dl4nlp.tokenize.CharVocab`` (plain characters of a
     corpus, for language models), it reserves ids for padding and the start and end
-    of a sequence, and ``decode`` stops at EOS.
+    of a sequence, and ``decode`` stops at EOS. The tokens are the characters of
+    ``alphabet`` (a string), or, given a list of symbols and ``separator=' '``,
+    space-separated symbols such as the phonemes 'K AE1 T' (``dl4nlp.phonemes``).
+
+    >>> Seq2SeqVocab(["K", "AE1", "T"], separator=" ").encode("K AE1 T")
+    [3, 4, 5, 2]
     """
 
     PAD, BOS, EOS = 0, 1, 2
     SPECIALS = ("<pad>", "<bos>", "<eos>")
 
-    def __init__(self, alphabet: str):
-        check_str("alphabet", alphabet, nonempty=True, what="a string of distinct characters")
-        if len(set(alphabet)) != len(alphabet):
-            repeated = sorted({c for c in alphabet if alphabet.count(c) > 1})
-            raise ValueError(f"alphabet must not repeat characters; got {repeated} more than once")
-        self.itos = list(self.SPECIALS) + list(alphabet)
+    def __init__(self, alphabet: str | Sequence[str], separator: str = ""):
+        if not isinstance(alphabet, str):
+            check_strings("alphabet", alphabet)
+        check_str("separator", separator)
+        symbols = list(alphabet)
+        if not symbols or len(set(symbols)) != len(symbols):
+            repeated = sorted({c for c in symbols if symbols.count(c) > 1})
+            raise ValueError(
+                f"alphabet must be non-empty and must not repeat tokens; got {alphabet!r}, repeating {repeated}"
+            )
+        if separator and any(separator in symbol or not symbol for symbol in symbols):
+            raise ValueError(f"tokens must be non-empty and must not contain the separator {separator!r}")
+        if not separator and any(len(symbol) != 1 for symbol in symbols):
+            raise ValueError("tokens longer than one character need a separator, e.g. separator=' '")
+        self.separator = separator
+        self.itos = list(self.SPECIALS) + symbols
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
 
     def __len__(self) -> int:
         return len(self.itos)
 
-    def encode(self, text: str, eos: bool = True) -> list[int]:
-        """Ids of ``text``'s characters (then EOS); unknown characters raise an error naming them."""
+    def tokens(self, text: str) -> list[str]:
+        """``text`` cut into tokens: its characters, or its separator-delimited symbols."""
         check_str("text", text)
+        if not self.separator:
+            return list(text)
+        return text.split(self.separator) if text else []
+
+    def encode(self, text: str, eos: bool = True) -> list[int]:
+        """Ids of ``text``'s tokens (then EOS); unknown tokens raise an error naming them."""
+        tokens = self.tokens(text)
         unknown = self._unknown(text)
         if unknown:
-            raise ValueError(f"text has characters {unknown} that are not in the vocabulary {''.join(self.itos[3:])!r}")
-        return [self.stoi[ch] for ch in text] + ([self.EOS] if eos else [])
+            known = self.separator.join(self.itos[3:])
+            raise ValueError(f"text has tokens {unknown} that are not in the vocabulary {known!r}")
+        return [self.stoi[ch] for ch in tokens] + ([self.EOS] if eos else [])
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``, stopping at the first EOS and skipping PAD and BOS."""
@@ -198,28 +291,15 @@ class Seq2SeqVocab:
                 break
             if i not in (self.PAD, self.BOS):
                 out.append(self.itos[i])
-        return "".join(out)
+        return self.separator.join(out)
 
     def _unknown(self, text: str) -> list[str]:
-        return sorted(set(text) - set(self.itos[len(self.SPECIALS) :]))
+        return sorted(set(self.tokens(text)) - set(self.itos[len(self.SPECIALS) :]))
 
 
 SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
 TARGET_VOCAB = Seq2SeqVocab(" -0123456789")
 REVERSE_VOCAB = Seq2SeqVocab("abcdefghij")
-
-
-def _check_pairs(pairs) -> None:
-    """A non-empty list of (source, target) pairs of strings."""
-    if isinstance(pairs, tuple) and len(pairs) == 2 and all(isinstance(p, str) for p in pairs):
-        raise TypeError(f"pairs must be a list of (source, target) pairs; got a single pair, {given(pairs)}")
-    check_sequence("pairs", pairs, what="a list of (source, target) pairs of strings")
-    for index, pair in enumerate(pairs):
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            count = f"{len(pair)} items" if isinstance(pair, (tuple, list)) else given(pair)
-            raise ValueError(f"pairs[{index}] must be a (source, target) pair of strings; got {count}")
-        for part in pair:
-            check_str(f"pairs[{index}]", part, what="a (source, target) pair of strings")
 
 
 def encode_batch(
@@ -240,7 +320,7 @@ def encode_batch(
         for side, text, vocab in [("source", pair[0], source_vocab), ("target", pair[1], target_vocab)]:
             unknown = vocab._unknown(text)
             if unknown:
-                raise ValueError(f"pairs[{index}] {side} has characters {unknown} not in the {side} vocabulary")
+                raise ValueError(f"pairs[{index}] {side} has tokens {unknown} not in the {side} vocabulary")
     sources = [source_vocab.encode(s) for s, _ in pairs]
     targets = [target_vocab.encode(t) for _, t in pairs]
     S, T = max(map(len, sources)), max(map(len, targets))
@@ -254,45 +334,67 @@ def encode_batch(
     return {"src": src, "src_lengths": torch.tensor([len(s) for s in sources]), "tgt_in": tgt_in, "tgt_out": tgt_out}
 
 
-def random_date(rng: random.Random, first_year: int = 1950, last_year: int = 2049) -> dt.date:
-    """A date drawn uniformly between 1 January ``first_year`` and 31 December ``last_year``."""
+def random_date(
+    rng: random.Random, first_year: int = 1950, last_year: int = 2049, split: Optional[str] = None
+) -> dt.date:
+    """A date drawn uniformly between 1 January ``first_year`` and 31 December ``last_year``.
+
+    With ``split`` ('train' or 'test') the draw is repeated until the date belongs to it.
+    """
     check_type("rng", rng, random.Random, "a random.Random")
     check_int("first_year", first_year, 1, dt.MAXYEAR)
     check_int("last_year", last_year, first_year, dt.MAXYEAR)
+    _check_split(split)
     start, end = dt.date(first_year, 1, 1).toordinal(), dt.date(last_year, 12, 31).toordinal()
-    return dt.date.fromordinal(rng.randint(start, end))
+    while True:
+        date = dt.date.fromordinal(rng.randint(start, end))
+        if split is None or split_of(date.isoformat()) == split:
+            return date
 
 
-def make_pair(rng: random.Random, n_dates: int = 1, formats: Optional[Sequence[str]] = None) -> tuple[str, str]:
-    """One (source, target) pair with ``n_dates`` dates, each in a format drawn from ``formats``."""
+def make_pair(
+    rng: random.Random, n_dates: int = 1, formats: Optional[Sequence[str]] = None, split: Optional[str] = "train"
+) -> tuple[str, str]:
+    """One (source, target) pair with ``n_dates`` dates of ``split``, each in a format drawn from ``formats``."""
     check_type("rng", rng, random.Random, "a random.Random")
     check_int("n_dates", n_dates)
     formats = list(FORMATS) if formats is None else check_strings("formats", formats)
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise ValueError(f"formats must be names from {tuple(FORMATS)}; got {unknown[0]!r}")
-    dates = [random_date(rng) for _ in range(n_dates)]
+    dates = [random_date(rng, split=split) for _ in range(n_dates)]
     source = " and ".join(format_date(d, rng.choice(formats)) for d in dates)
     return source, " ".join(d.isoformat() for d in dates)
 
 
 def make_pairs(
-    n: int, n_dates: Sequence[int] = (1,), formats: Optional[Sequence[str]] = None, seed: int = 0
+    n: int,
+    n_dates: Sequence[int] = (1,),
+    formats: Optional[Sequence[str]] = None,
+    seed: int = 0,
+    split: Optional[str] = "train",
 ) -> list[tuple[str, str]]:
-    """``n`` pairs; each draws its number of dates uniformly from ``n_dates``. Reproducible by ``seed``."""
+    """``n`` pairs whose dates all belong to ``split``; each draws its number of dates from ``n_dates``.
+
+    Reproducible by ``seed``. Training sets use ``split='train'`` (the default) and
+    test sets ``split='test'``, so that no test date is ever seen in training.
+    """
     check_int("n", n)
     for count in check_sequence("n_dates", n_dates, what="a list of numbers of dates"):
         check_int("n_dates", count)
     check_int("seed", seed, low=None)
+    _check_split(split)
     rng = random.Random(seed)
-    return [make_pair(rng, rng.choice(list(n_dates)), formats) for _ in range(n)]
+    return [make_pair(rng, rng.choice(list(n_dates)), formats, split) for _ in range(n)]
 
 
 # --- a second, simpler task: reverse a string (the bottleneck experiment) ----
 
 
-def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0, alphabet: str = "abcdefghij") -> list[tuple[str, str]]:
-    """``n`` pairs (random string, the same string reversed), lengths drawn from ``lengths``.
+def reverse_pairs(
+    n: int, lengths: Sequence[int], seed: int = 0, alphabet: str = "abcdefghij", split: Optional[str] = "train"
+) -> list[tuple[str, str]]:
+    """``n`` pairs (random string of ``split``, the same string reversed), lengths drawn from ``lengths``.
 
     Every output character comes from one input position, the mirrored one,
     so the task needs alignment and its information grows with the length.
@@ -302,11 +404,13 @@ def reverse_pairs(n: int, lengths: Sequence[int], seed: int = 0, alphabet: str =
         check_int("lengths", length)
     check_str("alphabet", alphabet, nonempty=True)
     check_int("seed", seed, low=None)
+    _check_split(split)
     rng = random.Random(seed)
     out = []
-    for _ in range(n):
+    while len(out) < n:
         text = "".join(rng.choice(alphabet) for _ in range(rng.choice(list(lengths))))
-        out.append((text, text[::-1]))
+        if split is None or split_of(text) == split:
+            out.append((text, text[::-1]))
     return out
 
 
@@ -357,7 +461,7 @@ def translate(
     for index, source in enumerate(sources):
         unknown = source_vocab._unknown(source)
         if unknown:
-            raise ValueError(f"sources[{index}] has characters {unknown} that are not in the source vocabulary")
+            raise ValueError(f"sources[{index}] has tokens {unknown} that are not in the source vocabulary")
     check_int("max_len", max_len)
     batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
     device = next(model.parameters()).device
@@ -374,75 +478,9 @@ def sequence_accuracy(
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     _check_pairs(pairs)
-    max_len = max(len(t) for _, t in pairs) + 1
+    max_len = max(len(target_vocab.tokens(t)) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
     return sum(out == t for out, (_, t) in zip(outputs, pairs)) / len(pairs)
 
 
-CHECKPOINT = "seq2seq_dates_{score}.pt"  # in data/, made by `python -m dl4nlp.date_task --score ...`
-RECIPE = dict(steps=400, batch_size=256, lr=1e-2, d_embed=32, d_hidden=64, train_pairs=20_000, seed=0)
-
-
-def train_date_model(
-    score: Optional[str], steps: int = RECIPE["steps"], seed: int = RECIPE["seed"], progress: bool = True
-) -> tuple[Seq2Seq, History]:
-    """Train a ``Seq2Seq`` on dates with the shipped recipe (``RECIPE``); returns (model, history)."""
-    if score is not None:
-        check_choice("score", score, ("dot", "general", "additive"))
-    check_int("steps", steps)
-    seed_everything(seed)
-    model = Seq2Seq(
-        len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=RECIPE["d_embed"], d_hidden=RECIPE["d_hidden"], score=score
-    )
-    optimizer = torch.optim.Adam(model.parameters(), lr=RECIPE["lr"])
-    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
-    next_batch = batch_sampler(make_pairs(RECIPE["train_pairs"], seed=seed + 1), RECIPE["batch_size"], seed=seed)
-    history = train(
-        model,
-        lambda m, batch: m.loss(batch),
-        next_batch,
-        steps=steps,
-        optimizer=optimizer,
-        scheduler=schedule,
-        clip_norm=1.0,
-        progress=progress,
-        desc=f"dates, {score} score",
-    )
-    return model, history
-
-
-def main(argv: Optional[Sequence[str]] = None) -> None:
-    """Command line: train the date models of notebook 04 and write them with their recipe to data/."""
-    from dl4nlp import __version__
-
-    parser = argparse.ArgumentParser(prog="python -m dl4nlp.date_task", description=main.__doc__)
-    parser.add_argument(
-        "--score", nargs="+", default=["dot", "general", "additive"], choices=["dot", "general", "additive"]
-    )
-    parser.add_argument("--steps", type=int, default=RECIPE["steps"])
-    parser.add_argument("--seed", type=int, default=RECIPE["seed"])
-    args = parser.parse_args(argv)
-    torch.set_num_threads(1)
-    test = make_pairs(1000, seed=12345)
-    for score in args.score:
-        model, history = train_date_model(score, steps=args.steps, seed=args.seed)
-        path = data_dir() / CHECKPOINT.format(score=score)
-        model.save(path)
-        recipe = {
-            "command": f"python -m dl4nlp.date_task --score {score} --steps {args.steps} --seed {args.seed}",
-            "recipe": {**RECIPE, "steps": args.steps, "seed": args.seed, "score": score},
-            "dl4nlp": __version__,
-            "torch": torch.__version__,
-            "python": platform.python_version(),
-            "device": "cpu (1 thread)",
-            "md5": md5sum(path),
-            "bytes": path.stat().st_size,
-            "test_accuracy": sequence_accuracy(model, test),
-            "loss": [round(x, 5) for x in history.loss],
-        }
-        path.with_suffix(".json").write_text(json.dumps(recipe, indent=1) + "\n")
-        print(f"{path.name}: test accuracy {recipe['test_accuracy']:.3f}, md5 {recipe['md5']}")
-
-
-if __name__ == "__main__":
-    main()
+CHECKPOINT = "seq2seq_dates_{score}.pt"  # in data/, made by `python -m dl4nlp.recipes.date_models --score ...`

@@ -242,6 +242,60 @@ def _edge_point(box: Box, toward: tuple[float, float]) -> tuple[float, float]:
 
 
 # --- encoder-decoder with attention (notebook 04) ------------------------------
+def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
+    """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
+
+    Read from the model: attention or not (``config.score``), which decoder state
+    queries the attention (s_t for Luong's decoder, s_{t-1} for Bahdanau's), whether
+    a_t enters the GRU (Bahdanau) or h~_{t-1} does (input feeding), and the sizes.
+    Attention arrows are drawn for one output step (``step``, default the last).
+    """
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "decoder"):
+        raise TypeError(f"model must be a dl4nlp.seq2seq.Seq2Seq; got {type(model).__name__}")
+    if not source or not target:
+        raise ValueError(f"source and target must be non-empty; got {source!r} and {target!r}")
+    T = len(target)
+    step = T - 1 if step is None else step
+    if not 0 <= step < T:
+        raise ValueError(f"step must be in [0, {T - 1}]; got {step}")
+    H, attention = config.d_hidden, config.score is not None
+    d = Diagram()
+    gap, x0 = 1.9, len(source) * 1.9 + 0.8  # decoder columns start right of the encoder
+    for i, ch in enumerate(source):
+        d.box(f"x{i}", repr(ch), (i * gap, 0), kind="input", width=1.0)
+        d.box(f"h{i}", f"h{i + 1}", (i * gap, 2.6), kind="state", width=1.2)
+        d.arrow(f"x{i}", f"h{i}")
+        if i:
+            d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
+    d.group(
+        f"encoder: bidirectional GRU, h_i in R^{H}",
+        [f"x{i}" for i in range(len(source))] + [f"h{i}" for i in range(len(source))],
+    )
+    previous = ["<bos>"] + list(target[:-1])
+    for t in range(T):
+        x = x0 + t * 2.6
+        d.box(f"y{t}", f"{previous[t]!r}" if t else "<bos>", (x, 0), kind="input", width=1.2)
+        d.box(f"s{t}", f"s{t + 1}", (x, 1.6), kind="state", width=1.2)
+        d.box(f"o{t}", f"{target[t]!r}", (x, 5.0), kind="output", width=1.2)
+        d.arrow(f"y{t}", f"s{t}")
+        d.arrow(f"s{t - 1}" if t else f"h{len(source) - 1}", f"s{t}", label="" if t else "s0 = c", dashed=not t)
+        if attention:
+            d.box(f"a{t}", f"a{t + 1}", (x, 3.5), kind="attention", width=1.2)
+            d.arrow(f"a{t}", f"o{t}", label="[a;s]" if t == 0 else "")
+            if config.decoder == "bahdanau":
+                d.arrow(f"a{t}", f"s{t}", bend=0.3, label="into GRU" if t == step else "")
+            if config.input_feeding and t:
+                d.arrow(f"o{t - 1}", f"y{t}", bend=0.25, dashed=True, label="h~ fed" if t == 1 else "")
+        d.arrow(f"s{t}", f"o{t}", bend=-0.3)
+    if attention:
+        query = f"s{step - 1}" if config.decoder == "bahdanau" and step else f"s{step}"
+        d.arrow(query, f"a{step}", label=f"query ({config.score})")
+        for i in range(len(source)):
+            d.arrow(f"h{i}", f"a{step}", dashed=True)
+    name = "no attention (bottleneck)" if not attention else f"{config.decoder} decoder, {config.score} score"
+    d.group(f"decoder: GRU, {name}", [n for t in range(T) for n in (f"y{t}", f"s{t}", f"o{t}")])
+    return d
 
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------

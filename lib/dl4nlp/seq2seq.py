@@ -5,16 +5,29 @@ and a summary c (its two final states, mixed). The decoder is a GRU language
 model over the target that starts from s_0 = c; its output layer reads
 [a_t; s_t]. Without attention (``score=None``) a_t = c at every step (as in
 Cho et al., 2014): one fixed vector is all the decoder ever learns about the
-source, the *bottleneck*. With attention, the decoder state s_t scores every
-h_i (``dl4nlp.attention``: dot, general or additive), alpha(t) = softmax(e(t))
-and a_t = Σ_i alpha_i(t) h_i, a fresh summary for every output step (Luong et
-al., 2015). The two models differ only in a_t. Greedy and beam search work on any ``step`` function, so they decode
-this model and a toy probability table alike. Taught in notebook 04.
+source, the *bottleneck*. With attention, a query scores every h_i
+(``dl4nlp.attention``: dot, general or additive), alpha(t) = softmax(e(t)) and
+a_t = Σ_i alpha_i(t) h_i, a fresh summary for every output step. Two decoders
+(``Seq2SeqConfig.decoder``):
+
+- ``'luong'`` (Luong et al., 2015): s_t = GRU(s_{t-1}, y_{t-1}) first, then the
+  query is s_t; optionally with *input feeding* (their section 3.3): the
+  attentional vector h~_{t-1} = tanh(W_c [a_{t-1}; s_{t-1}]) joins the next input.
+- ``'bahdanau'`` (Bahdanau et al., 2015): the query is s_{t-1}, and a_t joins the
+  GRU's input, s_t = GRU(s_{t-1}, [y_{t-1}; a_t]).
+
+The Luong decoder without input feeding can run the GRU over the whole target
+at once under teacher forcing (the fast path); every decoder also runs one step
+at a time (the readable path), and the two are tested equal. ``loss`` trains
+with teacher forcing or, with ``sampling_prob > 0``, with scheduled sampling
+(Bengio et al., 2015). Greedy and beam search work on any ``step`` function, so
+they decode this model and a toy probability table alike. Taught in notebook 04.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional, Sequence
 
 import torch
@@ -24,19 +37,55 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from dl4nlp._checks import (
     check_callable,
-    check_choice,
-    check_file,
     check_ids,
     check_int,
-    check_path,
     check_tensor,
     check_type,
     given,
 )
 from dl4nlp.attention import SCORES, attend, make_score
+from dl4nlp.checkpoint import PathLike, load_checkpoint, save_checkpoint
 
 State = tuple  # tensors whose first dimension runs over hypotheses
 StepFn = Callable[[torch.Tensor, State], tuple[torch.Tensor, State]]
+CHECKPOINT_KIND = "seq2seq"
+DECODERS = ("luong", "bahdanau")
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig:
+    """Sizes and variant of a ``Seq2Seq``; ``score=None`` means no attention (the bottleneck)."""
+
+    source_vocab_size: int
+    target_vocab_size: int
+    d_embed: int = 32
+    d_hidden: int = 64
+    score: Optional[str] = "dot"
+    decoder: str = "luong"
+    input_feeding: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("source_vocab_size", "target_vocab_size", "d_embed", "d_hidden"):
+            check_int(name, getattr(self, name))
+        if self.score is not None and (not isinstance(self.score, str) or self.score not in SCORES):
+            raise ValueError(f"score must be one of {tuple(SCORES)} or None (no attention); got {self.score!r}")
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}; got {self.decoder!r}")
+        if not isinstance(self.input_feeding, bool):
+            raise TypeError(f"input_feeding must be a bool; got {self.input_feeding!r}")
+        if self.score is None and (self.decoder != "luong" or self.input_feeding):
+            raise ValueError(
+                "without attention (score=None) the decoder must be 'luong' without input feeding; "
+                f"got decoder={self.decoder!r}, input_feeding={self.input_feeding}"
+            )
+        if self.decoder == "bahdanau" and self.input_feeding:
+            raise ValueError("input feeding is part of Luong's decoder; the Bahdanau decoder feeds a_t already")
+
+    @property
+    def decoder_input_size(self) -> int:
+        """The GRU's input: the embedding, plus a_t (Bahdanau) or h~_{t-1} (input feeding)."""
+        extra = self.decoder == "bahdanau" or self.input_feeding
+        return self.d_embed + (self.d_hidden if extra else 0)
 
 
 def _check_source(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int, lengths_name: str) -> None:
@@ -70,7 +119,12 @@ class Encoder(nn.Module):
 
 
 class Seq2Seq(nn.Module):
-    """Encoder-decoder; ``score`` is 'dot', 'general', 'additive' or None (no attention: the bottleneck)."""
+    """Encoder-decoder; ``score`` is 'dot', 'general', 'additive' or None (no attention: the bottleneck).
+
+    Build it from sizes (``Seq2Seq(src_vocab, tgt_vocab, d_hidden=64, score='dot')``)
+    or from a config (``Seq2Seq.from_config(config)``); ``model.config`` holds the
+    ``Seq2SeqConfig``.
+    """
 
     def __init__(
         self,
@@ -79,54 +133,64 @@ class Seq2Seq(nn.Module):
         d_embed: int = 32,
         d_hidden: int = 64,
         score: Optional[str] = "dot",
+        decoder: str = "luong",
+        input_feeding: bool = False,
     ):
         super().__init__()
-        for name, value in [
-            ("source_vocab_size", source_vocab_size),
-            ("target_vocab_size", target_vocab_size),
-            ("d_embed", d_embed),
-            ("d_hidden", d_hidden),
-        ]:
-            check_int(name, value)
-        if score is not None:
-            check_choice("score", score, SCORES)
-        self.sizes = dict(
-            source_vocab_size=source_vocab_size,
-            target_vocab_size=target_vocab_size,
-            d_embed=d_embed,
-            d_hidden=d_hidden,
-            score=score,
-        )
+        config = Seq2SeqConfig(source_vocab_size, target_vocab_size, d_embed, d_hidden, score, decoder, input_feeding)
+        self.config = config
         self.score_kind = score
         self.encoder = Encoder(source_vocab_size, d_embed, d_hidden)
         self.embedding = nn.Embedding(target_vocab_size, d_embed, padding_idx=0)
-        self.rnn = nn.GRU(d_embed, d_hidden, batch_first=True)
+        self.rnn = nn.GRU(config.decoder_input_size, d_hidden, batch_first=True)
         self.score = None if score is None else make_score(score, d_hidden, d_hidden)
-        self.combine = nn.Linear(2 * d_hidden, d_hidden)  # [a_t; s_t] -> features
+        self.combine = nn.Linear(2 * d_hidden, d_hidden)  # [a_t; s_t] -> h~_t
         self.output = nn.Linear(d_hidden, target_vocab_size)
+
+    @classmethod
+    def from_config(cls, config: Seq2SeqConfig) -> Seq2Seq:
+        if not isinstance(config, Seq2SeqConfig):
+            raise TypeError(f"config must be a Seq2SeqConfig; got {type(config).__name__}")
+        return cls(**asdict(config))
+
+    @property
+    def stepwise(self) -> bool:
+        """True when the decoder must run one step at a time (its input depends on the last step's attention)."""
+        return self.config.decoder == "bahdanau" or self.config.input_feeding
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> State:
         """The decoder's starting state.
 
-        Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H)).
+        Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H),
+        h~_0 = 0 (B, H), the attentional vector that input feeding passes on).
         """
-        _check_source(src, src_lengths, self.sizes["source_vocab_size"], "src_lengths")
+        _check_source(src, src_lengths, self.config.source_vocab_size, "src_lengths")
         states, summary = self.encoder(src, src_lengths)
         mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_lengths[:, None].to(src.device)
-        return summary, states, mask, summary
+        return summary, states, mask, summary, torch.zeros_like(summary)
+
+    def _attend(self, query: torch.Tensor, states: torch.Tensor, mask: torch.Tensor, summary: torch.Tensor):
+        """a_t for queries (B, T, H): (context (B, T, H), weights (B, T, S) or None)."""
+        if self.score is None:  # the bottleneck: the same summary c at every step
+            return summary[:, None, :].expand_as(query), None
+        return attend(self.score(query, states), states, mask[:, None, :])
 
     def decode(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
-        """Run the decoder over ``tgt_in`` (B, T): logits (B, T, V), attention weights (B, T, S) or None, new state."""
-        check_ids("tgt_in", tgt_in, self.sizes["target_vocab_size"], shape=("B", "T"))
+        """Run the decoder over ``tgt_in`` (B, T): logits (B, T, V), attention weights (B, T, S) or None, new state.
+
+        The Luong decoder without input feeding runs the GRU over all T steps at
+        once (the fast path); the others go one step at a time (``decode_steps``).
+        """
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
         self._check_state(state, tgt_in.shape[0])
         return self._decode(tgt_in, state)
 
     def _check_state(self, state: State, batch: Optional[int]) -> None:
-        H = self.sizes["d_hidden"]
-        what = "the state from encode: (s_0 (B, H), states (B, S, H), mask (B, S), summary (B, H))"
+        H = self.config.d_hidden
+        what = "the state from encode: (s_0 (B, H), states (B, S, H), mask (B, S), summary (B, H), h~ (B, H))"
         if not isinstance(state, tuple):
             raise TypeError(f"state must be {what}; got {given(state)}")
-        if len(state) != 4:
+        if len(state) != 5:
             raise ValueError(f"state must be {what}; got {len(state)} parts")
         check_tensor("state s_0", state[0], shape=("B", H), dtype="float", finite=True)
         if batch is not None and state[0].shape[0] != batch:
@@ -134,48 +198,110 @@ class Seq2Seq(nn.Module):
             raise ValueError(f"state s_0 must have shape (B={batch}, {H}), one per sequence; got {shape}")
 
     def _decode(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
-        hidden, states, mask, summary = state
-        s, last = self.rnn(self.embedding(tgt_in), hidden[None].contiguous())  # s: (B, T, H)
-        if self.score is None:  # the bottleneck: the same summary c at every step
-            context, weights = summary[:, None, :].expand_as(s), None  # (B, T, H)
-        else:
-            scores = self.score(s, states)  # e(t) for every t: (B, T, S)
-            context, weights = attend(scores, states, mask[:, None, :])  # a_t: (B, T, H)
-        features = torch.cat([context, s], dim=-1)  # [a_t; s_t]: (B, T, 2H)
-        logits = self.output(torch.tanh(self.combine(features)))  # (B, T, V)
-        return logits, weights, (last[0], states, mask, summary)
+        if self.stepwise:
+            return self._decode_steps(tgt_in, state)
+        hidden, states, mask, summary, _ = state
+        s, last = self.rnn(self.embedding(tgt_in), hidden[None].contiguous())  # s_1..s_T: (B, T, H)
+        context, weights = self._attend(s, states, mask, summary)  # a_t: (B, T, H)
+        features = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # h~_t = tanh(W_c [a_t; s_t])
+        return self.output(features), weights, (last[0], states, mask, summary, features[:, -1])
+
+    def decode_one(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
+        """One decoder step, the readable way: tokens (B,) -> logits (B, V), weights (B, S) or None, next state."""
+        self._check_step(tokens, state)
+        return self._decode_one(tokens, state)
+
+    def _check_step(self, tokens: torch.Tensor, state: State) -> None:
+        check_ids("tokens", tokens, self.config.target_vocab_size, shape=("N",))
+        self._check_state(state, None)
+        if tokens.shape[0] != state[0].shape[0]:
+            n = state[0].shape[0]
+            raise ValueError(f"tokens must hold one id per sequence of the state, {n}; got {tuple(tokens.shape)}")
+
+    def _decode_one(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
+        s_prev, states, mask, summary, feed = state
+        embedded = self.embedding(tokens)  # (B, E)
+        if self.config.decoder == "bahdanau":  # query s_{t-1}; a_t joins the GRU input
+            context, weights = self._attend(s_prev[:, None], states, mask, summary)
+            gru_in = torch.cat([embedded, context[:, 0]], dim=-1)
+            _, s = self.rnn(gru_in[:, None], s_prev[None].contiguous())
+            s = s[0]  # s_t: (B, H)
+        else:  # Luong: s_t first, then the query s_t
+            gru_in = torch.cat([embedded, feed], dim=-1) if self.config.input_feeding else embedded
+            _, s = self.rnn(gru_in[:, None], s_prev[None].contiguous())
+            s = s[0]
+            context, weights = self._attend(s[:, None], states, mask, summary)
+        features = torch.tanh(self.combine(torch.cat([context[:, 0], s], dim=-1)))  # h~_t: (B, H)
+        return self.output(features), (None if weights is None else weights[:, 0]), (s, states, mask, summary, features)
+
+    def decode_steps(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
+        """``decode`` one step at a time (every decoder; for the Luong decoder it equals the fast path)."""
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
+        self._check_state(state, tgt_in.shape[0])
+        return self._decode_steps(tgt_in, state)
+
+    def _decode_steps(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
+        logits, weights = [], []
+        for t in range(tgt_in.shape[1]):
+            step_logits, w, state = self._decode_one(tgt_in[:, t], state)
+            logits.append(step_logits)
+            weights.append(w)
+        stacked = None if self.score is None else torch.stack(weights, 1)  # (B, T, S)
+        return torch.stack(logits, 1), stacked, state
 
     def forward(
         self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Teacher forcing: logits (B, T, V) for every target position, and the attention weights."""
         state = self.encode(src, src_lengths)
-        check_ids("tgt_in", tgt_in, self.sizes["target_vocab_size"], shape=("B", "T"))
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
         if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must have the batch size of src, {src.shape[0]}; got shape {tuple(tgt_in.shape)}")
         logits, weights, _ = self._decode(tgt_in, state)
         return logits, weights
 
-    def loss(self, batch: dict) -> torch.Tensor:
-        """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``encode_batch``."""
+    def loss(
+        self, batch: dict, sampling_prob: float = 0.0, generator: Optional[torch.Generator] = None
+    ) -> torch.Tensor:
+        """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``encode_batch``.
+
+        ``sampling_prob = 0`` is teacher forcing: the decoder reads the true previous
+        character. With ``sampling_prob = p > 0`` (scheduled sampling, Bengio et al.,
+        2015) each step's input is, with probability p, the model's own most probable
+        previous character instead (drawn with ``generator``; no gradient flows
+        through that choice).
+        """
+        if not isinstance(sampling_prob, (int, float)) or not 0.0 <= sampling_prob <= 1.0:
+            raise ValueError(f"sampling_prob must be in [0, 1]; got {sampling_prob!r}")
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
         missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
         if missing:
             raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
         shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
-        check_ids("batch['tgt_out']", batch["tgt_out"], self.sizes["target_vocab_size"], shape=shape)
-        logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
+        check_ids("batch['tgt_out']", batch["tgt_out"], self.config.target_vocab_size, shape=shape)
+        if sampling_prob == 0.0:
+            logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
+        else:
+            state = self.encode(batch["src"], batch["src_lengths"])
+            tgt_in, steps, previous = batch["tgt_in"], [], None
+            for t in range(tgt_in.shape[1]):
+                tokens = tgt_in[:, t]
+                if previous is not None:
+                    own = torch.rand(tokens.shape, generator=generator) < sampling_prob  # (B,)
+                    tokens = torch.where(own.to(tokens.device) & (tokens != 0), previous, tokens)
+                step_logits, _, state = self._decode_one(tokens, state)
+                steps.append(step_logits)
+                previous = step_logits.detach().argmax(-1)
+            logits = torch.stack(steps, 1)
         return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=0)
 
     def step(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
         """One decoding step for the searches: tokens (N,) -> log-probabilities (N, V) and the next state."""
-        check_ids("tokens", tokens, self.sizes["target_vocab_size"], shape=("N",))
-        self._check_state(state, None)
-        if tokens.shape[0] != state[0].shape[0]:
-            n = state[0].shape[0]
-            raise ValueError(f"tokens must hold one id per hypothesis of the state, {n}; got {tuple(tokens.shape)}")
-        logits, _, state = self._decode(tokens[:, None], state)
-        return torch.log_softmax(logits[:, 0], dim=-1), state
+        self._check_step(tokens, state)
+        logits, _, state = self._decode_one(tokens, state)
+        return torch.log_softmax(logits, dim=-1), state
 
     @torch.no_grad()
     def greedy_decode(
@@ -183,36 +309,43 @@ class Seq2Seq(nn.Module):
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Batched greedy decoding: ids (B, max_len) and attention weights (B, max_len, S) or None."""
         check_int("max_len", max_len)
-        check_int("bos", bos, low=0, high=self.sizes["target_vocab_size"] - 1)
+        check_int("bos", bos, low=0, high=self.config.target_vocab_size - 1)
         state = self.encode(src, src_lengths)
         tokens = torch.full((src.shape[0],), bos, dtype=torch.long, device=src.device)
         out, weights = [], []
         for _ in range(max_len):
-            logits, w, state = self._decode(tokens[:, None], state)
-            tokens = logits[:, 0].argmax(-1)
+            logits, w, state = self._decode_one(tokens, state)
+            tokens = logits.argmax(-1)
             out.append(tokens)
             weights.append(w)
-        return torch.stack(out, 1), (None if self.score is None else torch.cat(weights, 1))
+        return torch.stack(out, 1), (None if self.score is None else torch.stack(weights, 1))
 
-    def save(self, path) -> None:
-        """Write the sizes and the weights to ``path`` (a checkpoint that ``Seq2Seq.load`` reads)."""
-        path = check_path("path", path)
-        if not path.parent.is_dir():
-            raise FileNotFoundError(f"path must be in an existing folder; no folder {path.parent}")
-        torch.save({"sizes": self.sizes, "state_dict": self.state_dict()}, path)
+    def save(self, path: PathLike, *, provenance: dict, overwrite: bool = False, extra: Optional[dict] = None) -> dict:
+        """Write the config and weights as a 'seq2seq' checkpoint with its provenance (``dl4nlp.checkpoint``).
+
+        The provenance gains the CPU kernels torch used (bit-for-bit results need the same
+        torch version, thread count and kernels). Returns the provenance written.
+        """
+        record = {**provenance, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+        return save_checkpoint(
+            path,
+            kind=CHECKPOINT_KIND,
+            config=self.config,
+            state_dict=self.state_dict(),
+            provenance=record,
+            overwrite=overwrite,
+            extra=extra,
+        )
 
     @classmethod
-    def load(cls, path, device: Optional[torch.device] = None) -> Seq2Seq:
-        """Rebuild a model saved by ``save``, in eval mode, on ``device`` (default: the CPU)."""
-        path = check_file("path", path, "a Seq2Seq checkpoint (.pt)")
-        if path.stat().st_size == 0:
-            raise ValueError(f"path must be a Seq2Seq checkpoint; {path} is empty (0 bytes)")
-        checkpoint = torch.load(path, map_location=device or "cpu", weights_only=True)
-        if not isinstance(checkpoint, dict) or not {"sizes", "state_dict"} <= set(checkpoint):
-            keys = sorted(checkpoint) if isinstance(checkpoint, dict) else type(checkpoint).__name__
-            raise ValueError(f"{path} is not a Seq2Seq checkpoint: expected the keys sizes and state_dict; got {keys}")
-        model = cls(**checkpoint["sizes"])
-        model.load_state_dict(checkpoint["state_dict"])
+    def load(cls, path: PathLike, device: Optional[torch.device] = None) -> Seq2Seq:
+        """Rebuild a model a recipe saved (``dl4nlp.checkpoint``, kind 'seq2seq'), in eval mode, on ``device``.
+
+        The checksum recorded in the provenance beside ``path`` is verified first.
+        """
+        checkpoint = load_checkpoint(path, kind=CHECKPOINT_KIND)
+        model = cls.from_config(Seq2SeqConfig(**checkpoint.config))
+        model.load_state_dict({k: v.float() for k, v in checkpoint.state_dict.items()})
         return model.to(device or "cpu").eval()
 
 
@@ -247,8 +380,28 @@ def greedy_search(step: StepFn, state: State, bos: int, eos: int, max_len: int) 
     return beam_search(step, state, bos, eos, beam_size=1, max_len=max_len).best
 
 
+def length_penalty(length: int, alpha: float) -> float:
+    """Wu et al. (2016)'s lp(Y) = ((5 + |Y|) / (5 + 1))^alpha; alpha = 0 turns normalisation off.
+
+    >>> length_penalty(1, 0.6), round(length_penalty(10, 1.0), 4)
+    (1.0, 2.5)
+    """
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"length must be a positive integer; got {length!r}")
+    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
+    return ((5 + length) / 6) ** alpha
+
+
+def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:
+    """log P(Y) / lp(Y), with |Y| counting the output tokens (the end token included, the start token not)."""
+    return hypothesis.score / length_penalty(len(hypothesis.tokens) - 1, alpha)
+
+
 @torch.no_grad()
-def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, max_len: int) -> BeamSearchResult:
+def beam_search(
+    step: StepFn, state: State, bos: int, eos: int, beam_size: int, max_len: int, alpha: float = 0.0
+) -> BeamSearchResult:
     """Keep the ``beam_size`` best partial outputs at every step; return the finished ones, best first.
 
     ``step(tokens (N,), state) -> (log_probs (N, V), state)`` advances N
@@ -260,6 +413,13 @@ def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, 
     best finished score beats every open one (log-probabilities are <= 0, so
     open ones can only get worse). ``beam_size=1`` is greedy search; a beam at
     least as large as the number of possible outputs is exhaustive search.
+
+    ``alpha > 0`` ranks the *finished* hypotheses by ``normalized_score`` (Wu et
+    al., 2016's length normalisation), so that a longer output is not beaten just
+    for having more negative terms in its sum; the search itself still keeps the
+    ``beam_size`` most probable prefixes, and with ``alpha > 0`` it runs until no
+    hypothesis is open (a normalised score can still rise). ``Hypothesis.score``
+    stays the plain log-probability.
     """
     check_callable("step", step, "a function step(tokens, state) -> (log_probs, state)")
     if not isinstance(state, tuple) or not state or not all(isinstance(part, torch.Tensor) for part in state):
@@ -268,6 +428,7 @@ def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, 
     check_int("eos", eos, low=None)
     check_int("beam_size", beam_size)
     check_int("max_len", max_len)
+    length_penalty(1, alpha)  # validates alpha
     alive = [Hypothesis(0.0, [bos])]
     finished: list[Hypothesis] = []
     steps: list[list[Hypothesis]] = []
@@ -290,11 +451,13 @@ def beam_search(step: StepFn, state: State, bos: int, eos: int, beam_size: int, 
                 kept.append(hyp)
                 keep_parents.append(parent)
         steps.append(sorted(kept + [h for h in finished if len(h.tokens) == t + 2], reverse=True))
-        if not kept or max(h.score for h in finished or [Hypothesis(-float("inf"), [])]) >= kept[0].score:
+        best_finished = max((h.score for h in finished), default=-math.inf)
+        if not kept or (alpha == 0 and best_finished >= kept[0].score):
             break
         alive = kept
         state = _select(state, torch.tensor(keep_parents))
-    return BeamSearchResult(sorted(finished, reverse=True), steps)
+    ranked = sorted(finished, key=lambda h: normalized_score(h, alpha), reverse=True)
+    return BeamSearchResult(ranked, steps)
 
 
 def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, State]:

@@ -6,7 +6,7 @@ gives the same ids.
 
 >>> vocab = CharVocab.from_text("hello")
 >>> vocab.chars, vocab.encode("hell"), vocab.decode([3, 1])
-('ehlo', [2, 1, 2, 2], 'oh')
+('ehlo', [1, 0, 2, 2], 'oh')
 """
 
 from __future__ import annotations

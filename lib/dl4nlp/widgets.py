@@ -7,6 +7,11 @@ browser console. Displayed, it offers the live widget and, for viewers that
 cannot run widgets (GitHub, nbviewer, a notebook opened without its kernel), a
 PNG of the figure as it was first drawn, so a notebook needs no second, static
 copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
+
+``sweep(figure)`` drives an interactive figure through its controls' whole
+ranges the way a student would, by setting each control's value, and times
+every redraw and collects every failure (``make bench`` runs it on every
+figure of every notebook; the budget is 0.5 s a redraw).
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ from __future__ import annotations
 import base64
 import inspect
 import io
+import itertools
+import time
 import traceback
-from typing import Callable, Mapping, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -95,3 +103,150 @@ class InteractiveFigure:
 def interactive_figure(draw: Callable[..., plt.Figure], **controls: widgets.ValueWidget) -> InteractiveFigure:
     """Controls (by keyword, matching ``draw``'s parameters) above a live figure."""
     return InteractiveFigure(draw, controls)
+
+
+# --- driving a figure through its controls (make bench) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Option:
+    """The option at ``index`` of a dropdown or selection slider (set through ``control.index``)."""
+
+    index: int
+
+
+def _snap(control: widgets.ValueWidget, x: float) -> Any:
+    """``x`` moved onto the control's step grid and range, as the slider itself would hold it."""
+    step = getattr(control, "step", None)
+    if step:
+        x = control.min + round((x - control.min) / step) * step
+    x = min(max(x, control.min), control.max)
+    return int(round(x)) if isinstance(control.value, int) else round(float(x), 10)  # no 3.4000000000000004
+
+
+def control_values(control: widgets.ValueWidget, interior: int = 5) -> tuple[list, list]:
+    """The values a sweep gives ``control``: ``(every value, the extremes)``.
+
+    A slider: both ends and ``interior`` evenly spaced points between them (on
+    its step grid; a log slider in its exponent); a range slider: its widest
+    and narrowest ranges and the ranges between neighbouring points; a
+    dropdown or selection slider: every ``Option``; a combo box: every option;
+    a checkbox: both states. The extremes are the ends (every option, both
+    states). A text box has no range to sweep: ``([], [])``.
+
+    >>> control_values(widgets.IntSlider(min=0, max=10, step=2), interior=4)
+    ([0, 2, 4, 6, 8, 10], [0, 10])
+    >>> control_values(widgets.Dropdown(options=["dot", "general"]))
+    ([Option(index=0), Option(index=1)], [Option(index=0), Option(index=1)])
+    """
+    if not isinstance(control, widgets.ValueWidget):
+        raise TypeError(f"control must be an ipywidgets value widget; got {type(control).__name__}")
+    if not isinstance(interior, int) or isinstance(interior, bool) or interior < 0:
+        raise ValueError(f"interior must be a non-negative integer; got {interior!r}")
+    if control.has_trait("index") and control.has_trait("options"):  # Dropdown, SelectionSlider, RadioButtons
+        options = [Option(i) for i in range(len(control.options))]
+        return options, options
+    if control.has_trait("options"):  # Combobox: free text with suggestions
+        return list(control.options), list(control.options)
+    if isinstance(control.value, bool):
+        return [False, True], [False, True]
+    if not (control.has_trait("min") and control.has_trait("max")):
+        return [], []
+    lo, hi = control.min, control.max
+    points = list(dict.fromkeys(_snap(control, lo + (hi - lo) * i / (interior + 1)) for i in range(interior + 2)))
+    if control.has_trait("base"):  # FloatLogSlider: min and max are exponents
+        points = [float(control.base**p) for p in points]
+    if isinstance(control.value, tuple):  # a range slider
+        ends = [(points[0], points[-1]), (points[0], points[0]), (points[-1], points[-1])]
+        return ends + list(zip(points[:-1], points[1:])), ends
+    return points, [points[0], points[-1]]
+
+
+def _set(control: widgets.ValueWidget, target: Any) -> bool:
+    """Give ``control`` the value ``target`` as a student would; False if it already had it (no redraw)."""
+    if isinstance(target, Option):
+        if control.index == target.index:
+            return False
+        control.index = target.index
+    else:
+        if control.value == target:
+            return False
+        control.value = target
+    return True
+
+
+@dataclass(frozen=True)
+class Redraw:
+    """One redraw during a sweep: the controls' values, its wall time, and the error it raised (or None)."""
+
+    values: dict
+    seconds: float
+    error: Optional[str]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What ``sweep`` found: every redraw, and the controls it could not sweep (text boxes)."""
+
+    figure: str
+    redraws: tuple
+    unswept: tuple
+
+    @property
+    def slowest(self) -> Redraw:
+        return max(self.redraws, key=lambda r: r.seconds)
+
+    @property
+    def failures(self) -> list:
+        return [r for r in self.redraws if r.error is not None]
+
+
+def sweep(figure: InteractiveFigure, interior: int = 5, max_redraws: int = 400) -> Sweep:
+    """Drive ``figure`` through its controls and time every redraw.
+
+    The controls visit every combination of their extremes (``control_values``),
+    then each control moves through its whole range with the others at their
+    start values. Each value is set as a student sets it (``control.value =``),
+    so the wiring is exercised too, and every change is one timed redraw; an
+    error ``draw`` raises is recorded with the values that caused it
+    (``Sweep.failures``). The controls are put back to their start values.
+    """
+    if not isinstance(figure, InteractiveFigure):
+        raise TypeError(f"figure must be a dl4nlp.widgets.InteractiveFigure; got {type(figure).__name__}")
+    if not isinstance(max_redraws, int) or isinstance(max_redraws, bool) or max_redraws < 1:
+        raise ValueError(f"max_redraws must be a positive integer; got {max_redraws!r}")
+    names = list(figure.controls)
+    start = {name: figure.controls[name].value for name in names}
+    values = {name: control_values(figure.controls[name], interior) for name in names}
+    corners = itertools.product(*[values[name][1] or [None] for name in names])
+    points = [dict(zip(names, corner)) for corner in corners]
+    points += [{**start, name: value} for name in names for value in values[name][0]]
+    if len(points) > max_redraws:
+        raise ValueError(f"sweeping {figure.draw.__name__} needs {len(points)} redraws; max_redraws={max_redraws}")
+
+    redraws = []
+
+    def record(seconds: float) -> None:
+        error = figure.last_error
+        message = None if error is None else "".join(traceback.format_exception_only(type(error), error)).strip()
+        redraws.append(Redraw(values=figure.values, seconds=seconds, error=message))
+
+    try:
+        before = time.perf_counter()
+        figure.redraw()
+        record(time.perf_counter() - before)
+        for point in points:
+            for name in names:
+                if point[name] is None:
+                    continue
+                before = time.perf_counter()
+                if _set(figure.controls[name], point[name]):  # the observer redraws before this returns
+                    record(time.perf_counter() - before)
+    finally:
+        for name in names:
+            figure.controls[name].value = start[name]
+    return Sweep(
+        figure=getattr(figure.draw, "__name__", "draw"),
+        redraws=tuple(redraws),
+        unswept=tuple(name for name in names if not values[name][0]),
+    )

@@ -1,0 +1,284 @@
+"""Notebook 04's experiments on string reversal, as functions of a seed.
+
+Every model here is a small ``dl4nlp.seq2seq.Seq2Seq`` trained the same way
+(``REVERSAL``: lengths 2-10, the same data, a finished cosine schedule) on the
+training split of ``dl4nlp.date_task.reverse_pairs``, and tested on strings of
+the test split (disjoint by construction; asserted here). Training runs are
+cached per (variant, seed), so the experiments that share a model train it once.
+
+- ``bottleneck``: accuracy against input length with and without attention.
+- ``score_comparison``: the dot, general and additive scores, trained the same way.
+- ``exposure_bias``: a teacher-forced model fed its own (or a wrong) previous
+  character, against one trained with scheduled sampling.
+- ``beam_vs_greedy``: beam search and greedy decoding on the uncertain model.
+
+The thresholds the notebook and ``tests/claims/test_04_seq2seq.py`` assert are
+the named constants below.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Optional
+
+import torch
+
+from dl4nlp.date_task import REVERSE_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch, overlap, reverse_pairs
+from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
+from dl4nlp.train import History, train
+
+LENGTHS = tuple(range(2, 11))
+LONG = (8, 9, 10)  # "long" inputs for the bottleneck claim
+TRAIN_PAIRS, TEST_PER_LENGTH = 10_000, 100
+
+# Claim thresholds (shared by notebook 04 and its claims test).
+ATTENTION_LONG_MIN = 0.8  # with attention: accuracy at every long length at least this
+BOTTLENECK_LONG_MAX = 0.15  # without attention: accuracy at every long length at most this
+BOTTLENECK_SHORT_MIN = 0.6  # without attention: length 2 still mostly right
+SCORE_LONG_MIN = 0.85  # every score function: mean accuracy over the long lengths at least this
+
+
+@dataclass(frozen=True)
+class Reversal:
+    """How every reversal model of this module is trained (one thing at a time is changed)."""
+
+    score: Optional[str] = "dot"
+    sampling_prob: float = 0.0  # > 0: scheduled sampling, rising linearly from 0 to this over training
+    steps: int = 100
+    batch_size: int = 128
+    lr: float = 1e-2
+    d_embed: int = 16
+    d_hidden: int = 48
+
+
+REVERSAL = Reversal()
+
+
+def training_strings(seed: int) -> list[tuple[str, str]]:
+    """The training strings (training split only) for ``seed``."""
+    return reverse_pairs(TRAIN_PAIRS, LENGTHS, seed=1000 + seed, split="train")
+
+
+def held_out_strings(length: int, seed: int, n: int = TEST_PER_LENGTH) -> list[tuple[str, str]]:
+    """Held-out strings (test split) of one length."""
+    return reverse_pairs(n, [length], seed=2000 + 100 * seed + length, split="test")
+
+
+@lru_cache(maxsize=16)
+def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
+    """Train (once per variant and seed) a reverser; the weights come from ``torch.manual_seed(seed)``."""
+    torch.manual_seed(seed)
+    vocab = REVERSE_VOCAB
+    model = Seq2Seq(len(vocab), len(vocab), d_embed=variant.d_embed, d_hidden=variant.d_hidden, score=variant.score)
+    optimizer = torch.optim.Adam(model.parameters(), lr=variant.lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=variant.steps)
+    next_batch = batch_sampler(
+        training_strings(seed), variant.batch_size, seed=seed, source_vocab=vocab, target_vocab=vocab
+    )
+    coins = torch.Generator().manual_seed(seed)  # scheduled sampling's coin flips, apart from everything else
+    done = [0]  # steps taken so far
+
+    def loss(model: Seq2Seq, batch: dict) -> torch.Tensor:
+        p = variant.sampling_prob * done[0] / max(variant.steps - 1, 1)  # the schedule: 0 -> sampling_prob
+        done[0] += 1
+        return model.loss(batch, sampling_prob=p, generator=coins)
+
+    history = train(
+        model,
+        loss,
+        next_batch,
+        steps=variant.steps,
+        optimizer=optimizer,
+        scheduler=schedule,
+        clip_norm=1.0,
+        progress=False,
+    )
+    return model.eval(), history
+
+
+def accuracy(model: Seq2Seq, pairs: list[tuple[str, str]], vocab: Seq2SeqVocab = REVERSE_VOCAB) -> float:
+    """Fraction of pairs the model's greedy output gets exactly right."""
+    batch = encode_batch(pairs, vocab, vocab)
+    ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=max(len(t) for _, t in pairs) + 1)
+    return sum(vocab.decode(row) == target for row, (_, target) in zip(ids.tolist(), pairs)) / len(pairs)
+
+
+def _check_held_out(seed: int) -> None:
+    tests = [pair for n in LENGTHS for pair in held_out_strings(n, seed)]
+    shared = overlap(training_strings(seed), tests, dates=False)
+    if not shared.disjoint:
+        raise AssertionError(
+            f"test strings must be held out; {shared.same_source} of {shared.test_size} are in training"
+        )
+
+
+# --- 1. the bottleneck --------------------------------------------------------
+@dataclass(frozen=True)
+class BottleneckResult:
+    lengths: tuple[int, ...]
+    attention: tuple[float, ...]  # accuracy per length, dot attention
+    bottleneck: tuple[float, ...]  # accuracy per length, no attention
+    final_loss_attention: float  # mean training loss over the last 10 steps
+    final_loss_bottleneck: float
+
+    def at(self, lengths: tuple[int, ...], which: str) -> list[float]:
+        values = dict(zip(self.lengths, getattr(self, which)))
+        return [values[n] for n in lengths]
+
+
+def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
+    """Accuracy against length of two models that differ only in attention (dot score vs none)."""
+    _check_held_out(seed)
+    with_attention, h_att = train_reverser(replace(REVERSAL, score="dot", steps=steps), seed)
+    without, h_none = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
+    tests = {n: held_out_strings(n, seed) for n in LENGTHS}
+    return BottleneckResult(
+        LENGTHS,
+        tuple(accuracy(with_attention, tests[n]) for n in LENGTHS),
+        tuple(accuracy(without, tests[n]) for n in LENGTHS),
+        sum(h_att.loss[-10:]) / 10,
+        sum(h_none.loss[-10:]) / 10,
+    )
+
+
+def bottleneck_claim(result: BottleneckResult) -> bool:
+    """Attention holds up at long inputs, where the bottleneck fails; length 2 is easy for both."""
+    return (
+        min(result.at(LONG, "attention")) >= ATTENTION_LONG_MIN
+        and max(result.at(LONG, "bottleneck")) <= BOTTLENECK_LONG_MAX
+        and result.at((2,), "bottleneck")[0] >= BOTTLENECK_SHORT_MIN
+    )
+
+
+# --- 2. the score functions ------------------------------------------------------
+@dataclass(frozen=True)
+class ScoreResult:
+    scores: tuple[str, ...]
+    long_accuracy: tuple[float, ...]  # mean accuracy over the long lengths, per score
+    parameters: tuple[int, ...]  # parameters of the score module
+
+
+def score_comparison(seed: int = 0) -> ScoreResult:
+    """Dot, general and additive attention, trained the same way; mean accuracy on long inputs."""
+    _check_held_out(seed)
+    tests = [pair for n in LONG for pair in held_out_strings(n, seed)]
+    scores, accuracies, parameters = ("dot", "general", "additive"), [], []
+    for score in scores:
+        model, _ = train_reverser(replace(REVERSAL, score=score), seed)
+        accuracies.append(accuracy(model, tests))
+        parameters.append(sum(p.numel() for p in model.score.parameters()))
+    return ScoreResult(scores, tuple(accuracies), tuple(parameters))
+
+
+# --- 3. exposure bias and scheduled sampling -----------------------------------
+EXPOSURE_LENGTHS = (6, 7, 8)
+SAMPLING_PROB = 0.5  # scheduled sampling ends with half of the inputs the model's own
+
+
+@dataclass(frozen=True)
+class ExposureResult:
+    teacher_forced: float  # per-character accuracy, true previous characters (teacher forcing)
+    free_running: float  # per-character accuracy, own previous characters (greedy decoding)
+    clean_after: float  # true previous characters, scored on the positions below
+    after_wrong_input: float  # the characters from a wrong previous character on
+    sampled_teacher_forced: float  # the same four for the scheduled-sampling model
+    sampled_free_running: float
+    sampled_clean_after: float
+    sampled_after_wrong_input: float
+
+
+def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: int) -> tuple[float, ...]:
+    """Per-character accuracies: teacher forced, free running, and, on the characters from one wrong
+    previous character on, with the true inputs (clean) and with the wrong one."""
+    vocab = REVERSE_VOCAB
+    batch = encode_batch(pairs, vocab, vocab)
+    mask = batch["tgt_out"] != Seq2SeqVocab.PAD
+    with torch.no_grad():
+        logits, _ = model(batch["src"], batch["src_lengths"], batch["tgt_in"])
+        teacher = ((logits.argmax(-1) == batch["tgt_out"]) & mask).sum() / mask.sum()
+        ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=batch["tgt_out"].shape[1])
+        free = ((ids == batch["tgt_out"]) & mask).sum() / mask.sum()
+        # One wrong input: replace the previous character at a random position j >= 1 by another letter,
+        # and score the characters from position j on.
+        rng = random.Random(seed)
+        corrupted, after = batch["tgt_in"].clone(), torch.zeros_like(mask)
+        for b, (_, target) in enumerate(pairs):
+            j = rng.randrange(1, len(target))
+            wrong = rng.choice([c for c in "abcdefghij" if c != target[j - 1]])
+            corrupted[b, j] = vocab.stoi[wrong]
+            after[b, j : len(target)] = True
+        clean = ((logits.argmax(-1) == batch["tgt_out"]) & after).sum() / after.sum()  # logits: true inputs
+        logits, _ = model(batch["src"], batch["src_lengths"], corrupted)
+        wrong_input = ((logits.argmax(-1) == batch["tgt_out"]) & after).sum() / after.sum()
+    return teacher.item(), free.item(), clean.item(), wrong_input.item()
+
+
+def exposure_bias(seed: int = 0) -> ExposureResult:
+    """A dot-attention reverser trained with teacher forcing, and the same with scheduled sampling."""
+    _check_held_out(seed)
+    tests = [pair for n in EXPOSURE_LENGTHS for pair in held_out_strings(n, seed)]
+    forced, _ = train_reverser(REVERSAL, seed)
+    sampled, _ = train_reverser(replace(REVERSAL, sampling_prob=SAMPLING_PROB), seed)
+    return ExposureResult(*_character_accuracies(forced, tests, seed), *_character_accuracies(sampled, tests, seed))
+
+
+WRONG_INPUT_DROP = 0.05  # one wrong previous character costs the teacher-forced model at least this much accuracy
+
+
+def exposure_claim(result: ExposureResult) -> bool:
+    """A wrong previous character hurts the teacher-forced model; scheduled sampling makes it hurt less."""
+    return (
+        result.after_wrong_input <= result.clean_after - WRONG_INPUT_DROP
+        and result.sampled_after_wrong_input > result.after_wrong_input
+    )
+
+
+# --- 4. beam search against greedy decoding ------------------------------------
+BEAM_LENGTHS = (3, 4, 5)
+BEAM_SIZE = 5
+SCORE_TOLERANCE = 1e-4  # float32 noise between two ways of scoring the same output
+
+
+@dataclass(frozen=True)
+class BeamResult:
+    inputs: int
+    beam_higher: int  # inputs where beam search found a more probable output than greedy
+    beam_lower: int  # inputs where it found a less probable one
+    greedy_exact: int  # exactly right outputs
+    beam_exact: int
+
+
+def beam_vs_greedy(seed: int = 0, beam_size: int = BEAM_SIZE) -> BeamResult:
+    """Greedy and beam search on the no-attention reverser, at lengths where it is unsure."""
+    _check_held_out(seed)
+    model, _ = train_reverser(replace(REVERSAL, score=None), seed)
+    pairs = [pair for n in BEAM_LENGTHS for pair in held_out_strings(n, seed, n=40)]
+    vocab = REVERSE_VOCAB
+    batch = encode_batch(pairs, vocab, vocab)
+    higher = lower = greedy_exact = beam_exact = 0
+    with torch.no_grad():
+        states = model.encode(batch["src"], batch["src_lengths"])
+    for i, (_, target) in enumerate(pairs):
+        state = tuple(part[i : i + 1] for part in states)
+        g = greedy_search(model.step, state, bos=vocab.BOS, eos=vocab.EOS, max_len=len(target) + 2)
+        b = beam_search(model.step, state, bos=vocab.BOS, eos=vocab.EOS, beam_size=beam_size, max_len=len(target) + 2)
+        higher += b.best.score > g.score + SCORE_TOLERANCE
+        lower += b.best.score < g.score - SCORE_TOLERANCE
+        greedy_exact += vocab.decode(g.tokens) == target
+        beam_exact += vocab.decode(b.best.tokens) == target
+    return BeamResult(len(pairs), higher, lower, greedy_exact, beam_exact)
+
+
+BEAM_MIN_EXACT = 0.1  # the comparison means something only if greedy gets a fair share right
+
+
+def beam_claim(result: BeamResult) -> bool:
+    """Beam search finds a more probable output more often than a less probable one, on a model that is
+    right often enough for exact match to be compared, and does not lose exact matches on balance."""
+    return (
+        result.greedy_exact >= BEAM_MIN_EXACT * result.inputs
+        and result.beam_higher > result.beam_lower
+        and result.beam_exact >= result.greedy_exact
+    )

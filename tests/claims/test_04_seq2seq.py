@@ -1,0 +1,59 @@
+"""Notebook 04's experiment-level claims, re-run on the claim seeds (notebook 04 asserts them on seed 0).
+
+Budget: about 60 s on an idle 2-core CPU for the whole file; the experiments share
+trained models through ``train_reverser``'s cache, so each seed trains five small models.
+"""
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import seq2seq as experiments
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_attention_beats_the_bottleneck_at_long_inputs(seed):
+    result = experiments.bottleneck(seed)
+    assert experiments.bottleneck_claim(result), result
+    assert result.final_loss_bottleneck > result.final_loss_attention, result
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_every_score_function_handles_long_inputs(seed):
+    result = experiments.score_comparison(seed)
+    assert min(result.long_accuracy) >= experiments.SCORE_LONG_MIN, result
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_exposure_bias_and_scheduled_sampling(seed):
+    result = experiments.exposure_bias(seed)
+    assert experiments.exposure_claim(result), result
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_beam_search_against_greedy(seed):
+    result = experiments.beam_vs_greedy(seed)
+    assert experiments.beam_claim(result), result
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_held_out_strings_are_never_training_strings(seed):
+    training = {source for source, _ in experiments.training_strings(seed)}
+    held_out = [source for n in experiments.LENGTHS for source, _ in experiments.held_out_strings(n, seed)]
+    assert held_out and not any(source in training for source in held_out)
+
+
+def test_train_reverser_trains_each_variant_and_seed_once():
+    variant = replace(experiments.REVERSAL, steps=2)
+    model, history = experiments.train_reverser(variant, 1)
+    assert experiments.train_reverser(variant, 1)[0] is model and len(history.loss) == 2
