@@ -259,7 +259,8 @@ class Seq2SeqVocab:
         if separator and any(separator in symbol or not symbol for symbol in symbols):
             raise ValueError(f"tokens must be non-empty and must not contain the separator {separator!r}")
         if not separator and any(len(symbol) != 1 for symbol in symbols):
-            raise ValueError("tokens longer than one character need a separator, e.g. separator=' '")
+            long = [symbol for symbol in symbols if len(symbol) != 1]
+            raise ValueError(f"alphabet tokens longer than one character need a separator (separator=' '); got {long}")
         self.separator = separator
         self.itos = list(self.SPECIALS) + symbols
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}

@@ -24,7 +24,16 @@ from typing import Optional
 import matplotlib.pyplot as plt
 from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
 
-from dl4nlp._checks import check_bool, check_choice, check_number, check_str, check_strings, check_type, given
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_str,
+    check_strings,
+    check_type,
+    given,
+)
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -253,8 +262,12 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     config = getattr(model, "config", None)
     if config is None or not hasattr(config, "decoder"):
         raise TypeError(f"model must be a dl4nlp.seq2seq.Seq2Seq; got {type(model).__name__}")
+    check_str("source", source)
+    check_str("target", target)
     if not source or not target:
         raise ValueError(f"source and target must be non-empty; got {source!r} and {target!r}")
+    if step is not None:
+        check_int("step", step, low=None)
     T = len(target)
     step = T - 1 if step is None else step
     if not 0 <= step < T:

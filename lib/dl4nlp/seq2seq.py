@@ -326,6 +326,7 @@ class Seq2Seq(nn.Module):
         The provenance gains the CPU kernels torch used (bit-for-bit results need the same
         torch version, thread count and kernels). Returns the provenance written.
         """
+        check_type("provenance", provenance, dict, "a dict (the recipe's provenance record)")
         record = {**provenance, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
         return save_checkpoint(
             path,
@@ -386,15 +387,17 @@ def length_penalty(length: int, alpha: float) -> float:
     >>> length_penalty(1, 0.6), round(length_penalty(10, 1.0), 4)
     (1.0, 2.5)
     """
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive integer; got {length!r}")
-    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
+    check_int("length", length)
+    if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
     return ((5 + length) / 6) ** alpha
 
 
 def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:
     """log P(Y) / lp(Y), with |Y| counting the output tokens (the end token included, the start token not)."""
+    check_type("hypothesis", hypothesis, Hypothesis, "a Hypothesis")
+    if len(hypothesis.tokens) < 2:
+        raise ValueError(f"hypothesis must hold the start token and at least one output; got {hypothesis.tokens}")
     return hypothesis.score / length_penalty(len(hypothesis.tokens) - 1, alpha)
 
 

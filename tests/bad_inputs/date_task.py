@@ -13,7 +13,7 @@ from dl4nlp.seq2seq import Seq2Seq
 DATE = dt.date(1998, 3, 3)
 PAIRS = [("3 may 2020", "2020-05-03"), ("4 june 1999", "1999-06-04")]
 
-exempt("the command line (argparse reports bad arguments); a recipe moving to dl4nlp.recipes", "dl4nlp.date_task.main")
+exempt("a record of what a test set shares with a training set, made by overlap", "dl4nlp.date_task.Overlap")
 
 
 @functools.cache
@@ -51,7 +51,7 @@ def _():
     yield "alphabet: a repeated character", lambda: T.Seq2SeqVocab("abca"), ("alphabet", "'a'")
     yield "alphabet: empty", lambda: T.Seq2SeqVocab(""), ("alphabet", "''")
     yield "alphabet: None", lambda: T.Seq2SeqVocab(None), ("alphabet", "None")
-    yield "alphabet: a list of words", lambda: T.Seq2SeqVocab(["ab", "c"]), ("alphabet", "list")
+    yield "alphabet: words without a separator", lambda: T.Seq2SeqVocab(["ab", "c"]), ("alphabet", "'ab'")
 
 
 @cases("dl4nlp.date_task.Seq2SeqVocab.encode")
@@ -181,9 +181,24 @@ def _():
     yield from vary(T.sequence_accuracy, good, "model", [("a string", "model", "str")])
 
 
-@cases("dl4nlp.date_task.train_date_model")
+@cases("dl4nlp.date_task.split_of")
 def _():
-    good = dict(score="dot", steps=1, progress=False)
-    yield from vary(T.train_date_model, good, "score", [("an unknown score", "cosine", ("'cosine'", "dot"))])
-    yield from vary(T.train_date_model, good, "steps", int_variants(1))
-    yield from vary(T.train_date_model, good, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
+    yield from vary(T.split_of, {}, "key", [("empty", "", "''"), ("a date", DATE, "datetime"), ("None", None, "None")])
+
+
+@cases("dl4nlp.date_task.dates_of")
+def _():
+    yield from vary(T.dates_of, {}, "pairs", [("one pair", PAIRS[0], "tuple"), ("a string", "2020-05-03", "str")])
+
+
+@cases("dl4nlp.date_task.overlap")
+def _():
+    good = dict(train=PAIRS, test=PAIRS)
+    yield from vary(T.overlap, good, "test", [("empty", [], "[]"), ("a string", "3 may 2020", "str")])
+    yield from vary(T.overlap, good, "train", [("one pair", PAIRS[0], "tuple")])
+    yield from vary(T.overlap, good, "dates", [("a string", "yes", "'yes'")])
+
+
+@cases("dl4nlp.date_task.Seq2SeqVocab.tokens")
+def _():
+    yield from vary(T.SOURCE_VOCAB.tokens, {}, "text", [("None", None, "None"), ("a list", ["3", "may"], "list")])

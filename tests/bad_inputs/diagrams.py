@@ -76,3 +76,15 @@ def _():
     yield "scale: 0", lambda: two_boxes().draw(scale=0), ("scale", "0")
     yield "scale: negative", lambda: two_boxes().draw(scale=-1), ("scale", "-1")
     yield "ax: a string", lambda: two_boxes().draw(ax="left"), ("ax", "str")
+
+
+@cases("dl4nlp.diagrams.seq2seq_diagram")
+def _():
+    from dl4nlp.diagrams import seq2seq_diagram
+    from dl4nlp.seq2seq import Seq2Seq
+
+    model = Seq2Seq(12, 9, d_embed=4, d_hidden=6)
+    good = dict(model=model)
+    yield from vary(seq2seq_diagram, good, "model", [("a TransformerLM config", {"score": "dot"}, "dict")])
+    yield from vary(seq2seq_diagram, good, "source", [("empty", "", "''"), ("a list", ["a", "b"], "list")])
+    yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])

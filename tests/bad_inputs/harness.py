@@ -154,8 +154,8 @@ def public_api() -> list[str]:
                         if isinstance(member, (staticmethod, classmethod)) or inspect.isfunction(member):
                             seen.add(attr)
                             names.append(f"{module_name}.{name}.{attr}")
-            elif inspect.isfunction(obj):
-                names.append(f"{module_name}.{name}")
+            elif inspect.isfunction(obj) or (callable(obj) and inspect.isfunction(getattr(obj, "__wrapped__", None))):
+                names.append(f"{module_name}.{name}")  # a function, or one wrapped (functools.lru_cache ...)
     return names
 
 
@@ -180,7 +180,8 @@ def all_cases(targets: Optional[Iterable[str]] = None) -> list[Case]:
     for target in wanted:
         for factory in _FACTORIES.get(target, []):
             try:
-                entries = list(factory())
+                with contextlib.redirect_stdout(io.StringIO()):  # a factory may build a figure, which prints
+                    entries = list(factory())
             except Exception as error:  # a factory that cannot even build its inputs: one failing case
                 entries = [(f"building the cases failed ({factory.__name__})", _reraise(error), ())]
             for label, call, mentions, *rest in entries:
@@ -275,10 +276,10 @@ def report(results: list[Result], verbose: bool = False) -> str:
         share = 100 * overall[outcome] / max(len(results), 1)
         lines.append(f"  {text}: {overall[outcome]} ({share:.1f} %)")
     lines.append("")
-    lines.append(f"{'module':<24} {'tried':>6} {'good':>6} {'deep':>6} {'silent':>6}")
+    lines.append(f"{'module':<30} {'tried':>6} {'good':>6} {'deep':>6} {'silent':>6}")
     for module in sorted(by_module):
         c = by_module[module]
-        lines.append(f"{module:<24} {sum(c.values()):>6} {c[GOOD]:>6} {c[DEEP]:>6} {c[SILENT]:>6}")
+        lines.append(f"{module:<30} {sum(c.values()):>6} {c[GOOD]:>6} {c[DEEP]:>6} {c[SILENT]:>6}")
     if verbose:
         for outcome in (SILENT, DEEP):
             chosen = [r for r in results if r.outcome == outcome]

@@ -284,3 +284,35 @@ def _():
     yield "draw: None", lambda: W.interactive_figure(None, weight=slider), ("draw", "None")
     yield "controls: a number", lambda: W.interactive_figure(_draw, weight=1.0), ("weight", "1.0")
     yield "controls: a name that draw does not take", lambda: W.interactive_figure(_draw, width=slider), ("width",)
+
+
+exempt(
+    "records of a sweep's redraws and of a dropdown option, made by sweep and control_values",
+    "dl4nlp.widgets.Option",
+    "dl4nlp.widgets.Redraw",
+    "dl4nlp.widgets.Sweep",
+)
+
+
+@cases("dl4nlp.widgets.control_values")
+def _():
+    slider = widgets.IntSlider(min=0, max=10)
+    yield from vary(
+        W.control_values, dict(control=slider), "control", [("a number", 3, "int"), ("a figure", None, "NoneType")]
+    )
+    yield from vary(
+        W.control_values, dict(control=slider), "interior", [("negative", -1, "-1"), ("a float", 2.5, "2.5")]
+    )
+
+
+@cases("dl4nlp.widgets.sweep")
+def _():
+    figure = W.InteractiveFigure(_draw, {"weight": widgets.FloatSlider(value=1.0)})
+    yield from vary(
+        W.sweep,
+        dict(figure=figure),
+        "figure",
+        [("a function", _draw, "function"), ("a widget", widgets.FloatSlider(), "FloatSlider")],
+    )
+    yield from vary(W.sweep, dict(figure=figure), "max_redraws", [("0", 0, "0"), ("too few for the sweep", 2, "2")])
+    yield from vary(W.sweep, dict(figure=figure), "interior", [("negative", -1, "-1")])

@@ -168,8 +168,13 @@ def _():
 @cases("dl4nlp.seq2seq.Seq2Seq.save")
 def _():
     folder = Path(tempfile.mkdtemp())
-    yield "path: in a folder that does not exist", lambda: model().save(folder / "no" / "m.pt"), ("path", "no")
-    yield "path: None", lambda: model().save(None), ("path", "None")
+    yield "path: None", lambda: model().save(None, provenance={}), ("path", "None")
+    yield "path: a .json file", lambda: model().save(folder / "m.json", provenance={}), ("path", ".pt")
+    yield (
+        "provenance: a string",
+        lambda: model().save(folder / "p.pt", provenance="made by hand"),
+        ("provenance", "str"),
+    )
 
 
 @cases("dl4nlp.seq2seq.Seq2Seq.load")
@@ -180,7 +185,7 @@ def _():
     empty = folder / "empty.pt"
     empty.write_bytes(b"")
     yield "path: missing", lambda: S.Seq2Seq.load(folder / "missing.pt"), ("missing.pt",)
-    yield "path: a checkpoint of something else", lambda: S.Seq2Seq.load(other), ("other.pt", "sizes")
+    yield "path: a checkpoint without its provenance", lambda: S.Seq2Seq.load(other), ("other.json", "provenance")
     yield "path: an empty file", lambda: S.Seq2Seq.load(empty), ("empty.pt", "empty")
 
 
@@ -224,3 +229,84 @@ def _():
             ("a prefix that is not a tuple", {0: [0.5, 0.5]}, "0"),
         ],
     )
+
+
+@cases("dl4nlp.seq2seq.Seq2SeqConfig")
+def _():
+    good = dict(source_vocab_size=V_SRC, target_vocab_size=V_TGT)
+    yield from vary(S.Seq2SeqConfig, good, "d_embed", int_variants(1)[:3])
+    yield from vary(S.Seq2SeqConfig, good, "decoder", choice_variants(S.DECODERS))
+    yield from vary(S.Seq2SeqConfig, good, "input_feeding", [("a string", "yes", "'yes'")])
+    yield from vary(
+        S.Seq2SeqConfig, good, "score", [("an unknown score", "cosine", "'cosine'"), ("a list", ["dot"], "['dot']")]
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.from_config")
+def _():
+    yield from vary(
+        S.Seq2Seq.from_config,
+        {},
+        "config",
+        [("a dict", dict(source_vocab_size=V_SRC), "dict"), ("None", None, "NoneType")],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.decode_one")
+def _():
+    good = dict(tokens=torch.tensor([1, 1]), state=_state())
+    yield from vary(
+        model().decode_one,
+        good,
+        "tokens",
+        [
+            ("(N, 1), not (N,)", torch.tensor([[1], [1]]), "(2, 1)"),
+            ("an id beyond the vocabulary", torch.tensor([1, V_TGT]), str(V_TGT)),
+            ("a list", [1, 1], "list"),
+            ("another count than the state", torch.tensor([1]), "(1,)"),
+        ],
+    )
+    yield from vary(
+        model().decode_one,
+        good,
+        "state",
+        [("four parts (an old state)", _state()[:4], "4"), ("a tensor", _state()[0], "Tensor")],
+    )
+
+
+@cases("dl4nlp.seq2seq.Seq2Seq.decode_steps")
+def _():
+    tgt = torch.tensor([[1, 3, 4], [1, 5, 2]])
+    good = dict(tgt_in=tgt, state=_state())
+    yield from vary(model().decode_steps, good, "tgt_in", id_variants(tgt, V_TGT)[:5])
+    yield from vary(
+        model().decode_steps, good, "state", [("another batch size", tuple(s[:1] for s in _state()), "(1, 6)")]
+    )
+
+
+@cases("dl4nlp.seq2seq.length_penalty")
+def _():
+    yield from vary(S.length_penalty, dict(length=3, alpha=0.6), "length", int_variants(1))
+    yield from vary(
+        S.length_penalty,
+        dict(length=3, alpha=0.6),
+        "alpha",
+        [
+            ("negative", -1.0, "-1.0"),
+            ("NaN", float("nan"), "nan"),
+            ("a string", "0.6", "'0.6'"),
+            ("True", True, "True"),
+        ],
+    )
+
+
+@cases("dl4nlp.seq2seq.normalized_score")
+def _():
+    good = dict(hypothesis=S.Hypothesis(-1.0, [1, 3, 2]), alpha=0.6)
+    yield from vary(
+        S.normalized_score,
+        good,
+        "hypothesis",
+        [("a float score", -1.0, "float"), ("only the start token", S.Hypothesis(0.0, [1]), "[1]")],
+    )
+    yield from vary(S.normalized_score, good, "alpha", [("negative", -1.0, "-1.0")])

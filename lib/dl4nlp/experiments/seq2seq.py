@@ -25,6 +25,8 @@ from typing import Optional
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_type
+from dl4nlp.attention import SCORES
 from dl4nlp.date_task import REVERSE_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
@@ -52,23 +54,40 @@ class Reversal:
     d_embed: int = 16
     d_hidden: int = 48
 
+    def __post_init__(self) -> None:
+        if self.score is not None:
+            check_choice("score", self.score, SCORES)
+        check_number("sampling_prob", self.sampling_prob, 0.0, 1.0)
+        for name in ("steps", "batch_size", "d_embed", "d_hidden"):
+            check_int(name, getattr(self, name))
+        check_number("lr", self.lr, 0.0, low_open=True)
+
 
 REVERSAL = Reversal()
 
 
+def _check_seed(seed: int) -> None:
+    check_int("seed", seed, low=0)
+
+
 def training_strings(seed: int) -> list[tuple[str, str]]:
     """The training strings (training split only) for ``seed``."""
+    _check_seed(seed)
     return reverse_pairs(TRAIN_PAIRS, LENGTHS, seed=1000 + seed, split="train")
 
 
 def held_out_strings(length: int, seed: int, n: int = TEST_PER_LENGTH) -> list[tuple[str, str]]:
     """Held-out strings (test split) of one length."""
+    _check_seed(seed)
+    check_int("length", length)
     return reverse_pairs(n, [length], seed=2000 + 100 * seed + length, split="test")
 
 
 @lru_cache(maxsize=16)
 def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
     """Train (once per variant and seed) a reverser; the weights come from ``torch.manual_seed(seed)``."""
+    check_type("variant", variant, Reversal, "a Reversal")
+    _check_seed(seed)
     torch.manual_seed(seed)
     vocab = REVERSE_VOCAB
     model = Seq2Seq(len(vocab), len(vocab), d_embed=variant.d_embed, d_hidden=variant.d_hidden, score=variant.score)
@@ -100,6 +119,7 @@ def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
 
 def accuracy(model: Seq2Seq, pairs: list[tuple[str, str]], vocab: Seq2SeqVocab = REVERSE_VOCAB) -> float:
     """Fraction of pairs the model's greedy output gets exactly right."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     batch = encode_batch(pairs, vocab, vocab)
     ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=max(len(t) for _, t in pairs) + 1)
     return sum(vocab.decode(row) == target for row, (_, target) in zip(ids.tolist(), pairs)) / len(pairs)
@@ -124,12 +144,18 @@ class BottleneckResult:
     final_loss_bottleneck: float
 
     def at(self, lengths: tuple[int, ...], which: str) -> list[float]:
+        check_choice("which", which, ("attention", "bottleneck"))
         values = dict(zip(self.lengths, getattr(self, which)))
+        missing = [n for n in lengths if n not in values] if isinstance(lengths, (tuple, list)) else lengths
+        if missing:
+            raise ValueError(f"lengths must be among the measured {self.lengths}; got {missing!r}")
         return [values[n] for n in lengths]
 
 
 def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
     """Accuracy against length of two models that differ only in attention (dot score vs none)."""
+    _check_seed(seed)
+    check_int("steps", steps)
     _check_held_out(seed)
     with_attention, h_att = train_reverser(replace(REVERSAL, score="dot", steps=steps), seed)
     without, h_none = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
@@ -145,6 +171,7 @@ def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
 
 def bottleneck_claim(result: BottleneckResult) -> bool:
     """Attention holds up at long inputs, where the bottleneck fails; length 2 is easy for both."""
+    check_type("result", result, BottleneckResult, "a BottleneckResult (from bottleneck)")
     return (
         min(result.at(LONG, "attention")) >= ATTENTION_LONG_MIN
         and max(result.at(LONG, "bottleneck")) <= BOTTLENECK_LONG_MAX
@@ -162,6 +189,7 @@ class ScoreResult:
 
 def score_comparison(seed: int = 0) -> ScoreResult:
     """Dot, general and additive attention, trained the same way; mean accuracy on long inputs."""
+    _check_seed(seed)
     _check_held_out(seed)
     tests = [pair for n in LONG for pair in held_out_strings(n, seed)]
     scores, accuracies, parameters = ("dot", "general", "additive"), [], []
@@ -217,6 +245,7 @@ def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: in
 
 def exposure_bias(seed: int = 0) -> ExposureResult:
     """A dot-attention reverser trained with teacher forcing, and the same with scheduled sampling."""
+    _check_seed(seed)
     _check_held_out(seed)
     tests = [pair for n in EXPOSURE_LENGTHS for pair in held_out_strings(n, seed)]
     forced, _ = train_reverser(REVERSAL, seed)
@@ -229,6 +258,7 @@ WRONG_INPUT_DROP = 0.05  # one wrong previous character costs the teacher-forced
 
 def exposure_claim(result: ExposureResult) -> bool:
     """A wrong previous character hurts the teacher-forced model; scheduled sampling makes it hurt less."""
+    check_type("result", result, ExposureResult, "an ExposureResult (from exposure_bias)")
     return (
         result.after_wrong_input <= result.clean_after - WRONG_INPUT_DROP
         and result.sampled_after_wrong_input > result.after_wrong_input
@@ -252,6 +282,8 @@ class BeamResult:
 
 def beam_vs_greedy(seed: int = 0, beam_size: int = BEAM_SIZE) -> BeamResult:
     """Greedy and beam search on the no-attention reverser, at lengths where it is unsure."""
+    _check_seed(seed)
+    check_int("beam_size", beam_size)
     _check_held_out(seed)
     model, _ = train_reverser(replace(REVERSAL, score=None), seed)
     pairs = [pair for n in BEAM_LENGTHS for pair in held_out_strings(n, seed, n=40)]
@@ -277,6 +309,7 @@ BEAM_MIN_EXACT = 0.1  # the comparison means something only if greedy gets a fai
 def beam_claim(result: BeamResult) -> bool:
     """Beam search finds a more probable output more often than a less probable one, on a model that is
     right often enough for exact match to be compared, and does not lose exact matches on balance."""
+    check_type("result", result, BeamResult, "a BeamResult (from beam_vs_greedy)")
     return (
         result.greedy_exact >= BEAM_MIN_EXACT * result.inputs
         and result.beam_higher > result.beam_lower
