@@ -65,6 +65,7 @@ import torch
 
 from dl4nlp.data import check_corpora
 from dl4nlp.exercises import check
+from dl4nlp.experiments.start_here import matmul_precision
 from dl4nlp.widgets import interactive_figure
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -186,20 +187,33 @@ except ValueError as error:
     print(f"ValueError: {error}")
 
 # %% [markdown]
-# Models and tensors go to the device with `.to(device)`; on a CUDA GPU,
-# `dl4nlp.autocast(device)` runs matrix products in bfloat16 and is a no-op on
-# the CPU, so numbers shown in the notebooks do not depend on your hardware.
+# Models and tensors go to the device with `.to(device)`. The numbers the notebooks print and
+# assert were computed on a CPU, in float32 or float64. The same code on a GPU computes the same
+# quantities, but not always bit for bit: the order in which a GPU adds up a sum differs, and
+# rounding differs with it, which is why every checkpoint states a tolerance.
 #
-# **Checkpoint:** a matrix product on your device equals the CPU's.
+# `dl4nlp.autocast(device)` goes further on a CUDA GPU that supports it: inside it, matrix products
+# run in **bfloat16**, whose significand holds 8 bits (about 3 significant decimal digits), for
+# speed. Results computed under it differ visibly from the CPU's. On the CPU (and on Apple's GPU)
+# it does nothing. None of the course's notebooks uses it for the numbers it prints; it is there for
+# your own, larger experiments.
+#
+# **Checkpoint.** A matrix product computed on your device, plainly and under `dl4nlp.autocast`,
+# against the exact (float64) product computed on the CPU
+# (`dl4nlp.experiments.start_here.matmul_precision`): each result has the dtype expected on your
+# device, and its largest error, relative to the largest entry, is within 16 machine epsilons of
+# that dtype (float32: $1.2\times10^{-7}$; bfloat16: $7.8\times10^{-3}$).
 
 # %%
-a = torch.randn(64, 32)
-b = torch.randn(32, 16)
-with dl4nlp.autocast(device):
-    on_device = (a.to(device) @ b.to(device)).float().cpu()
-tolerance = 0.1 if device.type == "cuda" else 1e-4  # bfloat16 keeps about 3 significant digits
-assert torch.allclose(on_device, a @ b, atol=tolerance), "the device disagrees with the CPU"
-print(f"{device}: matrix product agrees with the CPU")
+precision = matmul_precision(seed=0, device=device)
+for label, dtype, error in [("plain", precision.plain_dtype, precision.plain_error),
+                            ("under dl4nlp.autocast", precision.autocast_dtype, precision.autocast_error)]:
+    print(f"{label:>22}: {dtype}, largest error {error:.1e} (allowed: {precision.tolerance(dtype):.1e})")
+uses_bfloat16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+assert precision.plain_dtype == "torch.float32"
+assert precision.autocast_dtype == ("torch.bfloat16" if uses_bfloat16 else "torch.float32"), precision
+assert precision.plain_error <= precision.tolerance(precision.plain_dtype), precision
+assert precision.autocast_error <= precision.tolerance(precision.autocast_dtype), precision
 
 # %% [markdown]
 # **In Colab:** click the badge at the top of any notebook, then *Runtime → Run all*.

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.autograd import Value, topological_order, zero_grad
+from dl4nlp.autograd import Value, engine_gradients, topological_order, torch_gradients, zero_grad
 
 
 def test_lecture_example_add_multiply():
@@ -128,3 +128,22 @@ def test_random_expressions_match_torch_autograd(tree, inputs):
     for v, t in zip(values, tensors):
         expected = 0.0 if t.grad is None else t.grad.item()
         assert v.grad == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_engine_gradients_match_torch_gradients_on_every_operation():
+    def build(a, b, c):
+        return ((a * b + c**2).tanh() * (-a).exp() + (b - c).relu() + (a * a + 1).log() - b / (1 + c * c)).sigmoid()
+
+    for inputs in ([0.3, -1.2, 0.7], [-0.5, 0.4, -1.1]):
+        assert engine_gradients(build, inputs) == pytest.approx(torch_gradients(build, inputs), abs=1e-12)
+
+
+def test_engine_gradients_name_bad_input():
+    with pytest.raises(TypeError, match="build must be a function"):
+        engine_gradients("a + b", [1.0])
+    with pytest.raises(ValueError, match="non-empty list of finite numbers"):
+        engine_gradients(lambda a: a, [])
+    with pytest.raises(ValueError, match="non-empty list of finite numbers"):
+        torch_gradients(lambda a: a, [float("nan")])
+    with pytest.raises(TypeError, match="engine value with .data, .grad and .backward"):
+        engine_gradients(lambda a: 3.0, [1.0])

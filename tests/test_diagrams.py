@@ -29,3 +29,33 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="no boxes"):
         Diagram().draw()
     assert "op" in KINDS
+
+
+def test_unrolled_rnn_reads_the_model_sizes():
+    from dl4nlp.diagrams import unrolled_rnn
+    from dl4nlp.rnn import RecurrentClassifier, RecurrentLM, UnrolledRNN
+
+    lm = unrolled_rnn(RecurrentLM(vocab_size=65, hidden_size=48, kind="rnn", embedding_dim=24), steps=4)
+    labels = " ".join(box.label for box in lm.boxes.values())
+    assert "ℝ^48" in labels and "ℝ^24" in labels and "65" in labels and "h(4)" in labels and "h(5)" not in labels
+    assert sum(a.label == "W_h" for a in lm.arrows) == 4  # one shared matrix, one arrow per step
+    classifier = unrolled_rnn(RecurrentClassifier(vocab_size=12, num_classes=4, nonlinearity="relu"), steps=2)
+    assert "relu" in " ".join(b.label for b in classifier.boxes.values())
+    assert sum(b.kind == "output" for b in classifier.boxes.values()) == 1  # a read-out at the last step only
+    assert len(unrolled_rnn(UnrolledRNN(3, 5), steps=2).boxes) == 5
+    import matplotlib.pyplot as plt
+
+    plt.close(lm.draw())
+
+
+def test_unrolled_rnn_names_bad_input():
+    import torch.nn as nn
+
+    from dl4nlp.diagrams import unrolled_rnn
+
+    with pytest.raises(ValueError, match="steps must be an integer from 1 to 8"):
+        unrolled_rnn(nn.RNN(2, 3), steps=0)
+    with pytest.raises(ValueError, match="draws a vanilla RNN"):
+        unrolled_rnn(nn.LSTM(2, 3))
+    with pytest.raises(TypeError, match="model must be an nn.RNN"):
+        unrolled_rnn("rnn")

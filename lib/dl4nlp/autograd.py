@@ -28,6 +28,8 @@ class Value:
     the Values it was computed from; ``label`` is an optional name for drawing.
     """
 
+    __slots__ = ("data", "grad", "inputs", "op", "label", "_backward")
+
     def __init__(self, data: Number, inputs: Tuple[Value, ...] = (), op: str = "", label: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise TypeError(f"Value data must be an int or float; got {type(data).__name__} {data!r}")
@@ -209,3 +211,47 @@ def zero_grad(values: Iterable[Value]) -> None:
         raise TypeError(f"values must hold Values only; got {type(bad[0]).__name__} {bad[0]!r:.60}")
     for value in values:
         value.grad = 0.0
+
+
+def engine_gradients(build: Callable[..., object], inputs: Iterable[float], value_type: type = Value) -> list[float]:
+    """``[f, df/dx_1, ..., df/dx_n]`` for ``f = build(x_1, ..., x_n)`` computed by a scalar engine.
+
+    ``value_type`` is the engine's class (``Value``, or the one a student writes in
+    notebook 01): it must take a float, and its results must have ``.data``,
+    ``.grad`` and ``.backward()``. Compare with ``torch_gradients`` of the same ``build``.
+
+    >>> engine_gradients(lambda a, b: a * b + a, [2.0, -3.0])
+    [-4.0, -2.0, 2.0]
+    """
+    if not callable(build):
+        raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    values = [float(x) for x in inputs]
+    if not values or not all(math.isfinite(x) for x in values):
+        raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
+    leaves = [value_type(x) for x in values]
+    out = build(*leaves)
+    if not all(hasattr(out, name) for name in ("data", "grad", "backward")):
+        got = type(out).__name__
+        raise TypeError(f"build must return an engine value with .data, .grad and .backward(); got {got}")
+    out.backward()
+    return [float(out.data)] + [float(leaf.grad) for leaf in leaves]
+
+
+def torch_gradients(build: Callable[..., object], inputs: Iterable[float]) -> list[float]:
+    """The reference for ``engine_gradients``: the same list computed by ``torch.autograd`` in float64.
+
+    ``build`` may use ``+ - * / **``, ``.exp()``, ``.log()``, ``.tanh()``, ``.sigmoid()`` and ``.relu()``,
+    which PyTorch's tensors share with ``Value``.
+
+    >>> torch_gradients(lambda a, b: a * b + a, [2.0, -3.0])
+    [-4.0, -2.0, 2.0]
+    """
+    import torch  # local import: the engine itself needs only the standard library
+
+    values = [float(x) for x in inputs]
+    if not values or not all(math.isfinite(x) for x in values):
+        raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
+    leaves = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in values]
+    out = build(*leaves)
+    grads = torch.autograd.grad(out, leaves, allow_unused=True)
+    return [out.item()] + [0.0 if g is None else g.item() for g in grads]

@@ -248,6 +248,61 @@ def _edge_point(box: Box, toward: tuple[float, float]) -> tuple[float, float]:
 
 
 # --- recurrent networks (notebooks 02 and 03) ---------------------------------
+def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
+    """(vocab size or None, input size, hidden size, nonlinearity) of an RNN-like model."""
+    import torch.nn as nn  # local: the diagram primitives above need only matplotlib
+
+    embedding = getattr(model, "embedding", None)
+    recurrent = getattr(model, "recurrent", None) or getattr(model, "cell", None) or model
+    vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
+    if isinstance(recurrent, nn.RNNBase):
+        if recurrent.mode != "RNN_TANH" and recurrent.mode != "RNN_RELU":
+            raise ValueError(f"unrolled_rnn draws a vanilla RNN; got a {type(recurrent).__name__}")
+        return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
+    if all(hasattr(recurrent, a) for a in ("input_size", "hidden_size", "nonlinearity")):
+        return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
+    raise TypeError(
+        "model must be an nn.RNN, a dl4nlp.rnn.UnrolledRNN or RNNCell, or a model with .embedding and an "
+        f".recurrent nn.RNN (RecurrentLM, RecurrentClassifier); got {type(model).__name__}"
+    )
+
+
+def unrolled_rnn(model, steps: int = 3) -> Diagram:
+    """A vanilla RNN unrolled over ``steps`` time steps, sizes read from ``model`` (notebook 02).
+
+    One column per step: input, (embedding,) hidden state, and for a language model
+    (a model with a ``head``) the next-token distribution. The recurrent arrows carry
+    the one matrix W_h shared by every step.
+
+    >>> import torch.nn as nn
+    >>> unrolled_rnn(nn.RNN(8, 16), steps=2)
+    Diagram(5 boxes, 4 arrows)
+    """
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= 8:
+        raise ValueError(f"steps must be an integer from 1 to 8; got {steps!r}")
+    vocab, inputs, hidden, act = _recurrent_sizes(model)
+    head = getattr(model, "head", None) or getattr(model, "readout", None)
+    outputs = getattr(head, "out_features", None)
+    is_lm = getattr(model, "head", None) is not None
+    d = Diagram()
+    d.box("h0", "h(0) = 0", (0.0, 2.0), kind="state", width=1.4)
+    for t in range(1, steps + 1):
+        x = 2.6 * t
+        y0 = 0.0
+        if vocab is not None:
+            d.box(f"x{t}", f"x({t})\none-hot, {vocab}", (x, y0 - 1.6), kind="input", width=1.9, height=0.8)
+            d.box(f"e{t}", f"e({t}) ∈ ℝ^{inputs}", (x, y0), kind="embedding", width=1.9)
+            d.arrow(f"x{t}", f"e{t}", label="E")
+        else:
+            d.box(f"e{t}", f"x({t}) ∈ ℝ^{inputs}", (x, y0), kind="input", width=1.9)
+        d.box(f"h{t}", f"h({t}) ∈ ℝ^{hidden}\n{act}", (x, 2.0), kind="state", width=1.9, height=0.8)
+        d.arrow(f"e{t}", f"h{t}", label="W_e")
+        d.arrow("h0" if t == 1 else f"h{t - 1}", f"h{t}", label="W_h")
+        if outputs is not None and (is_lm or t == steps):
+            label = f"ŷ({t}) = softmax\nover {outputs}" if is_lm else f"logits\n{outputs} classes"
+            d.box(f"y{t}", label, (x, 3.9), kind="output", width=1.9, height=0.8)
+            d.arrow(f"h{t}", f"y{t}", label="U")
+    return d
 
 
 # --- encoder-decoder with attention (notebook 04) ------------------------------

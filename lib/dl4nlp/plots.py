@@ -190,7 +190,9 @@ def plot_gradient_norms(
     }
     fig, ax = _axes(ax)
     for name, norms in checked.items():
-        ax.plot(np.arange(1, len(norms) + 1), np.maximum(norms, 1e-30), marker="o", markersize=3, label=name)
+        ax.plot(
+            np.arange(1, len(norms) + 1), np.maximum(norms, np.finfo(float).tiny), marker="o", markersize=3, label=name
+        )
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("gradient norm (log scale)")

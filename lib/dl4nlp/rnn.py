@@ -295,6 +295,19 @@ def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: 
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 
 
+def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
+    """The mean next-token loss of a language model on ``windows`` (B, T + 1) of token ids, with teacher forcing.
+
+    The model reads ``windows[:, :-1]`` and is scored on predicting ``windows[:, 1:]``
+    (notebooks 02 and 03 train with it).
+    """
+    if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
+        got = tuple(windows.shape) if isinstance(windows, torch.Tensor) else type(windows).__name__
+        raise ValueError(f"windows must have shape (batch, time + 1) with time + 1 >= 2; got {got}")
+    logits, _ = model(windows[:, :-1])
+    return language_model_loss(logits, windows[:, 1:])
+
+
 @torch.no_grad()
 def sample(
     model: RecurrentLM,

@@ -124,3 +124,26 @@ def fit_long_lag(
         progress=progress,
         desc=desc or f"lag {lag}",
     )
+
+
+def xor_blobs(
+    n: int, spread: float = 0.3, generator: Optional[torch.Generator] = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Points (n, 2) float64 around the four corners (±1, ±1), labelled like XOR: labels (n,) in {0, 1}.
+
+    Point i sits at corner i mod 4 plus Gaussian noise of standard deviation
+    ``spread``; the corners (1, 1) and (-1, -1) are class 0, (1, -1) and (-1, 1) class 1.
+    No straight line separates the classes (notebook 01 trains a scalar-engine MLP on it).
+
+    >>> points, labels = xor_blobs(8, generator=torch.Generator().manual_seed(0))
+    >>> points.shape, labels.tolist()
+    (torch.Size([8, 2]), [0, 0, 1, 1, 0, 0, 1, 1])
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 4:
+        raise ValueError(f"n must be an integer >= 4 (one point per corner); got {n!r}")
+    if isinstance(spread, bool) or not isinstance(spread, (int, float)) or not 0 <= spread < float("inf"):
+        raise ValueError(f"spread must be a finite number >= 0; got {spread!r}")
+    corners = torch.tensor([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]], dtype=torch.float64)
+    corner = torch.arange(n) % 4  # (n,)
+    points = corners[corner] + spread * torch.randn(n, 2, generator=generator, dtype=torch.float64)
+    return points, (corner >= 2).long()

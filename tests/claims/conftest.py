@@ -11,3 +11,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "/claims/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(pytest.mark.claims)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Every claim runs on one CPU thread, as the notebooks do (``dl4nlp.start``); the setting is restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

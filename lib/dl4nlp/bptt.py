@@ -1,0 +1,145 @@
+"""Backpropagation through time written out by hand for a vanilla RNN language model.
+
+The model (notebook 02), for inputs x(t) (B, I), targets y(t) (B,), t = 1..T:
+
+    z(t) = x(t) W_eᵀ + h(t-1) W_hᵀ + b          (B, H)
+    h(t) = tanh(z(t))                            (B, H), h(0) given (zeros by default)
+    s(t) = h(t) Uᵀ + c                           (B, V), scores of the next token
+    J    = Σ_t Σ_batch -log softmax(s(t))[y(t)]  the loss summed over time and batch
+
+The backward pass, from the last step to the first (δ is a gradient of J):
+
+    δs(t) = softmax(s(t)) - onehot(y(t))                 (B, V)
+    δh(t) = δs(t) U + δz(t+1) W_h,   δz(T+1) = 0         (B, H)   two paths reach h(t)
+    δz(t) = δh(t) ⊙ (1 - h(t)²)                          (B, H)   tanh' = 1 - tanh²
+    ∂J/∂W_h = Σ_t δz(t)ᵀ h(t-1),  ∂J/∂W_e = Σ_t δz(t)ᵀ x(t),  ∂J/∂b = Σ_t Σ_batch δz(t)
+    ∂J/∂U   = Σ_t δs(t)ᵀ h(t),    ∂J/∂c   = Σ_t Σ_batch δs(t)
+
+Every weight is shared by all steps, so its gradient is a *sum over time* of
+one contribution per step. ``rnn_lm_gradients`` implements exactly this and is
+tested against ``torch.autograd`` in float64 (tests/test_bptt.py).
+
+>>> params = init_rnn_lm_params(input_size=3, hidden_size=4, vocab_size=5, generator=torch.Generator().manual_seed(0))
+>>> x = torch.randn(2, 6, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+>>> loss, grads = rnn_lm_gradients(params, x, torch.zeros(2, 6, dtype=torch.long))
+>>> sorted(grads), tuple(grads["W_h"].shape)
+(['U', 'W_e', 'W_h', 'b', 'c', 'h0', 'x'], (4, 4))
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+
+PARAMETER_NAMES = ("W_e", "W_h", "b", "U", "c")
+
+
+def init_rnn_lm_params(
+    input_size: int, hidden_size: int, vocab_size: int, generator: Optional[torch.Generator] = None
+) -> dict[str, torch.Tensor]:
+    """Random float64 parameters W_e (H, I), W_h (H, H), b (H,), U (V, H), c (V,), uniform in ±1/sqrt(H)."""
+    for name, value in [("input_size", input_size), ("hidden_size", hidden_size), ("vocab_size", vocab_size)]:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    bound = hidden_size**-0.5
+    shapes = {
+        "W_e": (hidden_size, input_size),
+        "W_h": (hidden_size, hidden_size),
+        "b": (hidden_size,),
+        "U": (vocab_size, hidden_size),
+        "c": (vocab_size,),
+    }
+    return {
+        name: (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * bound
+        for name, shape in shapes.items()
+    }
+
+
+def check_rnn_lm_inputs(params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor) -> None:
+    """Raise ``ValueError`` unless params, x (B, T, I) and targets (B, T) fit together."""
+    if not isinstance(params, dict) or sorted(params) != sorted(PARAMETER_NAMES):
+        got = sorted(params) if isinstance(params, dict) else type(params).__name__
+        raise ValueError(f"params must be a dict with keys {sorted(PARAMETER_NAMES)}; got {got}")
+    hidden, inputs = params["W_e"].shape if params["W_e"].dim() == 2 else (None, None)
+    vocab = params["U"].shape[0] if params["U"].dim() == 2 else None
+    expected = {"W_e": (hidden, inputs), "W_h": (hidden, hidden), "b": (hidden,), "U": (vocab, hidden), "c": (vocab,)}
+    for name, shape in expected.items():
+        if None in shape or tuple(params[name].shape) != shape:
+            raise ValueError(f"params[{name!r}] must have shape {shape}; got {tuple(params[name].shape)}")
+    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[2] != inputs or x.shape[0] < 1 or x.shape[1] < 1:
+        got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"x must have shape (B, T, {inputs}) with B, T >= 1; got {got}")
+    if not isinstance(targets, torch.Tensor) or tuple(targets.shape) != tuple(x.shape[:2]):
+        got = tuple(targets.shape) if isinstance(targets, torch.Tensor) else type(targets).__name__
+        raise ValueError(f"targets must have shape {tuple(x.shape[:2])}; got {got}")
+    if targets.dtype != torch.long or targets.min() < 0 or targets.max() >= vocab:
+        raise ValueError(
+            f"targets must be int64 token ids in [0, {vocab}); got {targets.dtype} in "
+            f"[{targets.min().item()}, {targets.max().item()}]"
+        )
+    if not torch.isfinite(x).all():
+        raise ValueError("x must be finite; got NaN or inf")
+
+
+def rnn_lm_forward(
+    params: dict[str, torch.Tensor], x: torch.Tensor, h0: Optional[torch.Tensor] = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Hidden states h(0..T) (B, T+1, H) and scores s(1..T) (B, T, V); differentiable by autograd."""
+    h = x.new_zeros(x.shape[0], params["W_h"].shape[0]) if h0 is None else h0  # (B, H)
+    states, scores = [h], []
+    for t in range(x.shape[1]):
+        h = torch.tanh(x[:, t] @ params["W_e"].T + h @ params["W_h"].T + params["b"])  # (B, H)
+        states.append(h)
+        scores.append(h @ params["U"].T + params["c"])  # (B, V)
+    return torch.stack(states, dim=1), torch.stack(scores, dim=1)
+
+
+def rnn_lm_gradients(
+    params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor, h0: Optional[torch.Tensor] = None
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The summed loss J and its gradient with respect to every parameter, x and h0, by hand (no autograd).
+
+    Returns ``(J, grads)`` with ``grads`` keyed by 'W_e', 'W_h', 'b', 'U', 'c', 'x', 'h0',
+    each of the shape of what it differentiates.
+    """
+    check_rnn_lm_inputs(params, x, targets)
+    batch, steps, _ = x.shape
+    with torch.no_grad():
+        states, scores = rnn_lm_forward(params, x, h0)  # (B, T+1, H), (B, T, V)
+        log_probs = torch.log_softmax(scores, dim=-1)  # (B, T, V)
+        loss = -log_probs.gather(-1, targets[..., None]).sum()
+        d_scores = log_probs.exp()  # softmax(s) ...
+        d_scores.scatter_add_(-1, targets[..., None], -torch.ones_like(log_probs[..., :1]))  # ... - onehot(y)
+        grads = {name: torch.zeros_like(value) for name, value in params.items()}
+        grads["x"] = torch.zeros_like(x)
+        d_z_next = x.new_zeros(batch, params["W_h"].shape[0])  # δz(T+1) = 0
+        for t in reversed(range(steps)):  # t = T-1 ... 0 in code is step t+1 of the formulas
+            h, h_prev = states[:, t + 1], states[:, t]  # (B, H)
+            d_s = d_scores[:, t]  # (B, V)
+            grads["U"] += d_s.T @ h
+            grads["c"] += d_s.sum(0)
+            d_h = d_s @ params["U"] + d_z_next @ params["W_h"]  # (B, H): from the output and from step t+2
+            d_z = d_h * (1 - h**2)  # (B, H)
+            grads["W_h"] += d_z.T @ h_prev
+            grads["W_e"] += d_z.T @ x[:, t]
+            grads["b"] += d_z.sum(0)
+            grads["x"][:, t] = d_z @ params["W_e"]
+            d_z_next = d_z
+        grads["h0"] = d_z_next @ params["W_h"]  # (B, H)
+    return loss, grads
+
+
+def rnn_lm_autograd_gradients(
+    params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor, h0: Optional[torch.Tensor] = None
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """The same loss and gradients as ``rnn_lm_gradients``, computed by ``torch.autograd`` (the reference)."""
+    check_rnn_lm_inputs(params, x, targets)
+    leaves = {name: value.detach().clone().requires_grad_(True) for name, value in params.items()}
+    leaves["x"] = x.detach().clone().requires_grad_(True)
+    leaves["h0"] = x.new_zeros(x.shape[0], params["W_h"].shape[0]) if h0 is None else h0.detach().clone()
+    leaves["h0"].requires_grad_(True)
+    _, scores = rnn_lm_forward({n: leaves[n] for n in PARAMETER_NAMES}, leaves["x"], leaves["h0"])
+    loss = torch.nn.functional.cross_entropy(scores.reshape(-1, scores.shape[-1]), targets.reshape(-1), reduction="sum")
+    loss.backward()
+    return loss.detach(), {name: leaf.grad for name, leaf in leaves.items()}

@@ -1,0 +1,180 @@
+"""The experiments of notebook 01 (backpropagation), as functions of a seed.
+
+- ``depth_gradients``: the gradient reaching each layer of a 20-layer network,
+  for the activations, weight scales and residual variants the notebook compares.
+- ``he_scale``: ReLU at He's scale √2, with the two losses of
+  ``dl4nlp.gradflow.layer_gradient_norms`` (an upstream gradient independent of
+  the network, and the mean squared output), over several networks and depths.
+- ``residual_depths``: a ReLU residual stack with and without its branches scaled by 1/√depth.
+- ``xor_mlp``: a scalar-engine MLP trained by gradient descent on four blobs
+  labelled like XOR, next to a linear model trained the same way.
+
+Each returns a frozen dataclass; the thresholds the notebook's prose states are
+the constants below, shared by the notebook and ``tests/claims/test_01_backprop.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from dl4nlp.gradflow import first_over_last, layer_gradient_norms
+from dl4nlp.scalar_nn import MLP, to_torch, train_mlp
+from dl4nlp.tasks import xor_blobs
+
+# --- thresholds of the prose -------------------------------------------------
+VANISHED = 1e-6  # first/last below this: the bottom layers learn nothing
+LEVEL = 10.0  # "level": first/last within a factor LEVEL of 1
+EXPLODED = 100.0  # first/last above this: exploded
+SIGMOID_FACTOR = 0.25  # a sigmoid layer at scale 1 passes on less than 1/4 of the gradient
+HE_LEVEL = 3.0  # at He's scale with an independent upstream gradient: first/last within ×3 of 1
+SQUARED_RATIO = (3.0, 7.0)  # median first/last at √2 with the squared loss lies in this range ("about 5")
+SQUARED_EXCESS = (4.5, 8.5)  # on the same networks the squared loss multiplies first/last by a factor in this range
+TOP_LAYERS = 3  # ... most of it (in log) from this many layers nearest the loss
+SCALE_TOLERANCE = 0.03  # the measured level scale lies within this of √2 (independent upstream)
+SCALED_RESIDUAL_BOUND = 3.0  # 1/√L-scaled ReLU residual stack: first/last below this up to depth 60
+XOR_HELDOUT = 0.95  # the MLP's accuracy on fresh points
+LINEAR_HELDOUT = 0.8  # a linear model's accuracy stays below this
+
+DEPTH_SETTINGS: dict[str, dict] = {
+    "sigmoid, scale 1": dict(activation="sigmoid", weight_scale=1.0),
+    "tanh, scale 1": dict(activation="tanh", weight_scale=1.0),
+    "tanh, scale 3": dict(activation="tanh", weight_scale=3.0),
+    "relu, scale 1": dict(activation="relu", weight_scale=1.0),
+    "relu, scale √2 (He)": dict(activation="relu", weight_scale=math.sqrt(2)),
+    "sigmoid, scale 1, residual": dict(activation="sigmoid", weight_scale=1.0, residual=True),
+    "relu, scale 1, residual": dict(activation="relu", weight_scale=1.0, residual=True),
+    "relu, scale 1, residual ÷ √depth": dict(activation="relu", weight_scale=1.0, residual=True, branch_scale=None),
+}
+
+
+def _settings(depth: int) -> dict[str, dict]:
+    out = {}
+    for name, kwargs in DEPTH_SETTINGS.items():
+        kwargs = dict(kwargs)
+        if "branch_scale" in kwargs:
+            kwargs["branch_scale"] = 1 / math.sqrt(depth)
+        out[name] = kwargs
+    return out
+
+
+@dataclass(frozen=True)
+class DepthGradients:
+    depth: int
+    norms: dict[str, tuple[float, ...]]  # setting -> gradient norm per layer, first layer first
+    ratio: dict[str, float]  # setting -> first/last
+
+
+def depth_gradients(seed: int = 0, depth: int = 20) -> DepthGradients:
+    """Per-layer gradient norms of every setting in ``DEPTH_SETTINGS`` (independent upstream gradient)."""
+    norms = {name: layer_gradient_norms(depth, seed=seed, **kw) for name, kw in _settings(depth).items()}
+    return DepthGradients(
+        depth,
+        {name: tuple(float(v) for v in n) for name, n in norms.items()},
+        {name: first_over_last(n) for name, n in norms.items()},
+    )
+
+
+@dataclass(frozen=True)
+class HeScale:
+    depths: tuple[int, ...]
+    networks: int
+    median_ratio: dict[str, tuple[float, ...]]  # upstream -> median first/last at √2, per depth
+    median_excess: tuple[float, ...]  # median over networks of ratio(squared) / ratio(independent), per depth
+    top_share: float  # median share of log(excess) that the TOP_LAYERS layers nearest the loss carry (first depth)
+    level_scale: dict[str, float]  # upstream -> median scale at which first/last = 1 (at depths[1])
+
+
+def he_scale(seed: int = 0, depths: tuple[int, ...] = (20, 30, 60), networks: int = 12) -> HeScale:
+    """ReLU networks at He's scale √2 under both losses; networks ``seed*networks ... +networks-1``.
+
+    Because ReLU(c·z) = c·ReLU(z) and the biases are zero, multiplying every weight by c
+    multiplies first/last by c^(depth-1) exactly, so the scale at which first/last = 1
+    is √2 · ratio(√2)^(-1/(depth-1)).
+    """
+    if networks < 1:
+        raise ValueError(f"networks must be a positive integer; got {networks!r}")
+    seeds = range(seed * networks, (seed + 1) * networks)
+    median_ratio: dict[str, list[float]] = {"independent": [], "squared": []}
+    median_excess, level_scale, top_share = [], {}, float("nan")
+    for depth in depths:
+        runs = {
+            up: [layer_gradient_norms(depth, "relu", math.sqrt(2), seed=s, upstream=up) for s in seeds]
+            for up in ("independent", "squared")
+        }
+        ratios = {up: np.array([first_over_last(n) for n in runs[up]]) for up in runs}
+        for up in runs:
+            median_ratio[up].append(float(np.median(ratios[up])))
+        excess = ratios["squared"] / ratios["independent"]
+        median_excess.append(float(np.median(excess)))
+        if depth == depths[0]:  # how much of log(excess) the top layers carry
+            shares = []
+            for sq, ind in zip(runs["squared"], runs["independent"]):
+                top = np.log(sq[-TOP_LAYERS - 1] / sq[-1]) - np.log(ind[-TOP_LAYERS - 1] / ind[-1])
+                shares.append(top / np.log(first_over_last(sq) / first_over_last(ind)))
+            top_share = float(np.median(shares))
+        if len(depths) == 1 or depth == depths[1]:
+            level_scale = {up: float(np.median(math.sqrt(2) * ratios[up] ** (-1 / (depth - 1)))) for up in ratios}
+    return HeScale(
+        tuple(depths),
+        networks,
+        {up: tuple(v) for up, v in median_ratio.items()},
+        tuple(median_excess),
+        top_share,
+        level_scale,
+    )
+
+
+@dataclass(frozen=True)
+class ResidualDepths:
+    depths: tuple[int, ...]
+    plain: tuple[float, ...]  # first/last of h + relu(W h), per depth
+    scaled: tuple[float, ...]  # first/last of h + relu(W h) / √depth, per depth
+
+
+def residual_depths(seed: int = 0, depths: tuple[int, ...] = (10, 20, 40, 60)) -> ResidualDepths:
+    """First/last of a ReLU residual stack at weight scale 1, unscaled and with branches ÷ √depth."""
+    plain = [first_over_last(layer_gradient_norms(d, "relu", 1.0, residual=True, seed=seed)) for d in depths]
+    scaled = [
+        first_over_last(layer_gradient_norms(d, "relu", 1.0, residual=True, seed=seed, branch_scale=1 / math.sqrt(d)))
+        for d in depths
+    ]
+    return ResidualDepths(tuple(depths), tuple(plain), tuple(scaled))
+
+
+@dataclass(frozen=True)
+class XorTraining:
+    losses: tuple[float, ...]  # the mini-batch loss at every step
+    train_accuracy: float
+    heldout_accuracy: float  # on fresh points of the same distribution
+    linear_heldout_accuracy: float  # a linear model (no hidden layer) trained the same way
+    model: MLP = field(compare=False, repr=False)  # the trained network, for drawing its decision boundary
+
+
+XOR_POINTS, XOR_HIDDEN, XOR_STEPS, XOR_BATCH, XOR_LR = 60, 8, 40, 20, 1.0
+
+
+def _accuracy(model: MLP, points: torch.Tensor, labels: torch.Tensor) -> float:
+    with torch.no_grad():
+        return float(((to_torch(model)(points)[:, 0] > 0).long() == labels).double().mean())
+
+
+def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> XorTraining:
+    """Train a 2-``hidden``-1 tanh MLP of ``Value``s on ``XOR_POINTS`` points; test on 2000 fresh ones."""
+    points, labels = xor_blobs(XOR_POINTS, generator=torch.Generator().manual_seed(seed))
+    test_points, test_labels = xor_blobs(2000, generator=torch.Generator().manual_seed(10_000 + seed))
+    signs = [2 * int(y) - 1 for y in labels]
+    model = MLP(2, [hidden, 1], seed=seed)
+    losses = train_mlp(model, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
+    linear = MLP(2, [1], seed=seed)
+    train_mlp(linear, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
+    return XorTraining(
+        tuple(losses),
+        _accuracy(model, points, labels),
+        _accuracy(model, test_points, test_labels),
+        _accuracy(linear, test_points, test_labels),
+        model,
+    )

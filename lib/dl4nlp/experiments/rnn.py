@@ -1,0 +1,278 @@
+"""The experiments of notebook 02 (plain RNNs, vanishing and exploding gradients), as functions of a seed.
+
+- ``jacobian_products``: ‖∂h(T)/∂h(T-k)‖ for W_h = ρQ, with and without tanh.
+- ``gradient_reaching_inputs``: the gradient a loss at the last of 60 steps sends to each input.
+- ``clipping``: IRNNs trained by SGD with momentum, with and without gradient clipping.
+- ``memory_by_lag``: accuracy on the long-lag memory task for three recurrent networks that
+  differ one thing at a time (tanh with PyTorch's initialisation; tanh with W_h = I; ReLU
+  with W_h = I, the IRNN), and ``initial_gradient_ratio``: why, at initialisation.
+- ``irnn_learning_rate``: the IRNN at lag 50 with a three times larger learning rate.
+- ``language_model``: a small RNN language model trained for 100 steps, its held-out
+  perplexity next to count-based unigram and bigram models, and a sample.
+
+Every function takes ``seed`` and returns a frozen dataclass; the thresholds the
+prose states are the constants below, shared with ``tests/claims/test_02_rnn.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from dl4nlp.data import load_text, random_windows
+from dl4nlp.gradflow import time_step_gradient_norms
+from dl4nlp.ngram import count_model_loss
+from dl4nlp.rnn import (
+    RecurrentClassifier,
+    RecurrentLM,
+    UnrolledRNN,
+    identity_init_,
+    jacobian_norms,
+    next_token_loss,
+    sample,
+    scaled_orthogonal,
+)
+from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
+from dl4nlp.tokenize import CharVocab
+from dl4nlp.train import train
+
+# --- thresholds of the prose -------------------------------------------------
+CHANCE = 0.25  # four classes
+SOLVED = 0.95  # accuracy that counts as "remembers"
+AT_CHANCE = 0.40  # accuracy below this counts as "at chance"
+ABOVE_CHANCE = 0.60  # "learns it": far above chance
+FAILED_LR = 0.60  # the IRNN with the larger learning rate stays below this
+VANISHED = 1e-6  # a gradient ratio below this: the early steps are not learned from
+LOG4 = math.log(4)  # the loss of predicting 1/4 for every class
+CLIPPED_FINAL = 0.9  # every clipped run ends below this loss
+STUCK = 1.3  # an unclipped run that ends above this loss is stuck near log 4
+RNN_BELOW_BIGRAM = 0.85  # the RNN's held-out perplexity is below this fraction of the bigram model's
+SPACE_TOLERANCE = 0.05  # the sample's share of spaces is within this of the held-out text's
+REAL_WORDS = 0.5  # fewer than this share of the sample's words occur in the training text
+
+RADII = (0.5, 0.9, 1.0, 1.5, 3.0)
+VARIANTS = ("tanh, default init", "tanh, W_h = I", "IRNN (ReLU, W_h = I)")
+HELD_OUT_FRACTION = 0.05  # the last 5% of the corpus is never trained on (as in notebook 03)
+
+
+@dataclass(frozen=True)
+class JacobianProducts:
+    radii: tuple[float, ...]
+    distance: int
+    linear: dict[float, tuple[float, ...]]  # ρ -> ‖∂h(T)/∂h(T-k)‖ for k = 0..distance, no tanh
+    tanh: dict[float, tuple[float, ...]]  # ρ -> the same with tanh
+
+
+def jacobian_products(seed: int = 0, radii: tuple[float, ...] = RADII, distance: int = 60) -> JacobianProducts:
+    """Products of step Jacobians for W_h = ρQ (Q a random orthogonal 64×64 matrix drawn from ``seed``)."""
+    generator = torch.Generator().manual_seed(seed)
+    recurrent = {rho: scaled_orthogonal(64, rho, generator) for rho in radii}
+    return JacobianProducts(
+        tuple(radii),
+        distance,
+        {rho: tuple(jacobian_norms(w, distance, "linear", seed=seed)) for rho, w in recurrent.items()},
+        {rho: tuple(jacobian_norms(w, distance, "tanh", input_scale=0.5, seed=seed)) for rho, w in recurrent.items()},
+    )
+
+
+def _gradient_per_step(rho: float, steps: int = 60, seed: int = 0) -> np.ndarray:
+    """‖∂J/∂e(t)‖ for every input of a float64 ``UnrolledRNN`` with W_h = ρQ and a loss on h(T) only."""
+    generator = torch.Generator().manual_seed(seed)
+    model = UnrolledRNN(16, 64).double()
+    with torch.no_grad():
+        model.cell.weight_hh.copy_(scaled_orthogonal(64, rho, generator))
+        model.cell.weight_ih.normal_(0.0, 0.5 / 4, generator=generator)  # inputs of size about 0.5
+        model.cell.bias_ih.zero_()
+        model.cell.bias_hh.zero_()
+    e = torch.randn(32, steps, 16, generator=generator, dtype=torch.float64)  # (B, T, E)
+    readout = torch.randn(64, generator=generator, dtype=torch.float64)
+    return time_step_gradient_norms(lambda x: (model(x)[1] @ readout).pow(2).mean(), e)
+
+
+@dataclass(frozen=True)
+class GradientReachingInputs:
+    norms: dict[float, tuple[float, ...]]  # ρ -> gradient norm at each input, t = 1..60
+    first_over_last: dict[float, float]
+
+
+def gradient_reaching_inputs(seed: int = 0, radii: tuple[float, ...] = RADII) -> GradientReachingInputs:
+    norms = {rho: _gradient_per_step(rho, seed=seed) for rho in radii}
+    return GradientReachingInputs(
+        {rho: tuple(float(v) for v in n) for rho, n in norms.items()},
+        {rho: float(n[0] / n[-1]) for rho, n in norms.items()},
+    )
+
+
+def irnn(seed: int, hidden_size: int = 32) -> RecurrentClassifier:
+    """The IRNN of Le, Jaitly & Hinton (2015) for the memory task: ReLU units, W_h = I, zero biases."""
+    torch.manual_seed(seed)
+    model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=hidden_size, kind="rnn", nonlinearity="relu")
+    identity_init_(model.recurrent)
+    return model
+
+
+def memory_model(variant: str, seed: int) -> RecurrentClassifier:
+    """One of ``VARIANTS``; the two with W_h = I share ``identity_init_`` and differ only in the nonlinearity."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}")
+    if variant == VARIANTS[2]:
+        return irnn(seed)
+    torch.manual_seed(seed)
+    model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=32, kind="rnn", nonlinearity="tanh")
+    if variant == VARIANTS[1]:
+        identity_init_(model.recurrent)
+    return model
+
+
+@dataclass(frozen=True)
+class Clipping:
+    seeds: tuple[int, ...]
+    unclipped: tuple[tuple[float, ...], ...]  # loss per step of each unclipped run (stops where it diverged)
+    clipped: tuple[tuple[float, ...], ...]
+    unclipped_diverged: tuple[bool, ...]
+    clipped_diverged: tuple[bool, ...]
+    steps: int
+
+    def final(self, losses: tuple[float, ...]) -> float:
+        """Mean loss of the last 20 steps of a run that finished, inf for one that diverged."""
+        return float(np.mean(losses[-20:])) if len(losses) == self.steps else math.inf
+
+    @property
+    def unclipped_failed(self) -> int:
+        """Unclipped runs that diverged or ended stuck near log 4."""
+        return sum(self.final(run) > STUCK for run in self.unclipped)
+
+
+def clipping(seed: int = 0, runs: int = 4, steps: int = 300, lag: int = 30, lr: float = 0.02) -> Clipping:
+    """IRNNs trained by SGD with momentum 0.9, unclipped and clipped at norm 1.
+
+    The runs use model and data seeds ``seed * runs ... seed * runs + runs - 1``.
+    """
+    seeds = tuple(range(seed * runs, (seed + 1) * runs))
+    histories = {}
+    for clip in (None, 1.0):
+        for s in seeds:
+            model = irnn(s)
+            sgd = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+            histories[clip, s] = fit_long_lag(
+                model, lag=lag, steps=steps, optimizer=sgd, clip_norm=clip, seed=s, progress=False
+            )
+    return Clipping(
+        seeds,
+        tuple(tuple(histories[None, s].loss) for s in seeds),
+        tuple(tuple(histories[1.0, s].loss) for s in seeds),
+        tuple(histories[None, s].diverged for s in seeds),
+        tuple(histories[1.0, s].diverged for s in seeds),
+        steps,
+    )
+
+
+@dataclass(frozen=True)
+class MemoryByLag:
+    lags: tuple[int, ...]
+    accuracy: dict[str, tuple[float, ...]]  # variant -> held-out accuracy at each lag
+
+
+def memory_by_lag(
+    seed: int = 0, lags: tuple[int, ...] = (2, 5, 10, 20, 50), variants: tuple[str, ...] = VARIANTS, steps: int = 200
+) -> MemoryByLag:
+    """Each variant trained afresh at each lag: ``steps`` Adam steps at 3e-3, clipped at 1; 1000 held-out sequences."""
+    accuracy = {}
+    for variant in variants:
+        row = []
+        for lag in lags:
+            model = memory_model(variant, seed)
+            fit_long_lag(model, lag=lag, steps=steps, lr=3e-3, seed=seed, progress=False)
+            row.append(long_lag_accuracy(model, lag))
+        accuracy[variant] = tuple(row)
+    return MemoryByLag(tuple(lags), accuracy)
+
+
+def irnn_learning_rate(seed: int = 0, lag: int = 50, lr: float = 1e-2, steps: int = 200) -> float:
+    """Held-out accuracy of the IRNN trained at ``lr`` instead of 3e-3 (all else as in ``memory_by_lag``)."""
+    model = irnn(seed)
+    fit_long_lag(model, lag=lag, steps=steps, lr=lr, seed=seed, progress=False)
+    return long_lag_accuracy(model, lag)
+
+
+def initial_gradient_ratio(seed: int = 0, lag: int = 50) -> dict[str, float]:
+    """For each variant at initialisation: ‖gradient at the signal‖ / ‖gradient at the last token‖."""
+    tokens, labels = long_lag_task(256, lag, generator=torch.Generator().manual_seed(seed + 1))
+    out = {}
+    for variant in VARIANTS:
+        model = memory_model(variant, seed)
+
+        def loss(embedded: torch.Tensor, model: RecurrentClassifier = model) -> torch.Tensor:
+            return nn.functional.cross_entropy(model(tokens, embedded=embedded), labels)
+
+        norms = time_step_gradient_norms(loss, model.embedding(tokens))
+        out[variant] = float(norms[0] / norms[-1])
+    return out
+
+
+@dataclass(frozen=True)
+class LanguageModelRun:
+    losses: tuple[float, ...]  # training loss per step (nats per character)
+    heldout_loss: float  # on the first 64 windows of 65 characters of the held-out text
+    unigram_loss: float  # a unigram model counted on the training text, same predictions
+    bigram_loss: float  # a bigram model counted on the training text, same predictions
+    vocab_size: int
+    sample_text: str  # 400 characters sampled at temperature 1 after "\n"
+    heldout_space_fraction: float
+    sample_space_fraction: float
+    sample_real_words: float  # share of the sample's words (runs of letters) that occur in the training text
+    heldout_windows_in_training: int  # held-out windows found verbatim in the training text (0: disjoint)
+    model: RecurrentLM = field(compare=False, repr=False)  # the trained model, for more sampling
+
+
+def shakespeare_split() -> tuple[CharVocab, torch.Tensor, torch.Tensor]:
+    """The character vocabulary of tinyshakespeare and its ids, split into training text and the held-out last 5%."""
+    text = load_text("tinyshakespeare.txt")
+    vocab = CharVocab.from_text(text)
+    ids = torch.tensor(vocab.encode(text))
+    split = int((1 - HELD_OUT_FRACTION) * len(ids))
+    return vocab, ids[:split], ids[split:]
+
+
+def language_model(seed: int = 0, steps: int = 100) -> LanguageModelRun:
+    """A 64-unit tanh RNN language model trained with ``next_token_loss`` (Adam 1e-2, clip 1, 32 windows of 65)."""
+    vocab, train_ids, heldout_ids = shakespeare_split()
+    torch.manual_seed(seed)
+    model = RecurrentLM(len(vocab), hidden_size=64, kind="rnn", embedding_dim=32)
+    generator = torch.Generator().manual_seed(seed)
+    history = train(
+        model,
+        next_token_loss,
+        lambda step: random_windows(train_ids, 32, 65, generator),
+        steps=steps,
+        lr=1e-2,
+        clip_norm=1.0,
+        progress=False,
+    )
+    windows = heldout_ids[: 64 * 65].reshape(64, 65)  # (64, 65)
+    with torch.no_grad():
+        heldout = next_token_loss(model, windows).item()
+    text = vocab.decode(sample(model, vocab.encode("\n"), 400, generator=torch.Generator().manual_seed(seed)))
+    space = vocab.stoi[" "]
+    train_text = load_text("tinyshakespeare.txt")[: len(train_ids)]  # one character per id
+    known = {word.lower() for word in re.findall(r"[A-Za-z]+", train_text)}
+    words = [word.lower() for word in re.findall(r"[A-Za-z]+", text)]
+    found = sum(vocab.decode(window.tolist()) in train_text for window in windows)
+    return LanguageModelRun(
+        tuple(history.loss),
+        heldout,
+        count_model_loss(train_ids, windows, len(vocab), order=1),
+        count_model_loss(train_ids, windows, len(vocab), order=2),
+        len(vocab),
+        text,
+        float((windows[:, 1:] == space).double().mean()),
+        text.count(" ") / len(text),
+        sum(word in known for word in words) / max(len(words), 1),
+        found,
+        model,
+    )

@@ -1,0 +1,53 @@
+"""The one measurement of notebook 00: how precisely a matrix product comes out on a device.
+
+``matmul_precision`` multiplies two random float32 matrices on ``device``, once
+plainly and once inside ``dl4nlp.autocast(device)``, and compares each result
+with the float64 product computed on the CPU. The claim of notebook 00 is that
+each error is within the rounding of the precision actually used (float32 on
+the CPU, where autocast does nothing; bfloat16 under autocast on a CUDA GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+import torch
+
+from dl4nlp.device import autocast
+
+ROUNDING_UNITS = 16  # an error up to this many machine epsilons of the result's dtype counts as rounding
+
+
+@dataclass(frozen=True)
+class MatmulPrecision:
+    device: str
+    plain_dtype: str  # dtype of a @ b on the device
+    plain_error: float  # max |a @ b - exact| / max |exact|
+    autocast_dtype: str  # dtype of a @ b inside dl4nlp.autocast(device)
+    autocast_error: float
+
+    @staticmethod
+    def tolerance(dtype: str) -> float:
+        """``ROUNDING_UNITS`` machine epsilons of ``dtype`` (a name such as 'torch.float32')."""
+        return ROUNDING_UNITS * torch.finfo(getattr(torch, dtype.removeprefix("torch."))).eps
+
+
+def matmul_precision(
+    seed: int = 0, device: Union[torch.device, str] = "cpu", shape: tuple[int, int, int] = (64, 256, 32)
+) -> MatmulPrecision:
+    """Errors of a (n, k) @ (k, m) float32 product on ``device``, plain and under autocast, against float64."""
+    device = torch.device(device)
+    n, k, m = shape
+    generator = torch.Generator().manual_seed(seed)
+    a = torch.randn(n, k, generator=generator)  # (n, k)
+    b = torch.randn(k, m, generator=generator)  # (k, m)
+    exact = a.double() @ b.double()  # (n, m), on the CPU
+    plain = a.to(device) @ b.to(device)
+    with autocast(device):
+        mixed = a.to(device) @ b.to(device)
+
+    def error(result: torch.Tensor) -> float:
+        return ((result.double().cpu() - exact).abs().max() / exact.abs().max()).item()
+
+    return MatmulPrecision(str(device), str(plain.dtype), error(plain), str(mixed.dtype), error(mixed))

@@ -1,0 +1,77 @@
+"""Notebook 02's claims on other seeds (the notebook asserts the same on seed 0)."""
+
+import numpy as np
+import pytest
+import torch
+
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import rnn as e
+from dl4nlp.ngram import perplexity
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_jacobian_products(seed):
+    result = e.jacobian_products(seed=seed)
+    k = np.arange(result.distance + 1)
+    for rho in result.radii:
+        assert np.allclose(result.linear[rho], rho**k, rtol=1e-9)
+        assert np.all(np.array(result.tanh[rho]) <= rho**k * (1 + 1e-9))
+    end = {rho: result.tanh[rho][-1] for rho in result.radii}
+    assert all(end[rho] < e.VANISHED for rho in (0.5, 0.9, 1.0)), end
+    assert 1 < end[1.5] < 1e-9 * 1.5**result.distance and end[3.0] > 1e3, end
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_gradient_reaching_inputs(seed):
+    ratios = e.gradient_reaching_inputs(seed=seed).first_over_last
+    assert all(ratios[rho] < e.VANISHED for rho in (0.5, 0.9, 1.0)), ratios
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_language_model(seed):
+    run = e.language_model(seed=seed)
+    assert run.heldout_windows_in_training == 0
+    assert np.mean(run.losses[-10:]) < run.losses[0] - 1.5
+    assert perplexity(run.heldout_loss) < e.RNN_BELOW_BIGRAM * perplexity(run.bigram_loss)
+    assert perplexity(run.bigram_loss) < 0.5 * perplexity(run.unigram_loss) < 0.5 * run.vocab_size
+    assert 7 < perplexity(run.heldout_loss) < 9.5
+    assert abs(run.sample_space_fraction - run.heldout_space_fraction) < e.SPACE_TOLERANCE
+    assert run.sample_real_words < e.REAL_WORDS
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_clipping(seed):
+    run = e.clipping(seed=seed)
+    assert run.unclipped_failed >= 3, [run.final(r) for r in run.unclipped]
+    assert not any(run.clipped_diverged)
+    assert all(run.final(r) < e.CLIPPED_FINAL for r in run.clipped), [run.final(r) for r in run.clipped]
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_memory_by_lag(seed):
+    """Only the lags the notebook's checkpoint states something about."""
+    tanh_default, tanh_identity, irnn = e.VARIANTS
+    default = e.memory_by_lag(seed=seed, lags=(5, 20, 50), variants=(tanh_default,)).accuracy[tanh_default]
+    assert default[0] > e.SOLVED and max(default[1:]) < e.AT_CHANCE, default
+    identity = e.memory_by_lag(seed=seed, lags=(20, 50), variants=(tanh_identity,)).accuracy[tanh_identity]
+    assert identity[0] > e.ABOVE_CHANCE and identity[1] < e.AT_CHANCE, identity
+    relu = e.memory_by_lag(seed=seed, lags=(50,), variants=(irnn,)).accuracy[irnn]
+    assert relu[0] > e.SOLVED, relu
+    assert e.irnn_learning_rate(seed=seed) < e.FAILED_LR
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_initial_gradient_ratio(seed):
+    ratio = e.initial_gradient_ratio(seed=seed)
+    tanh_default, tanh_identity, irnn = e.VARIANTS
+    assert ratio[tanh_default] < 1e-10 and 1e-3 < ratio[tanh_identity] < 1e-1 and ratio[irnn] > 0.1, ratio
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_initial_spectral_radius(seed):
+    radius = {
+        variant: torch.linalg.eigvals(e.memory_model(variant, seed).recurrent.weight_hh_l0.detach()).abs().max().item()
+        for variant in e.VARIANTS
+    }
+    tanh_default, tanh_identity, irnn = e.VARIANTS
+    assert 0.5 < radius[tanh_default] < 0.7 and radius[tanh_identity] == radius[irnn] == 1, radius
