@@ -225,10 +225,15 @@ def engine_gradients(build: Callable[..., object], inputs: Iterable[float], valu
     """
     if not callable(build):
         raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    if isinstance(inputs, (str, bytes)):
+        raise TypeError(f"inputs must be a list of numbers; got {type(inputs).__name__} {inputs!r:.40}")
     values = [float(x) for x in inputs]
     if not values or not all(math.isfinite(x) for x in values):
         raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
     leaves = [value_type(x) for x in values]
+    if not all(hasattr(leaves[0], name) for name in ("data", "grad", "backward")):
+        got = getattr(value_type, "__name__", type(value_type).__name__)
+        raise TypeError(f"value_type must be a scalar engine's class, with .data, .grad and .backward(); got {got}")
     out = build(*leaves)
     if not all(hasattr(out, name) for name in ("data", "grad", "backward")):
         got = type(out).__name__
@@ -248,10 +253,17 @@ def torch_gradients(build: Callable[..., object], inputs: Iterable[float]) -> li
     """
     import torch  # local import: the engine itself needs only the standard library
 
+    if not callable(build):
+        raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    if isinstance(inputs, (str, bytes)):
+        raise TypeError(f"inputs must be a list of numbers; got {type(inputs).__name__} {inputs!r:.40}")
     values = [float(x) for x in inputs]
     if not values or not all(math.isfinite(x) for x in values):
         raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
     leaves = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in values]
     out = build(*leaves)
+    if not isinstance(out, torch.Tensor) or out.numel() != 1:
+        got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
+        raise ValueError(f"build must return one number (a scalar tensor here); got {got}")
     grads = torch.autograd.grad(out, leaves, allow_unused=True)
     return [out.item()] + [0.0 if g is None else g.item() for g in grads]

@@ -257,7 +257,7 @@ def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
     vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
     if isinstance(recurrent, nn.RNNBase):
         if recurrent.mode != "RNN_TANH" and recurrent.mode != "RNN_RELU":
-            raise ValueError(f"unrolled_rnn draws a vanilla RNN; got a {type(recurrent).__name__}")
+            raise ValueError(f"model must be a vanilla RNN (unrolled_rnn draws one); got a {type(recurrent).__name__}")
         return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
     if all(hasattr(recurrent, a) for a in ("input_size", "hidden_size", "nonlinearity")):
         return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity

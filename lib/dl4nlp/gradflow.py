@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from dl4nlp._checks import (
+    check_array,
     check_callable,
     check_choice,
     check_int,
@@ -147,7 +148,7 @@ def first_over_last(norms: np.ndarray) -> float:
     >>> first_over_last(np.array([0.5, 1.0, 2.0]))
     0.25
     """
-    norms = np.asarray(norms, dtype=float)
+    norms = check_array("norms", norms, nonempty=False, finite=False)
     if norms.ndim != 1 or len(norms) < 2:
         raise ValueError(f"norms must be a 1-D array of at least 2 layers; got shape {norms.shape}")
     if not np.all(np.isfinite(norms)) or not np.all(norms > 0):

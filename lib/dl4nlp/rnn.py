@@ -301,9 +301,13 @@ def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
     The model reads ``windows[:, :-1]`` and is scored on predicting ``windows[:, 1:]``
     (notebooks 02 and 03 train with it).
     """
+    check_type("model", model, nn.Module, "a language model, ids (B, T) -> (logits (B, T, V), state)")
     if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
         got = tuple(windows.shape) if isinstance(windows, torch.Tensor) else type(windows).__name__
         raise ValueError(f"windows must have shape (batch, time + 1) with time + 1 >= 2; got {got}")
+    embedding = getattr(model, "embedding", None)
+    vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
+    check_ids("windows", windows, vocab)
     logits, _ = model(windows[:, :-1])
     return language_model_loss(logits, windows[:, 1:])
 

@@ -14,6 +14,7 @@ from typing import Union
 
 import torch
 
+from dl4nlp._checks import check_device, check_int
 from dl4nlp.device import autocast
 
 ROUNDING_UNITS = 16  # an error up to this many machine epsilons of the result's dtype counts as rounding
@@ -30,6 +31,9 @@ class MatmulPrecision:
     @staticmethod
     def tolerance(dtype: str) -> float:
         """``ROUNDING_UNITS`` machine epsilons of ``dtype`` (a name such as 'torch.float32')."""
+        found = getattr(torch, dtype.removeprefix("torch."), None) if isinstance(dtype, str) else None
+        if not isinstance(found, torch.dtype) or not found.is_floating_point:
+            raise ValueError(f"dtype must name a floating-point torch dtype such as 'torch.float32'; got {dtype!r}")
         return ROUNDING_UNITS * torch.finfo(getattr(torch, dtype.removeprefix("torch."))).eps
 
 
@@ -37,6 +41,12 @@ def matmul_precision(
     seed: int = 0, device: Union[torch.device, str] = "cpu", shape: tuple[int, int, int] = (64, 256, 32)
 ) -> MatmulPrecision:
     """Errors of a (n, k) @ (k, m) float32 product on ``device``, plain and under autocast, against float64."""
+    check_int("seed", seed, low=0)
+    device = check_device("device", device)
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+        raise ValueError(f"shape must be (n, k, m), three sizes; got {shape!r}")
+    for size in shape:
+        check_int("shape", size)
     device = torch.device(device)
     n, k, m = shape
     generator = torch.Generator().manual_seed(seed)
