@@ -183,8 +183,10 @@ def _stable_sigmoid(x: float) -> float:
 
 def topological_order(root: Value) -> list[Value]:
     """Every Value that ``root`` depends on, each listed after all of its inputs."""
-    if not isinstance(root, Value):
-        raise TypeError(f"root must be a Value; got {type(root).__name__} {root!r:.60}")
+    if not hasattr(root, "inputs"):  # a Value, or any engine's node (notebook 01's student engine)
+        raise TypeError(
+            f"root must be a graph node, a Value (anything with .inputs); got {type(root).__name__} {root!r:.60}"
+        )
     order: list[Value] = []
     seen: set[int] = set()
     stack: list[tuple[Value, bool]] = [(root, False)]
@@ -206,9 +208,9 @@ def zero_grad(values: Iterable[Value]) -> None:
     if isinstance(values, (Value, str)) or not isinstance(values, Iterable):
         raise TypeError(f"values must be an iterable of Values; got {type(values).__name__} {values!r:.60}")
     values = list(values)
-    bad = [v for v in values if not isinstance(v, Value)]
+    bad = [v for v in values if not hasattr(v, "grad")]
     if bad:
-        raise TypeError(f"values must hold Values only; got {type(bad[0]).__name__} {bad[0]!r:.60}")
+        raise TypeError(f"values must hold Values (nodes with .grad) only; got {type(bad[0]).__name__} {bad[0]!r:.60}")
     for value in values:
         value.grad = 0.0
 

@@ -125,7 +125,8 @@ def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
 def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = True, title: str = "") -> plt.Figure:
     """Draw the graph behind ``root``: a box per value (name, forward value in
     black, gradient in red) and a circle per operation, inputs on the left."""
-    check_type("root", root, Value, "a dl4nlp.autograd.Value")
+    if not (hasattr(root, "inputs") and hasattr(root, "data")):  # a Value, or any engine's node
+        raise TypeError(f"root must be a graph node, a Value (with .data and .inputs); got {given(root)}")
     if ax is not None:
         _axes(ax)
     order = topological_order(root)
