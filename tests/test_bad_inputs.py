@@ -9,11 +9,28 @@ tools/bad_inputs_report.py`` prints the tally by outcome and by module.
 """
 
 import pytest
-from bad_inputs.harness import EXEMPT, GOOD, SILENT, all_cases, public_api, registered_targets, report, run
+from bad_inputs.harness import (
+    EXEMPT,
+    GOOD,
+    SILENT,
+    all_cases,
+    public_api,
+    registered_targets,
+    remove_scratch,
+    report,
+    run,
+)
 
 TARGET_GOOD_SHARE = 0.95  # issue 11: at least 95 % of clearly bad inputs get a good error, none a silent result
 CASES = all_cases()
 RESULTS: dict[int, object] = {}  # case index -> Result, so the tally does not run each case twice
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_the_cases_files():
+    """The cases' files (made in harness.scratch() folders when CASES was built) go when this module ends."""
+    yield
+    remove_scratch()
 
 
 def result_of(index: int):

@@ -182,8 +182,12 @@ def _stable_sigmoid(x: float) -> float:
 
 
 def topological_order(root: Value) -> list[Value]:
-    """Every Value that ``root`` depends on, each listed after all of its inputs."""
-    if not hasattr(root, "inputs"):  # a Value, or any engine's node (notebook 01's student engine)
+    """Every node that ``root`` depends on, each listed after all of its inputs.
+
+    A node is a ``Value`` or any engine's node with a tuple of ``.inputs``
+    (notebook 01's ``Scalar`` orders its graph with this function).
+    """
+    if not hasattr(root, "inputs"):
         raise TypeError(
             f"root must be a graph node, a Value (anything with .inputs); got {type(root).__name__} {root!r:.60}"
         )
@@ -199,7 +203,14 @@ def topological_order(root: Value) -> list[Value]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        stack.extend((parent, False) for parent in node.inputs if id(parent) not in seen)
+        for parent in node.inputs:
+            if not hasattr(parent, "inputs"):
+                raise TypeError(
+                    f"every input of a graph node must be a node (with .inputs); {node!r:.40} has an input "
+                    f"{type(parent).__name__} {parent!r:.40}"
+                )
+            if id(parent) not in seen:
+                stack.append((parent, False))
     return order
 
 

@@ -39,6 +39,7 @@ SCORES = ("frequency", "wordpiece")
 
 def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
     """Split text into words and punctuation runs: ``'The dog, barked.'`` -> ``['the', 'dog', ',', 'barked', '.']``."""
+    check_str("text", text)
     return WORD_PATTERN.findall(text.lower() if lowercase else text)
 
 

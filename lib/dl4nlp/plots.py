@@ -124,9 +124,13 @@ def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
 
 def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = True, title: str = "") -> plt.Figure:
     """Draw the graph behind ``root``: a box per value (name, forward value in
-    black, gradient in red) and a circle per operation, inputs on the left."""
-    if not (hasattr(root, "inputs") and hasattr(root, "data")):  # a Value, or any engine's node
-        raise TypeError(f"root must be a graph node, a Value (with .data and .inputs); got {given(root)}")
+    black, gradient in red) and a circle per operation, inputs on the left.
+
+    ``root`` is a ``Value`` or any engine's node with ``.data``, ``.grad``,
+    ``.inputs`` and ``.op`` (a ``.label`` is optional).
+    """
+    if not all(hasattr(root, name) for name in ("data", "grad", "inputs", "op")):  # a Value, or any engine's node
+        raise TypeError(f"root must be a graph node, a Value (with .data, .grad, .inputs, .op); got {given(root)}")
     if ax is not None:
         _axes(ax)
     order = topological_order(root)
@@ -137,7 +141,8 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
     box = dict(boxstyle="round,pad=0.35", facecolor="#eef3fb", edgecolor="#3a5a8c")
     for node in order:
         x, y = positions[id(node)]
-        text = f"{node.label + ' = ' if node.label else ''}{node.data:.4g}"
+        label = getattr(node, "label", "")
+        text = f"{label + ' = ' if label else ''}{node.data:.4g}"
         if show_grad:
             text += f"\ngrad {node.grad:.4g}"
         ax.text(x, y, text, ha="center", va="center", fontsize=plt.rcParams["font.size"], bbox=box, zorder=3)

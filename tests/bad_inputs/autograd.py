@@ -51,6 +51,15 @@ def _():
     yield "root: a string", lambda: topological_order("f"), ("root", "str")
     yield "root: a float", lambda: topological_order(1.0), ("root", "float")
     yield "root: a tensor", lambda: topological_order(torch.tensor(1.0)), ("root", "Tensor")
+    yield "root: a node of another engine with a float among its inputs", _node_with_a_float_input, ("input", "float")
+
+
+def _node_with_a_float_input():
+    class Node:  # another engine's node, as notebook 01's Scalar, whose op stored a number, not a node
+        def __init__(self, data, inputs=()):
+            self.data, self.grad, self.inputs = data, 0.0, tuple(inputs)
+
+    return topological_order(Node(2.0, (Node(1.0), 3.0)))
 
 
 @cases("dl4nlp.autograd.zero_grad")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from bad_inputs.harness import cases, exempt, int_variants, prob_variants, vary
+from bad_inputs.harness import cases, exempt, int_variants, prob_variants, scratch, vary
 from dl4nlp import bert_pretrain as P
 
 TEXT = "\n".join(
@@ -113,9 +113,7 @@ def _():
 
 @cases("dl4nlp.bert_pretrain.save_checkpoint")
 def _():
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     good = dict(path=folder / "m.pt", model=model(), vocab=data().vocab)
     yield from vary(P.save_checkpoint, good, "model", [("a string", "bert", "str")])
     yield from vary(P.save_checkpoint, good, "vocab", [("a list of words", ["the", "cat"], "list")])
@@ -126,9 +124,7 @@ def _():
 
 @cases("dl4nlp.bert_pretrain.load_checkpoint")
 def _():
-    import tempfile
-
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     empty = folder / "empty.pt"
     empty.write_bytes(b"")
     other = folder / "other.pt"

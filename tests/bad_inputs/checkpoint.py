@@ -1,12 +1,11 @@
 """Bad inputs of dl4nlp.checkpoint."""
 
 import json
-import tempfile
 from pathlib import Path
 
 import torch
 
-from bad_inputs.harness import cases, exempt, vary
+from bad_inputs.harness import cases, exempt, scratch, vary
 from dl4nlp import checkpoint as C
 
 exempt("a record that load_checkpoint returns; nothing to validate", "dl4nlp.checkpoint.Checkpoint")
@@ -14,7 +13,7 @@ exempt("takes no arguments", "dl4nlp.checkpoint.environment")
 
 
 def folder() -> Path:
-    return Path(tempfile.mkdtemp(prefix="dl4nlp-bad-"))
+    return scratch()
 
 
 def saved() -> Path:

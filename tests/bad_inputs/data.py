@@ -1,12 +1,11 @@
 """Bad inputs of dl4nlp.data."""
 
 import os
-import tempfile
 from contextlib import contextmanager
 
 import torch
 
-from bad_inputs.harness import cases, exempt, id_variants, int_variants, vary
+from bad_inputs.harness import cases, exempt, id_variants, int_variants, scratch, vary
 from dl4nlp import data as D
 
 exempt("a record that check_corpora returns; nothing to validate", "dl4nlp.data.FileCheck")
@@ -39,7 +38,9 @@ def _():
         lambda: _data_dir_with("/no/such/folder"),
         ("DL4NLP_DATA", "/no/such/folder"),
     )
-    file = tempfile.NamedTemporaryFile(delete=False).name
+    file = scratch() / "a-file"
+    file.write_text("")
+    file = str(file)
     yield "DL4NLP_DATA: a file, not a folder", lambda: _data_dir_with(file), ("DL4NLP_DATA", file)
 
 
@@ -62,7 +63,7 @@ def _():
 @cases("dl4nlp.data.md5sum")
 def _():
     yield "path: missing", lambda: D.md5sum("/no/such/file.txt"), ("path", "/no/such/file.txt")
-    yield "path: a folder", lambda: D.md5sum(tempfile.gettempdir()), ("path", "folder")
+    yield "path: a folder", lambda: D.md5sum(scratch()), ("path", "folder")
 
 
 @cases("dl4nlp.data.random_windows")

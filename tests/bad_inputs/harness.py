@@ -29,10 +29,15 @@ Each case ends in one of three outcomes:
   AttributeError of duck typing, a ZeroDivisionError, or a message that does not
   name what was expected and given);
 - ``silent``: the call returned a result.
+
+Cases that need files make them in ``scratch()`` folders, all under one root
+that is removed when the test module ends and, failing that, when Python exits:
+nothing is left behind in the temporary folder.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib
 import inspect
@@ -41,6 +46,8 @@ import linecache
 import math
 import pkgutil
 import re
+import shutil
+import tempfile
 import traceback
 import warnings
 from collections import Counter, defaultdict
@@ -102,6 +109,29 @@ def exempt(reason: str, *targets: str) -> None:
         raise ValueError("an exemption needs a reason")
     for target in targets:
         EXEMPT[target] = reason
+
+
+# --- scratch folders -----------------------------------------------------------------------
+_SCRATCH_ROOT: Optional[Path] = None
+
+
+def scratch() -> Path:
+    """A new empty folder for a case's files, under one root that ``remove_scratch()`` deletes."""
+    global _SCRATCH_ROOT
+    if _SCRATCH_ROOT is None or not _SCRATCH_ROOT.is_dir():
+        _SCRATCH_ROOT = Path(tempfile.mkdtemp(prefix="dl4nlp-bad-inputs-"))
+    return Path(tempfile.mkdtemp(dir=_SCRATCH_ROOT))
+
+
+def remove_scratch() -> None:
+    """Delete every folder ``scratch()`` made (idempotent)."""
+    global _SCRATCH_ROOT
+    if _SCRATCH_ROOT is not None:
+        shutil.rmtree(_SCRATCH_ROOT, ignore_errors=True)
+        _SCRATCH_ROOT = None
+
+
+atexit.register(remove_scratch)
 
 
 # --- finding the public API -----------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import torch
 
 from bad_inputs.harness import cases, vary
 from dl4nlp import plots as P
@@ -20,6 +21,7 @@ def _():
     yield "root: a float", lambda: P.draw_graph(1.0), ("root", "float")
     yield "root: a list of Values", lambda: P.draw_graph([Value(1.0)]), ("root", "list")
     yield "ax: a string", lambda: P.draw_graph(Value(1.0), ax="left"), ("ax", "str")
+    yield "root: a tensor (has .data and .grad, no .inputs)", lambda: P.draw_graph(torch.ones(2)), ("root", "Tensor")
 
 
 @cases("dl4nlp.plots.plot_gradient_norms")

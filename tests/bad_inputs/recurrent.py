@@ -1,6 +1,5 @@
 """Bad inputs of dl4nlp.rnn and dl4nlp.lstm: cells, unrolled loops, models, losses, sampling."""
 
-import tempfile
 from pathlib import Path
 
 import torch
@@ -13,6 +12,7 @@ from bad_inputs.harness import (
     float_variants,
     id_variants,
     int_variants,
+    scratch,
     shape,
     vary,
     with_nan,
@@ -439,7 +439,7 @@ def _():
 
 @cases("dl4nlp.lstm.load_char_model")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     other = folder / "other.pt"
     torch.save({"weights": torch.ones(2)}, other)
     yield "path: missing", lambda: L.load_char_model(folder / "missing.pt"), ("missing.pt",)
@@ -449,7 +449,7 @@ def _():
 
 @cases("dl4nlp.lstm.train_char_model")
 def _():
-    out = Path(tempfile.mkdtemp()) / "m.pt"
+    out = scratch() / "m.pt"
     good = dict(out=out, steps=1, progress=False)
     yield from vary(L.train_char_model, good, "corpus", [("an unknown corpus", "hamlet.txt", "'hamlet.txt'")])
     yield from vary(L.train_char_model, good, "steps", int_variants(1)[:2])

@@ -1,12 +1,11 @@
 """Bad inputs of dl4nlp.seq2seq."""
 
 import functools
-import tempfile
 from pathlib import Path
 
 import torch
 
-from bad_inputs.harness import cases, choice_variants, exempt, id_variants, int_variants, vary
+from bad_inputs.harness import cases, choice_variants, exempt, id_variants, int_variants, scratch, vary
 from dl4nlp import seq2seq as S
 
 V_SRC, V_TGT = 12, 9
@@ -167,7 +166,7 @@ def _():
 
 @cases("dl4nlp.seq2seq.Seq2Seq.save")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     yield "path: None", lambda: model().save(None, provenance={}), ("path", "None")
     yield "path: a .json file", lambda: model().save(folder / "m.json", provenance={}), ("path", ".pt")
     yield (
@@ -179,7 +178,7 @@ def _():
 
 @cases("dl4nlp.seq2seq.Seq2Seq.load")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     other = folder / "other.pt"
     torch.save({"weights": torch.ones(2)}, other)
     empty = folder / "empty.pt"

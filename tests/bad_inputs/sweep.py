@@ -2,12 +2,11 @@
 
 import functools
 import json
-import tempfile
 from pathlib import Path
 
 import torch
 
-from bad_inputs.harness import cases, exempt, int_variants, vary
+from bad_inputs.harness import cases, exempt, int_variants, scratch, vary
 from dl4nlp import sweep as W
 
 exempt("the command line (argparse reports bad arguments); a recipe moving to dl4nlp.recipes", "dl4nlp.sweep.main")
@@ -180,7 +179,7 @@ def _():
 
 @cases("dl4nlp.sweep.load_models")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     other = folder / "other.pt"
     torch.save({"weights": torch.ones(2)}, other)
     yield "path: missing", lambda: W.load_models(folder / "missing.pt"), ("missing.pt",)
@@ -189,7 +188,7 @@ def _():
 
 @cases("dl4nlp.sweep.load_sweep")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     broken = folder / "broken.json"
     broken.write_text("{not json")
     other = folder / "other.json"
@@ -201,7 +200,7 @@ def _():
 
 @cases("dl4nlp.sweep.run_sweep")
 def _():
-    folder = Path(tempfile.mkdtemp())
+    folder = scratch()
     good = dict(
         spec=W.SweepSpec(
             sizes=("1x8",), steps=2, budget_fractions=(1.0,), constant_lr_sizes=(), eval_windows=2, emergence_windows=2
