@@ -82,6 +82,33 @@ def test_rotary_scores_depend_only_on_the_relative_offset(m, n, shift, half):
     assert rotary(q, positions=[0]).equal(q)  # position 0: no rotation
 
 
+ROTARY_TOLERANCE = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 4e-3, torch.bfloat16: 4e-2}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lead=st.lists(st.integers(1, 3), max_size=2),
+    T=st.integers(1, 6),
+    half_d=st.integers(1, 4),
+    dtype=st.sampled_from(list(ROTARY_TOLERANCE)),
+    positions=st.sampled_from(["default", "integers", "floats"]),
+    seed=st.integers(0, 10_000),
+)
+def test_rotary_fast_path_equals_readable_path_on_every_input_it_accepts(lead, T, half_d, dtype, positions, seed):
+    """Any leading dimensions, any even d, every float dtype (bfloat16 and float16 included), any positions."""
+    generator = torch.Generator().manual_seed(seed)
+    x = (torch.randn(*lead, T, 2 * half_d, generator=generator, dtype=torch.float64) * 2).to(dtype)
+    where = {
+        "default": None,
+        "integers": torch.randint(-50, 50, (T,), generator=generator),
+        "floats": torch.randn(T, generator=generator, dtype=torch.float64) * 30,
+    }[positions]
+    readable, fast = rotary(x, positions=where), rotary(x, positions=where, fast=True)
+    assert fast.dtype == readable.dtype == dtype and fast.shape == readable.shape == x.shape
+    scale = x.double().abs().max().item()
+    assert torch.allclose(fast.double(), readable.double(), rtol=0, atol=ROTARY_TOLERANCE[dtype] * scale)
+
+
 def test_rotary_fast_path_equals_readable_path_and_keeps_norms():
     x = torch.randn(2, 3, 10, 8)
     assert torch.allclose(rotary(x), rotary(x, fast=True), atol=1e-6)

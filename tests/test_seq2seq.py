@@ -246,13 +246,21 @@ def test_every_decoder_steps_like_it_decodes_and_ignores_padding(variant):
         assert torch.all(weights[b, :, length:] == 0)
 
 
-def test_luong_fast_path_equals_the_step_loop():
-    model = small_model("general", seed=7)
-    batch = date_task.encode_batch(date_task.make_pairs(4, seed=7))
+@pytest.mark.parametrize("score", [None, "dot", "general", "additive"])
+@pytest.mark.parametrize("seed", [7, 8])
+def test_luong_fast_path_equals_the_step_loop(score, seed):
+    """Every score (and none: the bottleneck), on batches of dates of different lengths."""
+    torch.manual_seed(seed)
+    model = Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=8, d_hidden=16, score=score)
+    model = model.double().eval()
+    batch = date_task.encode_batch(date_task.make_pairs(4, seed=seed))
     state = model.encode(batch["src"], batch["src_lengths"])
-    fast, w_fast, _ = model.decode(batch["tgt_in"], state)
-    slow, w_slow, _ = model.decode_steps(batch["tgt_in"], state)
-    assert not model.stepwise and torch.allclose(fast, slow, atol=1e-12) and torch.allclose(w_fast, w_slow, atol=1e-12)
+    fast, w_fast, end_fast = model.decode(batch["tgt_in"], state)
+    slow, w_slow, end_slow = model.decode_steps(batch["tgt_in"], state)
+    assert not model.stepwise and torch.allclose(fast, slow, rtol=0, atol=1e-12)
+    assert (w_fast is None) == (w_slow is None) == (score is None)
+    assert score is None or torch.allclose(w_fast, w_slow, rtol=0, atol=1e-12)
+    assert all(torch.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(end_fast, end_slow))
 
 
 def test_the_bahdanau_query_is_the_previous_state():

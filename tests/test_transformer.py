@@ -4,6 +4,8 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from dl4nlp.positional import (
@@ -61,6 +63,36 @@ def test_fast_and_readable_attention_paths_agree():
     fast.load_state_dict(slow.state_dict())
     ids = torch.randint(0, 20, (2, 9))
     assert torch.allclose(slow(ids), fast(ids), atol=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    B=st.integers(1, 3),
+    T=st.integers(1, 6),
+    n_heads=st.sampled_from([1, 2, 4]),
+    norm_first=st.booleans(),
+    causal=st.booleans(),
+    mask_kind=st.sampled_from(["none", "padding", "2d"]),
+    seed=st.integers(0, 10_000),
+)
+def test_fast_and_readable_encoders_agree_on_every_input_they_accept(B, T, n_heads, norm_first, causal, mask_kind, seed):
+    """Pre- and post-norm blocks, padding and (T, T) masks, causal or not, in float64."""
+    generator = torch.Generator().manual_seed(seed)
+    config = dict(vocab_size=10, d_model=8, n_heads=n_heads, n_layers=2, norm_first=norm_first)
+    torch.manual_seed(seed)
+    readable = TransformerEncoder(TransformerConfig(**config)).double().eval()
+    fast = TransformerEncoder(TransformerConfig(**config, fast_attention=True)).double().eval()
+    fast.load_state_dict(readable.state_dict())
+    x = torch.randn(B, T, 8, generator=generator, dtype=torch.float64)
+    mask = {
+        "none": None,
+        "padding": (torch.arange(T)[None, :] < torch.randint(1, T + 1, (B,), generator=generator)[:, None])[
+            :, None, None, :
+        ],
+        "2d": torch.rand(T, T, generator=generator) < 0.6,
+    }[mask_kind]
+    expected = readable(x, mask=mask, causal=causal)
+    assert torch.allclose(fast(x, mask=mask, causal=causal), expected, rtol=0, atol=1e-12)
 
 
 def test_language_model_is_causal_and_learns():

@@ -181,9 +181,11 @@ def rotary(
         positions = positions.to(x.device)
     angle = positions.to(torch.float64)[:, None] * frequencies(d, base).to(x.device)  # (T, d/2)
     cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
-    if fast:
-        pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
-        return torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype)).flatten(-2)
+    if fast:  # complex numbers need float32 or float64 (none for bfloat16; float16's are experimental)
+        work = x if x.dtype in (torch.float32, torch.float64) else x.float()
+        pairs = torch.view_as_complex(work.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
+        turned = torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype))
+        return turned.flatten(-2).to(x.dtype)
     x_even, x_odd = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each
     out = torch.empty_like(x)
     out[..., 0::2] = x_even * cos - x_odd * sin
