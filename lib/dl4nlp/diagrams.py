@@ -79,6 +79,18 @@ class Diagram:
     arrows: list[Arrow] = field(default_factory=list)
     groups: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:  # usually built empty; given parts, they must be what box/arrow/group make
+        check_type("boxes", self.boxes, dict, "a dict of name -> Box")
+        bad = [(k, v) for k, v in self.boxes.items() if not (isinstance(k, str) and isinstance(v, Box))]
+        if bad:
+            raise TypeError(f"boxes must map names to Boxes; got {bad[0][0]!r:.30} -> {type(bad[0][1]).__name__}")
+        check_type("arrows", self.arrows, list, "a list of Arrows")
+        if not all(isinstance(a, Arrow) for a in self.arrows):
+            raise TypeError(f"arrows must hold Arrows only; got {[type(a).__name__ for a in self.arrows]}")
+        check_type("groups", self.groups, list, "a list of (label, (left, bottom, right, top))")
+        if not all(isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], str) for g in self.groups):
+            raise TypeError(f"groups must hold (label, (left, bottom, right, top)) pairs; got {self.groups!r:.60}")
+
     def __repr__(self) -> str:
         return f"Diagram({len(self.boxes)} boxes, {len(self.arrows)} arrows)"
 

@@ -10,7 +10,15 @@ exempt(
     "dl4nlp.diagrams.Box",
     "dl4nlp.diagrams.Arrow",
 )
-exempt("built empty, then filled by box, arrow and group, which check their arguments", "dl4nlp.diagrams.Diagram")
+
+
+@cases("dl4nlp.diagrams.Diagram")
+def _():  # usually built empty, then filled by box, arrow and group
+    yield "boxes: a list", lambda: Diagram(boxes=["x"]), ("boxes", "list")
+    yield "boxes: a name -> a string", lambda: Diagram(boxes={"x": "x"}), ("boxes", "str")
+    yield "arrows: a list of pairs", lambda: Diagram(arrows=[("x", "h")]), ("arrows", "tuple")
+    yield "groups: a dict", lambda: Diagram(groups={"encoder": (0, 0, 1, 1)}), ("groups", "dict")
+    yield "groups: labels without rectangles", lambda: Diagram(groups=["encoder"]), ("groups", "encoder")
 
 
 def two_boxes() -> Diagram:
