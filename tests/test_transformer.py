@@ -75,7 +75,9 @@ def test_fast_and_readable_attention_paths_agree():
     mask_kind=st.sampled_from(["none", "padding", "2d"]),
     seed=st.integers(0, 10_000),
 )
-def test_fast_and_readable_encoders_agree_on_every_input_they_accept(B, T, n_heads, norm_first, causal, mask_kind, seed):
+def test_fast_and_readable_encoders_agree_on_every_input_they_accept(
+    B, T, n_heads, norm_first, causal, mask_kind, seed
+):
     """Pre- and post-norm blocks, padding and (T, T) masks, causal or not, in float64."""
     generator = torch.Generator().manual_seed(seed)
     config = dict(vocab_size=10, d_model=8, n_heads=n_heads, n_layers=2, norm_first=norm_first)

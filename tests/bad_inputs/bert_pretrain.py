@@ -2,7 +2,6 @@
 
 import functools
 import random
-from pathlib import Path
 
 import torch
 

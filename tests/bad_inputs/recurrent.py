@@ -1,7 +1,5 @@
 """Bad inputs of dl4nlp.rnn and dl4nlp.lstm: cells, unrolled loops, models, losses, sampling."""
 
-from pathlib import Path
-
 import torch
 from torch import nn
 

@@ -1,7 +1,6 @@
 """Bad inputs of dl4nlp.seq2seq."""
 
 import functools
-from pathlib import Path
 
 import torch
 

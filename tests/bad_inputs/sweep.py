@@ -2,7 +2,6 @@
 
 import functools
 import json
-from pathlib import Path
 
 import torch
 
