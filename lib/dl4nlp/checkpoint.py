@@ -118,7 +118,10 @@ def sha256sum(path: PathLike) -> str:
 
 def provenance_path(path: PathLike) -> Path:
     """Where the provenance of the checkpoint ``path`` lives: the same name with ``.json``."""
-    return check_path("path", path).with_suffix(".json")
+    path = check_path("path", path)
+    if path.suffix == ".json":  # its provenance would be the file itself
+        raise ValueError(f"path must be a checkpoint (such as model.pt), not a provenance .json; got {str(path)!r}")
+    return path.with_suffix(".json")
 
 
 def environment() -> dict[str, Any]:

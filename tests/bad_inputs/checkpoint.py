@@ -70,6 +70,7 @@ def _():
 def _():
     yield "path: None", lambda: C.provenance_path(None), ("path", "None")
     yield "path: empty", lambda: C.provenance_path(""), ("path", "''")
+    yield "path: a provenance .json (its own provenance)", lambda: C.provenance_path("m.json"), ("path", "m.json")
 
 
 @cases("dl4nlp.checkpoint.read_provenance")
@@ -87,6 +88,7 @@ def _():
     yield "path: invalid JSON", lambda: C.read_provenance(broken), ("broken.json", "JSON")
     yield "path: JSON that is a list", lambda: C.read_provenance(listed), ("listed.json", "list")
     yield "path: None", lambda: C.read_provenance(None), ("path", "None")
+    yield "path: the provenance itself", lambda: C.read_provenance(path.with_suffix(".json")), ("path", "w.json")
 
 
 @cases("dl4nlp.checkpoint.save_checkpoint")
