@@ -73,6 +73,10 @@ def _check_params_and_x(params: dict[str, torch.Tensor], x: torch.Tensor, h0: Op
             raise ValueError(f"params[{name!r}] must have shape {shape}; got {tuple(params[name].shape)}")
     for name in PARAMETER_NAMES:
         check_tensor(f"params[{name!r}]", params[name], dtype="float", finite=True)
+    dtypes = {name: str(params[name].dtype).replace("torch.", "") for name in PARAMETER_NAMES}
+    if len(set(dtypes.values())) > 1:
+        raise TypeError(f"params must share one dtype; got {dtypes}")
+    dtype = params["W_e"].dtype
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[2] != inputs or x.shape[0] < 1 or x.shape[1] < 1:
         got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"x must have shape (B, T, {inputs}) with B, T >= 1; got {got}")
@@ -81,6 +85,9 @@ def _check_params_and_x(params: dict[str, torch.Tensor], x: torch.Tensor, h0: Op
         check_tensor(
             "h0", h0, shape=(x.shape[0], hidden), dtype="float", finite=True, expected=f"(B={x.shape[0]}, {hidden})"
         )
+    for name, tensor in (("x", x), ("h0", h0)):
+        if tensor is not None and tensor.dtype != dtype:
+            raise TypeError(f"{name} must have the params' dtype, {dtype}; got {tensor.dtype}")
 
 
 def check_rnn_lm_inputs(

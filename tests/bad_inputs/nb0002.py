@@ -195,7 +195,11 @@ def _bptt_cases(fn):
         fn,
         good,
         "x",
-        float_variants(x) + [("another input size", torch.randn(2, 6, 4, dtype=torch.float64), "(2, 6, 4)")],
+        float_variants(x)
+        + [
+            ("another input size", torch.randn(2, 6, 4, dtype=torch.float64), "(2, 6, 4)"),
+            ("float32 while the params are float64", x.float(), ("float32", "float64")),
+        ],
     )
     yield from vary(
         fn,
@@ -214,6 +218,7 @@ def _bptt_cases(fn):
         [
             ("without U", {k: v for k, v in params.items() if k != "U"}, "U"),
             ("a NaN in W_h", {**params, "W_h": with_nan(params["W_h"])}, "nan"),
+            ("U in float32, the others float64", {**params, "U": params["U"].float()}, ("float32", "float64")),
         ],
     )
 
@@ -252,6 +257,7 @@ def _():
         [
             ("(1, B, H)", torch.zeros(1, 2, 4, dtype=torch.float64), "(1, 2, 4)"),
             ("a batch-1 state", torch.zeros(1, 4, dtype=torch.float64), "(1, 4)"),
+            ("float32 while the params are float64", torch.zeros(2, 4), ("float32", "float64")),
         ],
     )
     yield from vary(bptt.rnn_lm_forward, good, "params", [("a list", [1.0], "list")])
