@@ -103,6 +103,9 @@ def phoneme_error_rate(predictions: Sequence[str], targets: Sequence[str]) -> fl
         raise ValueError(
             f"need as many predictions as targets (at least one); got {len(predictions)} and {len(targets)}"
         )
+    empty = [i for i, target in enumerate(targets) if not target.split()]
+    if empty:
+        raise ValueError(f"targets must each hold at least one phoneme; got {targets[empty[0]]!r} at index {empty[0]}")
     errors = total = 0
     for predicted, target in zip(predictions, targets):
         a, b = predicted.split(), target.split()

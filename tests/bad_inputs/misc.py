@@ -74,7 +74,12 @@ def _():
         [("an unknown corpus", ["hamlet.txt"], "hamlet.txt"), ("one string, not a list", "tinystories.txt", "str")],
     )
     yield from vary(recipes.provenance, good, "arguments", [("a list", ["--out"], "list")])
-    yield from vary(recipes.provenance, good, "started", [("a date string", "2024-01-01", "str")])
+    yield from vary(
+        recipes.provenance,
+        good,
+        "started",
+        [("a date string", "2024-01-01", "str"), ("a time.time() stamp, later than perf_counter", 4e9, "4000000000.0")],
+    )
     yield from vary(recipes.provenance, good, "results", [("a list", [1.0], "list")])
 
 

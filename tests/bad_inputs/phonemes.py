@@ -52,7 +52,14 @@ def _():
         P.phoneme_error_rate, good, "predictions", [("one string", "K AE T", "str"), ("one too many", ["K", "T"], "2")]
     )
     yield from vary(
-        P.phoneme_error_rate, good, "targets", [("empty", [], "0"), ("a list of lists", [["K", "AE", "T"]], "list")]
+        P.phoneme_error_rate,
+        good,
+        "targets",
+        [
+            ("empty", [], "0"),
+            ("a list of lists", [["K", "AE", "T"]], "list"),
+            ("an empty target (no phonemes to count errors against)", [" "], ("phoneme", "' '")),
+        ],
     )
 
 

@@ -93,6 +93,8 @@ def provenance(
     check_type("arguments", arguments, Mapping, "a mapping from argument name to value")
     corpora = check_strings("corpora", corpora, nonempty=False)
     check_number("started", started)
+    if started > time.perf_counter():
+        raise ValueError(f"started must be time.perf_counter() at the start, not later than now; got {started}")
     if results is not None:
         check_type("results", results, Mapping, "a mapping or None")
     unknown = [c for c in corpora if c not in CORPORA]
