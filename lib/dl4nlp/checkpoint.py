@@ -19,12 +19,14 @@ a crash or Ctrl-C never leaves a half-written file where a good one was, and
 ``check_output`` refuses to replace an existing file unless asked.
 
 >>> import tempfile, torch
->>> folder = Path(tempfile.mkdtemp())
+>>> scratch = tempfile.TemporaryDirectory()
+>>> folder = Path(scratch.name)
 >>> info = save_checkpoint(folder / "w.pt", kind="demo", config={"size": 2},
 ...                        state_dict={"w": torch.ones(2)}, provenance={"command": "doctest"})
 >>> loaded = load_checkpoint(folder / "w.pt", kind="demo")
 >>> loaded.config, loaded.state_dict["w"].tolist(), info["artifact"]["bytes"] > 0
 ({'size': 2}, [1.0, 1.0], True)
+>>> scratch.cleanup()
 """
 
 from __future__ import annotations

@@ -205,6 +205,7 @@ def _():
             sizes=("1x8",), steps=2, budget_fractions=(1.0,), constant_lr_sizes=(), eval_windows=2, emergence_windows=2
         ),
         out=folder / "s.json",
+        workdir=folder / "work",  # not the default folder in /tmp
         progress=False,
         device=torch.device("cpu"),
     )
