@@ -134,3 +134,20 @@ def test_bad_arguments(tmp_path):
         save_checkpoint(tmp_path / "a.pt", kind="k", config={}, state_dict={"w": [1.0]}, provenance={})
     with pytest.raises(TypeError, match="config must be a dataclass instance or a mapping"):
         save_checkpoint(tmp_path / "a.pt", kind="k", config=3, state_dict={}, provenance={})
+
+
+def test_reproducing_a_recipe_needs_its_torch_kernels_and_threads():
+    from dl4nlp.recipes import not_reproducible_here, recorded_threads
+
+    here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    assert not_reproducible_here(here) is None
+    assert "CPU kernels" in not_reproducible_here({**here, "cpu_capability": "another"})
+    assert "CPU kernels" in not_reproducible_here({"environment": here["environment"]})  # not recorded: never here
+    before = torch.get_num_threads()
+    with pytest.raises(KeyboardInterrupt), recorded_threads({"environment": {"torch_threads": 1}}):
+        assert torch.get_num_threads() == 1
+        raise KeyboardInterrupt
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match=r"torch_threads'\] must be an integer >= 1; got 0"):
+        with recorded_threads({"environment": {"torch_threads": 0}}):
+            pass

@@ -139,6 +139,26 @@ def test_plot_attention_draws_one_cell_per_weight():
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights must have shape \(2, 2\) to match the labels; got \(2, 3\)"):
         plot_attention(weights, list("ab"), list("xy"))
+    fig = plot_attention(0.5 * weights, ["a", "b", "<eos>"], list("xy"), vmax=1.0)
+    image, labels = fig.axes[0].images[0], fig.axes[0].get_xticklabels()
+    assert image.get_clim() == (0.0, 1.0), "a fixed scale: weights of at most 0.45 must not look like 1"
+    assert [label.get_rotation() for label in labels] == [0.0, 0.0, 90.0]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="vmax must be a positive number or None"):
+        plot_attention(weights, list("abc"), list("xy"), vmax=0)
+
+
+def test_attention_weights_of_a_model_row_per_output_column_per_input():
+    from dl4nlp.seq2seq import Seq2Seq
+
+    torch.manual_seed(0)
+    model = Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=4, d_hidden=8, score="dot").eval()
+    weights = date_task.attention_weights(model, "3 mar 1998", "1998-03-03")
+    assert weights.shape == (11, 11) and torch.allclose(weights.sum(-1), torch.ones(11))
+    with pytest.raises(ValueError, match="no attention"):
+        date_task.attention_weights(Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), score=None), "3 mar 1998", "x")
+    with pytest.raises(TypeError, match="source and target must be strings"):
+        date_task.attention_weights(model, ["3 mar 1998"], "1998-03-03")
 
 
 def test_field_spans_point_at_each_field():
@@ -214,22 +234,17 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
 def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
     from dl4nlp.checkpoint import read_provenance
     from dl4nlp.data import data_path
+    from dl4nlp.recipes import not_reproducible_here, recorded_threads
     from dl4nlp.recipes.date_models import DateRecipe, train_date_model
 
     record = read_provenance(data_path(date_task.CHECKPOINT.format(score="dot")))
     if not record["command"].startswith("python -m dl4nlp.recipes.date_models"):
         pytest.skip(f"the shipped model was made by an earlier command: {record['command']}")
-    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
-    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
-    if recorded != here:
-        pytest.skip(f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(record["environment"]["torch_threads"])
-    try:
+    if reason := not_reproducible_here(record):
+        pytest.skip(reason)
+    with recorded_threads(record):
         recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_date_model(recipe, progress=False, stop_after=5)
-    finally:
-        torch.set_num_threads(threads)
     assert history.loss == record["results"]["loss"][:5]
 
 

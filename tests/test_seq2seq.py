@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dl4nlp import date_task
-from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search, table_step
+from dl4nlp.seq2seq import Seq2Seq, beam_search, exhaustive_search, greedy_search, table_step
 
 EOS = 0
 BOS = -1  # the toy tables never emit BOS, so it need not be a vocabulary id
@@ -25,30 +25,15 @@ def random_table(vocab: int, max_len: int, seed: int) -> dict:
     return table
 
 
-def exhaustive_best(table: dict, vocab: int, max_len: int) -> tuple[float, list[int]]:
-    """Score every possible output (ends with EOS, or stops after max_len tokens); return the best."""
-    best = (-math.inf, [])
-    stack = [((), 0.0)]
-    while stack:
-        prefix, score = stack.pop()
-        for token, p in enumerate(table[prefix]):
-            total = score + math.log(p)
-            if token == EOS or len(prefix) + 1 == max_len:
-                best = max(best, (total, list(prefix) + [token]))
-            else:
-                stack.append((prefix + (token,), total))
-    return best
-
-
 @settings(max_examples=30, deadline=None)
 @given(vocab=st.integers(2, 4), max_len=st.integers(1, 4), seed=st.integers(0, 10_000))
 def test_beam_search_with_a_huge_beam_is_exhaustive_search(vocab, max_len, seed):
     table = random_table(vocab, max_len, seed)
     step, state = table_step(table)
     result = beam_search(step, state, bos=BOS, eos=EOS, beam_size=vocab**max_len, max_len=max_len)
-    score, tokens = exhaustive_best(table, vocab, max_len)
-    assert result.best.score == pytest.approx(score, abs=1e-9)
-    assert result.best.tokens[1:] == tokens
+    best = exhaustive_search(table, eos=EOS, max_len=max_len)
+    assert result.best.score == pytest.approx(best.score, abs=1e-9)
+    assert result.best.tokens[1:] == best.tokens[1:]
     assert all(a.score >= b.score for a, b in zip(result.hypotheses, result.hypotheses[1:]))
 
 
@@ -189,15 +174,6 @@ def test_beam_search_on_the_model_with_a_huge_beam_equals_brute_force_scoring(on
         assert hypothesis.score == pytest.approx(scores[tuple(hypothesis.tokens[1:])], abs=1e-9)
 
 
-@pytest.fixture
-def one_thread():
-    """Tiny models train faster on one CPU thread (and never stall on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_the_attention_model_learns_to_reverse_short_strings(one_thread):
     torch.manual_seed(0)
     vocab = date_task.REVERSE_VOCAB
@@ -331,3 +307,25 @@ def test_the_loader_verifies_the_file_and_its_kind(tmp_path):
     path.write_bytes(b"")
     with pytest.raises(ValueError, match="is empty"):
         Seq2Seq.load(path)
+
+
+def test_the_diagram_is_read_from_the_model():
+    from dl4nlp.diagrams import seq2seq_diagram
+
+    def arrows(**variant):
+        model = Seq2Seq(13, 13, d_embed=4, d_hidden=6, **variant)
+        d = seq2seq_diagram(model, source="abcd", target="dcb")
+        return d, {(a.source, a.target): a for a in d.arrows}
+
+    d, luong = arrows(score="dot")
+    assert luong[("s2", "a2")].label == "query (dot)" and all((f"h{i}", "a2") in luong for i in range(4))
+    assert ("a2", "s2") not in luong and not any(a.label == "h~ fed" for a in luong.values())
+    _, bahdanau = arrows(score="additive", decoder="bahdanau")
+    assert bahdanau[("s1", "a2")].label == "query (additive)" and ("s2", "a2") not in bahdanau
+    assert all((f"a{t}", f"s{t}") in bahdanau for t in range(3)), "a_t enters the GRU"
+    _, feeding = arrows(score="dot", input_feeding=True)
+    assert all((f"a{t - 1}", f"s{t}") in feeding for t in (1, 2)), "h~_(t-1) joins the next input"
+    d, bottleneck = arrows(score=None)
+    assert not any(name.startswith("a") for name in d.boxes) and ("h3", "s0") in bottleneck
+    with pytest.raises(ValueError, match=r"step must be in \[0, 2\]; got 3"):
+        seq2seq_diagram(Seq2Seq(13, 13, d_hidden=6), source="ab", target="dcb", step=3)

@@ -264,6 +264,7 @@ class Seq2SeqVocab:
         self.separator = separator
         self.itos = list(self.SPECIALS) + symbols
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
+        self._symbols = frozenset(symbols)  # what encode accepts (the specials are never text)
 
     def __len__(self) -> int:
         return len(self.itos)
@@ -278,7 +279,7 @@ class Seq2SeqVocab:
     def encode(self, text: str, eos: bool = True) -> list[int]:
         """Ids of ``text``'s tokens (then EOS); unknown tokens raise an error naming them."""
         tokens = self.tokens(text)
-        unknown = self._unknown(text)
+        unknown = sorted(set(tokens) - self._symbols)
         if unknown:
             known = self.separator.join(self.itos[3:])
             raise ValueError(f"text has tokens {unknown} that are not in the vocabulary {known!r}")
@@ -295,7 +296,7 @@ class Seq2SeqVocab:
         return self.separator.join(out)
 
     def _unknown(self, text: str) -> list[str]:
-        return sorted(set(self.tokens(text)) - set(self.itos[len(self.SPECIALS) :]))
+        return sorted(set(self.tokens(text)) - self._symbols)
 
 
 SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
@@ -324,14 +325,10 @@ def encode_batch(
                 raise ValueError(f"pairs[{index}] {side} has tokens {unknown} not in the {side} vocabulary")
     sources = [source_vocab.encode(s) for s, _ in pairs]
     targets = [target_vocab.encode(t) for _, t in pairs]
-    S, T = max(map(len, sources)), max(map(len, targets))
-    src = torch.full((len(pairs), S), Seq2SeqVocab.PAD, dtype=torch.long)
-    tgt_in = torch.full((len(pairs), T), Seq2SeqVocab.PAD, dtype=torch.long)
-    tgt_out = torch.full((len(pairs), T), Seq2SeqVocab.PAD, dtype=torch.long)
-    for b, (s, t) in enumerate(zip(sources, targets)):
-        src[b, : len(s)] = torch.tensor(s)
-        tgt_out[b, : len(t)] = torch.tensor(t)
-        tgt_in[b, : len(t)] = torch.tensor([Seq2SeqVocab.BOS] + t[:-1])
+    S, T, PAD = max(map(len, sources)), max(map(len, targets)), Seq2SeqVocab.PAD
+    src = torch.tensor([s + [PAD] * (S - len(s)) for s in sources], dtype=torch.long)  # (B, S)
+    tgt_out = torch.tensor([t + [PAD] * (T - len(t)) for t in targets], dtype=torch.long)  # (B, T)
+    tgt_in = torch.tensor([[Seq2SeqVocab.BOS] + t[:-1] + [PAD] * (T - len(t)) for t in targets], dtype=torch.long)
     return {"src": src, "src_lengths": torch.tensor([len(s) for s in sources]), "tgt_in": tgt_in, "tgt_out": tgt_out}
 
 
@@ -468,6 +465,30 @@ def translate(
     device = next(model.parameters()).device
     ids, _ = model.greedy_decode(batch["src"].to(device), batch["src_lengths"].to(device), max_len=max_len)
     return [target_vocab.decode(row) for row in ids.tolist()]
+
+
+def attention_weights(
+    model: Seq2Seq,
+    source: str,
+    target: str,
+    source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
+    target_vocab: Seq2SeqVocab = TARGET_VOCAB,
+) -> torch.Tensor:
+    """Where ``model`` looks while it writes ``target`` for ``source`` (teacher forcing): weights (T_out, T_in).
+
+    One row per output token and one column per input token, the end token
+    included in both (so a row sums to one over the input). The model must have attention.
+    """
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    if not isinstance(source, str) or not isinstance(target, str):
+        raise TypeError(f"source and target must be strings; got {type(source).__name__} and {type(target).__name__}")
+    if model.config.score is None:
+        raise ValueError("the model has no attention (score=None): there are no weights to show")
+    batch = encode_batch([(source, target)], source_vocab, target_vocab)
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        _, weights = model(*(batch[k].to(device) for k in ("src", "src_lengths", "tgt_in")))
+    return weights[0].cpu()  # (T_out + 1, T_in + 1)
 
 
 def sequence_accuracy(

@@ -344,7 +344,8 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     gap, x0 = 1.9, len(source) * 1.9 + 0.8  # decoder columns start right of the encoder
     for i, ch in enumerate(source):
         d.box(f"x{i}", repr(ch), (i * gap, 0), kind="input", width=1.0)
-        d.box(f"h{i}", f"h{i + 1}", (i * gap, 2.6), kind="state", width=1.2)
+        # h_i level with s_t: the arrows from every h_i to one step's a_t pass below the other steps' a boxes
+        d.box(f"h{i}", f"h{i + 1}", (i * gap, 1.6), kind="state", width=1.2)
         d.arrow(f"x{i}", f"h{i}")
         if i:
             d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
@@ -361,12 +362,12 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
         d.arrow(f"y{t}", f"s{t}")
         d.arrow(f"s{t - 1}" if t else f"h{len(source) - 1}", f"s{t}", label="" if t else "s0 = c", dashed=not t)
         if attention:
-            d.box(f"a{t}", f"a{t + 1}", (x, 3.5), kind="attention", width=1.2)
+            d.box(f"a{t}", f"a{t + 1}", (x, 3.8), kind="attention", width=1.2)
             d.arrow(f"a{t}", f"o{t}", label="[a;s]" if t == 0 else "")
             if config.decoder == "bahdanau":
                 d.arrow(f"a{t}", f"s{t}", bend=0.3, label="into GRU" if t == step else "")
-            if config.input_feeding and t:
-                d.arrow(f"o{t - 1}", f"y{t}", bend=0.25, dashed=True, label="h~ fed" if t == 1 else "")
+            if config.input_feeding and t:  # h~_{t-1} = tanh(W_c [a_{t-1}; s_{t-1}]) joins the next GRU input
+                d.arrow(f"a{t - 1}", f"s{t}", bend=0.2, dashed=True, label="h~ fed" if t == 1 else "")
         d.arrow(f"s{t}", f"o{t}", bend=-0.3)
     if attention:
         query = f"s{step - 1}" if config.decoder == "bahdanau" and step else f"s{step}"

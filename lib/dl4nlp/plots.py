@@ -410,11 +410,16 @@ def plot_attention(
     ax: Optional[plt.Axes] = None,
     title: str = "",
     annotate: bool = False,
+    vmax: Optional[float] = None,
 ) -> plt.Figure:
     """Heatmap of attention weights: one row per output (query) position, one column per input (key).
 
     ``weights`` is (T_out, T_in) (a tensor or an array); a label " " is shown
-    as "␣"; ``annotate=True`` writes each weight in its cell (for small matrices).
+    as "␣", and input labels longer than two characters (such as "<eos>") are
+    turned upright so they do not overlap; ``annotate=True`` writes each weight in
+    its cell (for small matrices). The colour scale runs from 0 to ``vmax``
+    (default: the largest weight); ``vmax=1`` keeps a diffuse row from looking as
+    sharp as a peaked one, and makes heatmaps comparable.
     """
     check_sequence("source_labels", source_labels, what="a list of labels, one per input (key)")
     check_sequence("target_labels", target_labels, what="a list of labels, one per output (query)")
@@ -426,10 +431,16 @@ def plot_attention(
             f"labels; got {weights.shape}"
         )
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
-    image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=max(1e-12, weights.max()), aspect="auto")
+    if vmax is not None and not (isinstance(vmax, (int, float)) and vmax > 0):
+        raise ValueError(f"vmax must be a positive number or None (the largest weight); got {vmax!r}")
+    top = max(1e-12, weights.max()) if vmax is None else float(vmax)
+    image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=top, aspect="auto")
     ax.set_xticks(range(len(source_labels)), ["␣" if s == " " else s for s in source_labels])  # visible spaces
     ax.set_yticks(range(len(target_labels)), ["␣" if s == " " else s for s in target_labels])
     ax.tick_params(axis="x", labelrotation=0)
+    for label in ax.get_xticklabels():
+        if len(label.get_text()) > 2:
+            label.set_rotation(90)
     ax.grid(False)
     ax.set_xlabel("input (keys)")
     ax.set_ylabel("output (queries)")
@@ -443,7 +454,7 @@ def plot_attention(
                     ha="center",
                     va="center",
                     fontsize="small",
-                    color="white" if weights[i, j] > 0.6 * weights.max() else "black",
+                    color="white" if weights[i, j] > 0.6 * top else "black",
                 )
     fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     if title:

@@ -463,13 +463,8 @@ def beam_search(
     return BeamSearchResult(ranked, steps)
 
 
-def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, State]:
-    """A toy 'language model' from a table: prefix (tuple of ids after BOS) -> next-token probabilities.
-
-    Returns ``(step, start_state)`` for ``greedy_search`` / ``beam_search``;
-    the state is the prefix itself. A prefix missing from the table raises a
-    KeyError naming it.
-    """
+def _check_table(table: dict[tuple[int, ...], Sequence[float]]) -> int:
+    """A table of next-token probabilities, prefix (tuple of ids) -> row; returns the rows' width."""
     check_type("table", table, dict, "a dict from prefix (tuple of ids) to next-token probabilities")
     if not table:
         raise ValueError("table must hold at least one prefix; got {}")
@@ -484,6 +479,17 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
         if (probs < 0).any() or abs(float(probs.sum()) - 1.0) > 1e-6:
             total = float(probs.sum())
             raise ValueError(f"table[{prefix}] must be probabilities that sum to 1; got {row} (sum {total:.6g})")
+    return width
+
+
+def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, State]:
+    """A toy 'language model' from a table: prefix (tuple of ids after BOS) -> next-token probabilities.
+
+    Returns ``(step, start_state)`` for ``greedy_search`` / ``beam_search``;
+    the state is the prefix itself. A prefix missing from the table raises a
+    KeyError naming it.
+    """
+    _check_table(table)
 
     def step(tokens: torch.Tensor, prefix: State) -> tuple[torch.Tensor, State]:
         (ids,) = prefix
@@ -497,3 +503,34 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
         return torch.tensor(rows, dtype=torch.float64).log(), (ids,)
 
     return step, (torch.empty(1, 0, dtype=torch.long),)
+
+
+def exhaustive_search(table: dict[tuple[int, ...], Sequence[float]], eos: int, max_len: int) -> Hypothesis:
+    """The most probable output of a ``table_step`` table, found by scoring every output (toy tables only).
+
+    An output ends with ``eos`` or stops after ``max_len`` tokens, as in ``beam_search``;
+    the returned tokens start with a placeholder start token (-1), like the searches'.
+
+    >>> best = exhaustive_search({(): [0.4, 0.6], (1,): [0.9, 0.1]}, eos=0, max_len=2)
+    >>> best.tokens[1:], round(math.exp(best.score), 2)
+    ([1, 0], 0.54)
+    """
+    width = _check_table(table)
+    check_int("eos", eos, 0, width - 1)
+    check_int("max_len", max_len)
+    if () not in table:
+        raise KeyError("the table has no next-token probabilities for the empty prefix ()")
+    best = Hypothesis(-math.inf, [-1], finished=True)
+    stack: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
+    while stack:
+        prefix, score = stack.pop()
+        if prefix not in table:
+            raise KeyError(f"the table has no next-token probabilities for prefix {prefix}")
+        for token, p in enumerate(table[prefix]):
+            total = score + (math.log(p) if p > 0 else -math.inf)
+            if token == eos or len(prefix) + 1 == max_len:
+                if total > best.score:
+                    best = Hypothesis(total, [-1, *prefix, token], finished=True)
+            elif total > -math.inf:
+                stack.append((prefix + (token,), total))
+    return best

@@ -22,6 +22,17 @@ def model() -> Seq2Seq:
     return Seq2Seq(len(T.SOURCE_VOCAB), len(T.TARGET_VOCAB), d_embed=4, d_hidden=8).eval()
 
 
+@cases("dl4nlp.date_task.attention_weights")
+def _():
+    good = dict(model=model(), source="3 may 2020", target="2020-05-03")
+    yield from vary(T.attention_weights, good, "model", [("a string", "dot", "str")])
+    yield from vary(T.attention_weights, good, "source", [("a list of strings", ["3 may 2020"], "list")])
+    yield from vary(T.attention_weights, good, "target", [("None", None, "NoneType")])
+    yield from vary(T.attention_weights, good, "source", [("an unknown character", "3 May 2020", ("source", "'M'"))])
+    no_attention = Seq2Seq(len(T.SOURCE_VOCAB), len(T.TARGET_VOCAB), d_embed=4, d_hidden=8, score=None)
+    yield from vary(T.attention_weights, good, "model", [("without attention", no_attention, "score=None")])
+
+
 @cases("dl4nlp.date_task.ordinal_word")
 def _():
     yield from vary(T.ordinal_word, {}, "day", int_variants(1) + [("32", 32, "32")])

@@ -103,7 +103,7 @@ def _():
         E.bottleneck_claim,
         {},
         "result",
-        [("another result", E.BeamResult(1, 0, 0, 0, 0), "BeamResult"), ("a dict", {}, "dict")],
+        [("another result", E.BeamResult(1, 0, 0, 0, 0, 0, 0), "BeamResult"), ("a dict", {}, "dict")],
     )
 
 

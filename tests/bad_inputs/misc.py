@@ -64,6 +64,35 @@ def _():
     )
 
 
+@cases("dl4nlp.recipes.not_reproducible_here")
+def _():
+    yield from vary(
+        recipes.not_reproducible_here,
+        {},
+        "record",
+        [
+            ("a path, not the record", "data/seq2seq_dates_dot.json", "str"),
+            ("a record without its environment", {"command": "x"}, ("environment", "torch")),
+            ("an environment without torch", {"environment": {"python": "3.11"}}, ("environment", "torch")),
+        ],
+    )
+
+
+def _enter(context) -> None:
+    with context:
+        pass
+
+
+@cases("dl4nlp.recipes.recorded_threads")
+def _():
+    for label, record, mentions in [
+        ("a list", [1], ("record", "list")),
+        ("a record without torch_threads", {"environment": {"torch": "2.5"}}, ("record", "torch_threads")),
+        ("zero threads", {"environment": {"torch_threads": 0}}, ("torch_threads", "0")),
+    ]:
+        yield f"record: {label}", lambda record=record: _enter(recipes.recorded_threads(record)), mentions
+
+
 @cases("dl4nlp.recipes.provenance")
 def _():
     good = dict(command="c", arguments={}, seed=0, device="cpu", started=time.perf_counter())

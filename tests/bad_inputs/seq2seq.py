@@ -229,6 +229,25 @@ def _():
     )
 
 
+@cases("dl4nlp.seq2seq.exhaustive_search")
+def _():
+    good = dict(table={(): [0.4, 0.6], (1,): [0.9, 0.1]}, eos=0, max_len=2)
+    yield from vary(
+        S.exhaustive_search,
+        good,
+        "table",
+        [
+            ("probabilities that do not sum to one", {(): [0.5, 0.3]}, ("()", "0.8")),
+            ("a NaN probability", {(): [float("nan"), 1.0]}, "nan"),
+            ("a list, not a mapping", [[0.5, 0.5]], "list"),
+            ("no row for the empty prefix", {(1,): [0.5, 0.5]}, "()"),
+            ("no row for a reachable prefix", {(): [0.4, 0.6]}, ("(1,)", "prefix")),
+        ],
+    )
+    yield from vary(S.exhaustive_search, good, "eos", [("beyond the rows", 2, "2"), ("negative", -1, "-1")])
+    yield from vary(S.exhaustive_search, good, "max_len", int_variants(1))
+
+
 @cases("dl4nlp.seq2seq.Seq2SeqConfig")
 def _():
     good = dict(source_vocab_size=V_SRC, target_vocab_size=V_TGT)

@@ -14,11 +14,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def one_thread():
-    """Every claim runs on one CPU thread, as the notebooks do (``dl4nlp.start``); the setting is restored after."""
-    import torch
+def one_thread(one_thread):
+    """Every claim runs on one CPU thread, as the notebooks do (``dl4nlp.start``).
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    tests/conftest.py's fixture, made automatic here; the setting is restored after.
+    """
     yield
-    torch.set_num_threads(before)

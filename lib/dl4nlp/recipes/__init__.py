@@ -22,8 +22,9 @@ import argparse
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Iterator, Mapping, Optional, Sequence
 
 import torch
 
@@ -113,3 +114,55 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def _environment(record: Mapping[str, Any], key: str) -> Any:
+    """``record['environment'][key]`` of a provenance record, or an error naming what is missing."""
+    check_type("record", record, Mapping, "a provenance record (a mapping, from read_provenance)")
+    environment = record.get("environment")
+    if not isinstance(environment, Mapping) or key not in environment:
+        raise KeyError(f"record must be a provenance with environment[{key!r}]; got keys {sorted(record)[:8]}")
+    return environment[key]
+
+
+def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
+    """Why this machine cannot re-run a recipe bit for bit, or None when it can.
+
+    ``record`` is a provenance record (``read_provenance``). Bit for bit needs the
+    recorded torch version and CPU kernels (``record['cpu_capability']``, which
+    ``Seq2Seq.save`` records; a record without it is never reproducible here);
+    run the re-run inside ``recorded_threads(record)`` for the thread count.
+
+    >>> here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    >>> not_reproducible_here(here) is None
+    True
+    >>> not_reproducible_here({"environment": {"torch": "0.1"}}).startswith("bit-for-bit needs the recorded torch")
+    True
+    """
+    recorded = (_environment(record, "torch"), record.get("cpu_capability"))
+    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    if recorded != here:
+        return f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}"
+    return None
+
+
+@contextmanager
+def recorded_threads(record: Mapping[str, Any]) -> Iterator[None]:
+    """Run the block on the thread count the provenance ``record`` recorded, then restore torch's setting.
+
+    >>> before = torch.get_num_threads()
+    >>> with recorded_threads({"environment": {"torch_threads": 1}}):
+    ...     torch.get_num_threads()
+    1
+    >>> torch.get_num_threads() == before
+    True
+    """
+    wanted = _environment(record, "torch_threads")
+    if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
+        raise ValueError(f"record['environment']['torch_threads'] must be an integer >= 1; got {wanted!r}")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(wanted)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)

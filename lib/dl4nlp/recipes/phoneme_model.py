@@ -6,9 +6,11 @@ trains a ``dl4nlp.seq2seq.Seq2Seq`` with dot attention on the training words of
 ``dl4nlp.phonemes`` (CMU Pronouncing Dictionary, stress removed) and writes the
 checkpoint with its provenance: command, arguments, versions, threads, wall
 time, the loss at every step, and word accuracy and phoneme error rate on
-2,000 held-out words (no test word is ever trained on). Deterministic on the
-CPU for a given torch version and thread count (weights from
-``torch.manual_seed(seed)``, batches from their own generator).
+2,000 held-out words (``held_out_pairs()``; no test word is ever trained on).
+Deterministic on the CPU for a given torch version, thread count and CPU kernels
+(weights from ``torch.manual_seed(seed)``, batches from their own generator);
+``tests/test_phonemes.py`` re-runs the first steps and compares the losses, bit
+for bit, with the shipped ones.
 """
 
 from __future__ import annotations
@@ -61,9 +63,17 @@ class PhonemeRecipe:
         check_int("seed", self.seed, low=0)
 
 
-def train_phoneme_model(recipe: PhonemeRecipe, progress: bool = True) -> tuple[Seq2Seq, History]:
-    """Train on every training word (Adam, cosine schedule, clipping); returns (model, history)."""
+def train_phoneme_model(
+    recipe: PhonemeRecipe, progress: bool = True, stop_after: Optional[int] = None
+) -> tuple[Seq2Seq, History]:
+    """Train on every training word (Adam, cosine schedule, clipping); returns (model, history).
+
+    ``stop_after`` ends the run early (the schedule still spans ``recipe.steps``), so a
+    test can re-run the first steps of the shipped run and compare its losses.
+    """
     check_type("recipe", recipe, PhonemeRecipe, "a PhonemeRecipe")
+    if stop_after is not None:
+        check_int("stop_after", stop_after, 1, recipe.steps)
     torch.manual_seed(recipe.seed)
     model = Seq2Seq(
         len(SPELLING_VOCAB), len(PHONEME_VOCAB), d_embed=recipe.d_embed, d_hidden=recipe.d_hidden, score=recipe.score
@@ -75,7 +85,7 @@ def train_phoneme_model(recipe: PhonemeRecipe, progress: bool = True) -> tuple[S
         model,
         lambda m, batch: m.loss(batch),
         next_batch,
-        steps=recipe.steps,
+        steps=recipe.steps if stop_after is None else stop_after,
         optimizer=optimizer,
         scheduler=schedule,
         clip_norm=recipe.clip_norm,
@@ -83,6 +93,11 @@ def train_phoneme_model(recipe: PhonemeRecipe, progress: bool = True) -> tuple[S
         desc="spelling -> phonemes",
     )
     return model, history
+
+
+def held_out_pairs() -> list[tuple[str, str]]:
+    """The held-out words the recipe reports its accuracy on (recorded as ``results.test_words``)."""
+    return sample_pairs(TEST_WORDS, "test", seed=TEST_SEED)
 
 
 def evaluate(model: Seq2Seq, pairs: Sequence[tuple[str, str]]) -> dict[str, float]:
@@ -111,7 +126,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     recipe = PhonemeRecipe(steps=args.steps, seed=args.seed)
     model, history = train_phoneme_model(recipe)
     results = {
-        **evaluate(model, sample_pairs(TEST_WORDS, "test", seed=TEST_SEED)),
+        **evaluate(model, held_out_pairs()),
         "test_words": f"sample_pairs({TEST_WORDS}, 'test', seed={TEST_SEED})",
         "dictionary": {"file": DICTIONARY, "md5": md5sum(data_path(DICTIONARY))},
         "loss": history.loss,
