@@ -59,3 +59,25 @@ def test_unrolled_rnn_names_bad_input():
         unrolled_rnn(nn.LSTM(2, 3))
     with pytest.raises(TypeError, match="model must be an nn.RNN"):
         unrolled_rnn("rnn")
+
+
+def test_elmo_diagram_joins_the_forward_state_at_the_word_end_and_the_backward_state_at_its_start():
+    import torch.nn as nn
+
+    from dl4nlp.diagrams import elmo_diagram
+    from dl4nlp.rnn import RecurrentLM
+
+    d = elmo_diagram(RecurrentLM(30, hidden_size=12), RecurrentLM(30, hidden_size=20), "my left arm", "left")
+    assert sum(b.kind == "input" for b in d.boxes.values()) == len("my left arm")
+    joined = sorted(a.source for a in d.arrows if a.target == "elmo")
+    assert joined == ["b3", "f6"]  # 'l' is character 3, 't' character 6
+    assert {n for n, b in d.boxes.items() if b.kind == "output"} == {"b3", "f6", "elmo"}
+    assert "12 + 20 values" in d.boxes["elmo"].label
+    assert all(int(a.source[1:]) - int(a.target[1:]) == 1 for a in d.arrows if a.source[0] == a.target[0] == "b")
+    plt.close(d.draw())
+    with pytest.raises(ValueError, match="word must be a non-empty str inside text"):
+        elmo_diagram(RecurrentLM(30), RecurrentLM(30), "my right arm", "left")
+    with pytest.raises(ValueError, match="at most 16 characters"):
+        elmo_diagram(RecurrentLM(30), RecurrentLM(30), "x" * 17 + " left", "left")
+    with pytest.raises(TypeError, match="must be RecurrentLM models"):
+        elmo_diagram(nn.LSTM(2, 3), RecurrentLM(30))

@@ -100,3 +100,39 @@ def test_plot_coloured_text_draws_one_box_per_character():
     plt.close(fig)
     with pytest.raises(ValueError, match="one number per character"):
         plot_coloured_text("ab", [1.0])
+
+
+def test_nearest_centroid_accuracy_leaves_each_vector_out():
+    from dl4nlp.probes import nearest_centroid_accuracy
+
+    rng = np.random.default_rng(0)
+    labels = np.array([0] * 10 + [1] * 10)
+    separated = np.where(labels[:, None] == 1, [1.0, 0.0], [0.0, 1.0]) + 0.1 * rng.normal(size=(20, 2))
+    assert nearest_centroid_accuracy(separated, labels) == 1.0
+    # two members per class: each is compared with the other member of its class, never with itself
+    tiny = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.1], [0.1, 1.0]])
+    assert nearest_centroid_accuracy(tiny, np.array([0, 0, 1, 1])) == 0.0
+    assert nearest_centroid_accuracy(tiny, np.array([0, 1, 0, 1])) == 1.0
+    with pytest.raises(ValueError, match="two classes with two members"):
+        nearest_centroid_accuracy(tiny, np.array([0, 0, 0, 1]))
+    with pytest.raises(ValueError, match="finite"):
+        nearest_centroid_accuracy(np.full((4, 2), np.nan), np.array([0, 0, 1, 1]))
+    with pytest.raises(ValueError, match=r"need vectors \(N, D\) and labels \(N,\)"):
+        nearest_centroid_accuracy(tiny, np.array([0, 1]))
+
+
+def test_probes_refuse_nan_wrong_types_and_constant_targets():
+    labels = np.array([True, False, True, False])
+    with pytest.raises(ValueError, match="activations must be finite"):
+        unit_auc(np.array([[np.nan], [0.0], [1.0], [2.0]]), labels)
+    with pytest.raises(ValueError, match="activations must be finite"):
+        unit_correlation(np.array([[np.inf], [0.0], [1.0], [2.0]]), np.arange(4.0))
+    with pytest.raises(ValueError, match="target must vary"):
+        unit_correlation(np.ones((4, 2)), np.ones(4))
+    with pytest.raises(ValueError, match="labels must be booleans"):
+        unit_auc(np.zeros((4, 1)), np.array([0.5, 1, 0, 1]))
+    assert unit_auc(np.arange(4.0)[:, None], np.array([0, 1, 0, 1])).tolist() == [0.75]  # 0/1 integers are fine
+    with pytest.raises(TypeError, match="text must be a str"):
+        inside_quotes(["a", "b"])
+    with pytest.raises(TypeError, match="text must be a str"):
+        column_in_line(None)

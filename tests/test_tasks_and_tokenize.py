@@ -93,3 +93,17 @@ def test_random_windows_are_contiguous_slices():
 def test_straighten_quotes_replaces_only_double_curly_quotes():
     assert straighten_quotes("“It’s mine,” he said.") == '"It’s mine," he said.'
     assert straighten_quotes("no quotes") == "no quotes"
+
+
+def test_char_vocab_refuses_what_is_not_text_or_integer_ids():
+    vocab = CharVocab("abc")
+    with pytest.raises(TypeError, match="text must be a str; got int"):
+        vocab.encode(12)
+    with pytest.raises(TypeError, match=r"ids must be integers; got \[1.5\]"):
+        vocab.decode([1.5])
+    with pytest.raises(ValueError, match="1-D integer tensor"):
+        vocab.decode(torch.tensor([[0, 1]]))
+    with pytest.raises(ValueError, match="non-empty str"):
+        CharVocab.from_text("")
+    with pytest.raises(TypeError, match="text must be a str"):
+        straighten_quotes(None)

@@ -317,6 +317,140 @@ def unrolled_rnn(model, steps: int = 3) -> Diagram:
     return d
 
 
+def lstm_cell_diagram(cell) -> Diagram:
+    """The data flow of one LSTM step, read from ``cell`` (an ``dl4nlp.lstm.LSTMCell`` or one of its variants).
+
+    The cell state runs along the top (only ⊙ f and + touch it); the gates sit
+    below, each labelled with its non-linearity and its block of the weights. A
+    ``PeepholeLSTMCell`` adds dashed peephole arrows from the cell state to its
+    gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 03.
+    """
+    hidden, inputs = cell.hidden_size, cell.input_size
+    peephole = hasattr(cell, "weight_peephole")
+    coupled = cell.weight_ih.shape[0] == 3 * hidden
+    blocks = cell.weight_ih.shape[0] // hidden
+    d = Diagram()
+    d.box("c_prev", "C(t−1)", (0, 4), "state", width=1.3)
+    d.box("forget_mul", "⊙", (3, 4), "op", width=0.6)
+    d.box("add", "+", (6, 4), "op", width=0.6)
+    d.box("c", "C(t)", (11, 4), "state", width=1.1)
+    d.box("hx", f"[h(t−1), x(t)]\n{hidden} + {inputs} values", (1.2, -0.6), "input", width=2.4, height=0.8)
+    d.box("forget", "f = σ(·)", (3, 1.6), "gate", width=1.4)
+    d.box("input", "i = 1 − f" if coupled else "i = σ(·)", (4.8, 1.6), "gate", width=1.4)
+    d.box("candidate", "C̃ = tanh(·)", (6.8, 1.6), "gate", width=1.7)
+    d.box("write", "⊙", (6, 2.8), "op", width=0.6)
+    d.box("output", "o = σ(·)", (8.8, 1.6), "gate", width=1.4)
+    d.box("squash", "tanh", (9.8, 3.1), "op", width=0.9)
+    d.box("show", "⊙", (9.8, 2.2), "op", width=0.6)
+    d.box("h", "h(t)", (11, 0.4), "output", width=1.1)
+    d.arrow("c_prev", "forget_mul").arrow("forget_mul", "add").arrow("add", "c")
+    d.arrow("hx", "forget")
+    d.arrow("forget", "forget_mul")
+    if coupled:
+        d.arrow("forget", "input", label="1 − f")
+    else:
+        d.arrow("hx", "input")
+    d.arrow("hx", "candidate").arrow("hx", "output")
+    d.arrow("input", "write").arrow("candidate", "write").arrow("write", "add")
+    d.arrow("add", "squash", bend=-0.2).arrow("squash", "show").arrow("output", "show").arrow("show", "h")
+    if peephole:
+        d.arrow("c_prev", "forget", dashed=True, label="peephole", bend=0.2)
+        d.arrow("c_prev", "input", dashed=True, bend=0.25)
+        d.arrow("c", "output", dashed=True, bend=-0.2)
+    label = f"one LSTM step: {blocks} weight blocks, each ({hidden}×{hidden + inputs})"
+    d.group(label, ["forget_mul", "add", "forget", "show"])
+    return d
+
+
+def gru_cell_diagram(cell) -> Diagram:
+    """The data flow of one GRU step, read from ``cell`` (a ``dl4nlp.lstm.GRUCell``).
+
+    Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
+    (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 03.
+    """
+    hidden, inputs = cell.hidden_size, cell.input_size
+    d = Diagram()
+    d.box("h_prev", "h(t−1)", (0, 4), "state", width=1.3)
+    d.box("x", f"x(t)\n{inputs} values", (0, 0), "input", width=1.4, height=0.8)
+    d.box("reset", "r = σ(·)", (2.6, 1.4), "gate", width=1.4)
+    d.box("update", "z = σ(·)", (5, 1.4), "gate", width=1.4)
+    d.box("reset_mul", "⊙ r", (4.2, 2.7), "op", width=0.8)
+    if cell.reset_after:
+        d.box("matmul", f"W_hn h + b_hn\n({hidden}×{hidden})", (2.6, 2.7), "param", width=1.9, height=0.8)
+    else:
+        d.box("matmul", f"W_hn (r ⊙ h) + b_hn\n({hidden}×{hidden})", (6.0, 2.7), "param", width=2.3, height=0.8)
+    d.box("candidate", "n = tanh(W_in x + b_in + ·)", (7.6, 1.4), "gate", width=3.0)
+    d.box("mix", "(1 − z) ⊙ n + z ⊙ h", (8.6, 4), "op", width=2.3)
+    d.box("h", "h(t)", (11.3, 4), "output", width=1.1)
+    d.arrow("h_prev", "mix").arrow("mix", "h")
+    for gate in ("reset", "update", "candidate"):
+        d.arrow("x", gate)
+    d.arrow("h_prev", "reset").arrow("h_prev", "update").arrow("update", "mix").arrow("candidate", "mix")
+    d.arrow("reset", "reset_mul")
+    if cell.reset_after:  # PyTorch: multiply, then reset
+        d.arrow("h_prev", "matmul").arrow("matmul", "reset_mul").arrow("reset_mul", "candidate")
+    else:  # Cho et al.: reset, then multiply
+        d.arrow("h_prev", "reset_mul").arrow("reset_mul", "matmul").arrow("matmul", "candidate")
+    form = "PyTorch: reset after the product" if cell.reset_after else "Cho et al. (2014): reset before the product"
+    d.group(f"one GRU step ({form})", ["reset", "update", "reset_mul", "candidate"])
+    return d
+
+
+def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "left") -> Diagram:
+    """Two directional character language models read ``text``; the word's vector joins their states (notebook 03).
+
+    ``forward`` and ``backward`` are ``dl4nlp.rnn.RecurrentLM`` models; their sizes
+    (one LSTM each, its hidden size and the vocabulary) are read from their configs.
+    The forward model reads left to right and its state after the word's last
+    character sees the word and what precedes it; the backward model reads right to
+    left and its state after the word's first character sees the word and what
+    follows it (the two states drawn in the output colour). Nothing is shared between the rows.
+
+    >>> from dl4nlp.rnn import RecurrentLM
+    >>> elmo_diagram(RecurrentLM(30, hidden_size=8), RecurrentLM(30, hidden_size=8), "a left b")
+    Diagram(25 boxes, 32 arrows)
+    """
+    configs = [getattr(model, "config", None) for model in (forward, backward)]
+    if any(not hasattr(c, "hidden_size") for c in configs):
+        raise TypeError(
+            f"forward and backward must be RecurrentLM models; got {type(forward).__name__}, {type(backward).__name__}"
+        )
+    if not isinstance(text, str) or not isinstance(word, str) or not word or word not in text:
+        raise ValueError(f"word must be a non-empty str inside text; got word={word!r}, text={text!r}")
+    if len(text) > 16:
+        raise ValueError(f"text must have at most 16 characters to fit the drawing; got {len(text)}")
+    start = text.index(word)
+    end = start + len(word) - 1  # the word's last character
+    d = Diagram()
+    for t, char in enumerate(text):
+        d.box(f"x{t}", "␣" if char == " " else char, (t, 0), kind="input", width=0.7)
+        d.box(f"f{t}", "→h", (t, 1.6), kind="output" if t == end else "state", width=0.7)
+        d.box(f"b{t}", "←h", (t, 3.2), kind="output" if t == start else "state", width=0.7)
+        d.arrow(f"x{t}", f"f{t}")
+        d.arrow(f"x{t}", f"b{t}", bend=0.25)
+        if t:
+            d.arrow(f"f{t - 1}", f"f{t}")
+            d.arrow(f"b{t}", f"b{t - 1}")
+    hidden = [c.hidden_size for c in configs]
+    d.box(
+        "elmo",
+        f"vector of '{word}'\n[→h, ←h]: {hidden[0]} + {hidden[1]} values",
+        ((start + end) / 2, 5.0),
+        kind="output",
+        width=max(3.2, len(word) * 0.9),
+        height=0.8,
+    )
+    d.arrow(f"f{end}", "elmo", bend=-0.3).arrow(f"b{start}", "elmo", bend=0.2)  # the two states it joins
+    last = len(text) - 1
+    d.group(f"forward LM: {configs[0].kind.upper()}({hidden[0]}), reads left to right", ["f0", f"f{last}"], pad=0.25)
+    d.group(
+        f"backward LM: {configs[1].kind.upper()}({hidden[1]}), its own weights, reads right to left",
+        ["b0", f"b{last}"],
+        pad=0.25,
+    )
+    return d
+
+
 # --- encoder-decoder with attention (notebook 04) ------------------------------
 def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
     """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.

@@ -10,46 +10,45 @@ records the gates and cell states at every step; ``UnrolledLSTM.from_torch``
 copies one layer (and direction) of a ``torch.nn.LSTM``. ``GRUCell`` and
 ``UnrolledGRU`` do the same for the GRU. Taught in notebook 03.
 
-The command ``python -m dl4nlp.lstm train-char-model --out data/char_lstm_sherlock.pt``
-trains the character-level LSTM language model that notebook 03 inspects
-and writes its recipe next to it.
+``load_char_model`` loads the character-level LSTM language model that
+notebook 03 inspects (trained by ``python -m dl4nlp.recipes.char_lstm``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
-import time
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Sequence
 
 import torch
 from torch import nn
 
 from dl4nlp._checks import (
     check_device,
-    check_file,
-    check_ids,
-    check_int,
     check_number,
+    check_same_dtype,
+    check_strings,
     check_tensor,
     check_type,
     given,
 )
-from dl4nlp.rnn import (
-    RecurrentLM,
-    _check_sequence,
-    _check_state,
-    _check_step,
-    _copy_of_torch,
-    _torch_weights,
-    language_model_loss,
-)
+from dl4nlp.checkpoint import load_checkpoint
+from dl4nlp.rnn import RecurrentLM, _check_sequence, _check_state, _torch_weights, load_weights_
+from dl4nlp.tokenize import CharVocab
 
 LSTM_GATES = ("input", "forget", "candidate", "output")  # PyTorch's order of the four row blocks
 GRU_GATES = ("reset", "update", "candidate")
+LSTM_VARIANTS = ("standard", "peephole", "coupled")
+
+
+def _check_sizes(**sizes: int) -> None:
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
+def _shape(value) -> str:
+    return str(tuple(value.shape)) if isinstance(value, torch.Tensor) else type(value).__name__
 
 
 class _GatedCell(nn.Module):
@@ -59,8 +58,7 @@ class _GatedCell(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int):
         super().__init__()
-        check_int("input_size", input_size)
-        check_int("hidden_size", hidden_size)
+        _check_sizes(input_size=input_size, hidden_size=hidden_size)
         self.input_size, self.hidden_size = input_size, hidden_size
         rows, bound = self.n_blocks * hidden_size, 1 / math.sqrt(hidden_size)
         self.weight_ih = nn.Parameter(torch.empty(rows, input_size).uniform_(-bound, bound))  # (nH, I)
@@ -68,17 +66,12 @@ class _GatedCell(nn.Module):
         self.bias_ih = nn.Parameter(torch.empty(rows).uniform_(-bound, bound))  # (nH,)
         self.bias_hh = nn.Parameter(torch.empty(rows).uniform_(-bound, bound))  # (nH,)
 
-
-def _check_pair(cell: nn.Module, name: str, state, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """An LSTM state: a pair (h, c) of (B, H) tensors."""
-    H = cell.hidden_size
-    if not isinstance(state, (tuple, list)):
-        raise TypeError(f"{name} must be a pair (h, c) of (B, {H}) tensors; got {given(state)}")
-    if len(state) != 2:
-        raise ValueError(f"{name} must be a pair (h, c) of (B, {H}) tensors; got {len(state)} tensors")
-    _check_state(f"{name} h", state[0], batch, H, cell)
-    _check_state(f"{name} c", state[1], batch, H, cell)
-    return state[0], state[1]
+    def _check(self, x: torch.Tensor, *states: tuple[str, torch.Tensor]) -> None:
+        """x must be (B, I), finite, of the cell's dtype; each named state (B, H) likewise, with the same B."""
+        check_tensor("x", x, shape=("B", self.input_size), dtype="float", finite=True)
+        check_same_dtype("x", x, self)
+        for name, state in states:
+            _check_state(name, state, x.shape[0], self.hidden_size, self)
 
 
 class LSTMStep(NamedTuple):
@@ -87,21 +80,32 @@ class LSTMStep(NamedTuple):
     gates: dict  # name -> (B, H)
 
 
+def _split_state(state) -> tuple[torch.Tensor, torch.Tensor]:
+    if not isinstance(state, (tuple, list)):
+        raise TypeError(f"state must be a pair (h, c) of (B, H) tensors; got {given(state)}")
+    if len(state) != 2:
+        raise ValueError(f"state must be a pair (h, c) of (B, H) tensors; got {len(state)} tensors")
+    return state[0], state[1]
+
+
 class LSTMCell(_GatedCell):
-    """One LSTM step; ``forward(x, (h, c))`` returns ``LSTMStep(h, c, gates)``."""
+    """One LSTM step; ``forward(x, (h, c))`` returns ``LSTMStep(h, c, gates)``.
+
+    >>> step = LSTMCell(2, 3)(torch.zeros(1, 2), (torch.zeros(1, 3), torch.zeros(1, 3)))
+    >>> sorted(step.gates), tuple(step.c.shape)
+    (['candidate', 'forget', 'input', 'output'], (1, 3))
+    """
 
     n_blocks = 4
 
-    def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        check_tensor("x", x, shape=("B", self.input_size), dtype="float", finite=True)
-        _check_step(self, x, x.new_zeros(x.shape[0], self.hidden_size))
-        h, c = _check_pair(self, "state", state, x.shape[0])
-        return self._step(x, (h, c))
+    def pre_activations(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """z = W_ih x + b_ih + W_hh h + b_hh, (B, nH): the gates before their non-linearities."""
+        return x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh
 
-    def _step(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = state  # (B, H) each
-        z = x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh  # (B, 4H)
-        z_i, z_f, z_g, z_o = z.chunk(4, dim=1)
+    def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
+        h, c = _split_state(state)  # (B, H) each
+        self._check(x, ("state h", h), ("state c", c))
+        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
         i = torch.sigmoid(z_i)  # input gate: how much of the candidate to write
         f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
         g = torch.tanh(z_g)  # candidate C̃(t)
@@ -111,40 +115,105 @@ class LSTMCell(_GatedCell):
         return LSTMStep(h, c, {"input": i, "forget": f, "candidate": g, "output": o})
 
 
-class GRUCell(_GatedCell):
-    """One GRU step (PyTorch's convention); ``forward(x, h)`` returns ``(h, gates)``.
+class PeepholeLSTMCell(LSTMCell):
+    """An LSTM step whose gates also see the cell (Gers & Schmidhuber, 2000: "peephole connections").
 
-    r = σ(·), z = σ(·), n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)), h' = (1 - z) ⊙ n + z ⊙ h.
+    i = σ(z_i + p_i ⊙ C(t-1)), f = σ(z_f + p_f ⊙ C(t-1)), then C(t) as usual, and
+    o = σ(z_o + p_o ⊙ C(t)): the input and forget gates peek at the old cell, the
+    output gate at the new one. ``weight_peephole`` (3, H) holds p_i, p_f, p_o as
+    rows; it starts at zero, where the cell is exactly the standard LSTM.
+    """
+
+    def __init__(self, input_size: int, hidden_size: int):
+        super().__init__(input_size, hidden_size)
+        self.weight_peephole = nn.Parameter(torch.zeros(3, hidden_size))  # (3, H): p_i, p_f, p_o
+
+    def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
+        h, c = _split_state(state)
+        self._check(x, ("state h", h), ("state c", c))
+        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)
+        p_i, p_f, p_o = self.weight_peephole  # (H,) each
+        i = torch.sigmoid(z_i + p_i * c)
+        f = torch.sigmoid(z_f + p_f * c)
+        g = torch.tanh(z_g)
+        c = f * c + i * g
+        o = torch.sigmoid(z_o + p_o * c)  # the output gate sees the new cell
+        h = o * torch.tanh(c)
+        return LSTMStep(h, c, {"input": i, "forget": f, "candidate": g, "output": o})
+
+
+class CoupledLSTMCell(LSTMCell):
+    """An LSTM step with the input gate tied to the forget gate, i = 1 - f (the CIFG of Greff et al., 2017).
+
+    Whatever fraction of the old memory is forgotten is refilled from the candidate:
+    C(t) = f ⊙ C(t-1) + (1 - f) ⊙ C̃(t). Three weight blocks (forget, candidate,
+    output) instead of four, so a quarter fewer recurrent parameters.
     """
 
     n_blocks = 3
 
-    def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, dict]:
-        _check_step(self, x, h)
-        return self._step(x, h)
+    def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
+        h, c = _split_state(state)
+        self._check(x, ("state h", h), ("state c", c))
+        z_f, z_g, z_o = self.pre_activations(x, h).chunk(3, dim=1)
+        f, g, o = torch.sigmoid(z_f), torch.tanh(z_g), torch.sigmoid(z_o)
+        i = 1 - f  # coupled: write exactly as much as is forgotten
+        c = f * c + i * g
+        h = o * torch.tanh(c)
+        return LSTMStep(h, c, {"input": i, "forget": f, "candidate": g, "output": o})
 
-    def _step(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, dict]:
+
+class GRUCell(_GatedCell):
+    """One GRU step; ``forward(x, h)`` returns ``(h, gates)``.
+
+    r = σ(W_ir x + b_ir + W_hr h + b_hr), z = σ(W_iz x + b_iz + W_hz h + b_hz), h' = (1 - z) ⊙ n + z ⊙ h, with the
+    candidate n in one of two forms:
+
+    - ``reset_after=True`` (PyTorch's ``nn.GRU``, cuDNN): n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)),
+      the reset gate scales the recurrent term *after* the matrix product;
+    - ``reset_after=False`` (Cho et al., 2014): n = tanh(W_in x + b_in + W_hn (r ⊙ h) + b_hn),
+      the reset gate scales h *before* the matrix product.
+
+    With the same weights the two compute different functions (notebook 03 shows how much).
+    """
+
+    n_blocks = 3
+
+    def __init__(self, input_size: int, hidden_size: int, reset_after: bool = True):
+        super().__init__(input_size, hidden_size)
+        if not isinstance(reset_after, bool):
+            raise TypeError(f"reset_after must be a bool; got {reset_after!r}")
+        self.reset_after = reset_after
+
+    def extra_repr(self) -> str:
+        return f"{self.input_size}, {self.hidden_size}, reset_after={self.reset_after}"
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, dict]:
+        self._check(x, ("h", h))
         x_r, x_z, x_n = (x @ self.weight_ih.T + self.bias_ih).chunk(3, dim=1)  # (B, H) each
-        h_r, h_z, h_n = (h @ self.weight_hh.T + self.bias_hh).chunk(3, dim=1)
-        r = torch.sigmoid(x_r + h_r)  # reset gate: how much of h the candidate may see
-        z = torch.sigmoid(x_z + h_z)  # update gate: how much of the old h to keep
-        n = torch.tanh(x_n + r * h_n)  # candidate
+        w_r, w_z, w_n = self.weight_hh.chunk(3, dim=0)  # (H, H) each
+        b_r, b_z, b_n = self.bias_hh.chunk(3)  # (H,) each
+        r = torch.sigmoid(x_r + h @ w_r.T + b_r)  # reset gate: how much of h the candidate may see
+        z = torch.sigmoid(x_z + h @ w_z.T + b_z)  # update gate: how much of the old h to keep
+        if self.reset_after:
+            n = torch.tanh(x_n + r * (h @ w_n.T + b_n))  # PyTorch: reset the product
+        else:
+            n = torch.tanh(x_n + (r * h) @ w_n.T + b_n)  # Cho et al.: reset the state, then multiply
         return (1 - z) * n + z * h, {"reset": r, "update": z, "candidate": n}
 
 
 class _Unrolled(nn.Module):
-    cell_class: type = LSTMCell
     torch_class: type = nn.LSTM
 
-    def __init__(self, input_size: int, hidden_size: int):
-        super().__init__()
-        self.cell = self.cell_class(input_size, hidden_size)
+    def _check(self, x: torch.Tensor) -> None:
+        _check_sequence(self, x, self.cell.input_size)  # (B, T, I), finite, the module's dtype
 
     @classmethod
-    def from_torch(cls, module: nn.Module, layer: int = 0, reverse: bool = False):
-        """A copy of one layer (``reverse=True``: the backward direction) of a torch module: weights, dtype, device."""
+    def _torch_weights(cls, module: nn.Module, layer: int, reverse: bool) -> dict:
         weights = _torch_weights(module, layer, reverse, cls.torch_class)
-        return _copy_of_torch(cls, module, weights, weights["weight_ih"].shape[1], module.hidden_size)
+        if "bias_ih" not in weights:
+            raise ValueError("the torch module must have bias=True; got bias=False")
+        return weights
 
 
 class UnrolledLSTM(_Unrolled):
@@ -152,16 +221,37 @@ class UnrolledLSTM(_Unrolled):
 
     ``forward(x, state)`` with x (B, T, I) returns ``(outputs, (h_T, c_T), trace)``:
     outputs (B, T, H) as ``nn.LSTM(batch_first=True)`` gives them, and ``trace``
-    mapping each gate name and ``'cell'`` to a (B, T, H) tensor.
+    mapping each gate name and ``'cell'`` to a (B, T, H) tensor. ``variant``
+    picks the cell: ``'standard'`` (``LSTMCell``), ``'peephole'`` or ``'coupled'``.
+
+    >>> outputs, (h, c), trace = UnrolledLSTM(3, 4)(torch.zeros(2, 5, 3))
+    >>> tuple(outputs.shape), sorted(trace)
+    ((2, 5, 4), ['candidate', 'cell', 'forget', 'input', 'output'])
     """
 
+    def __init__(self, input_size: int, hidden_size: int, variant: str = "standard"):
+        super().__init__()
+        if variant not in LSTM_VARIANTS:
+            raise ValueError(f"variant must be one of {LSTM_VARIANTS}; got {variant!r}")
+        cell_class = {"standard": LSTMCell, "peephole": PeepholeLSTMCell, "coupled": CoupledLSTMCell}[variant]
+        self.variant = variant
+        self.cell = cell_class(input_size, hidden_size)
+
+    @classmethod
+    def from_torch(cls, module: nn.LSTM, layer: int = 0, reverse: bool = False) -> UnrolledLSTM:
+        """A copy of one layer (``reverse=True``: the backward direction) of an ``nn.LSTM``, weights and dtype."""
+        weights = cls._torch_weights(module, layer, reverse)
+        model = cls(weights["weight_ih"].shape[1], module.hidden_size).to(weights["weight_ih"].dtype)
+        load_weights_(model.cell, weights)
+        return model
+
     def forward(self, x: torch.Tensor, state: Optional[tuple[torch.Tensor, torch.Tensor]] = None):
-        _check_sequence(self, x, self.cell.input_size)
+        self._check(x)
         zeros = x.new_zeros(x.shape[0], self.cell.hidden_size)  # (B, H)
-        h, c = (zeros, zeros) if state is None else _check_pair(self.cell, "state", state, x.shape[0])
+        h, c = (zeros, zeros) if state is None else _split_state(state)
         outputs, record = [], {name: [] for name in LSTM_GATES + ("cell",)}
         for t in range(x.shape[1]):
-            h, c, gates = self.cell._step(x[:, t], (h, c))
+            h, c, gates = self.cell(x[:, t], (h, c))
             outputs.append(h)
             for name, value in {**gates, "cell": c}.items():
                 record[name].append(value)
@@ -170,33 +260,79 @@ class UnrolledLSTM(_Unrolled):
 
 
 class UnrolledGRU(_Unrolled):
-    """A GRU as an explicit loop over time; ``forward`` returns ``(outputs, h_T, trace)``."""
+    """A GRU as an explicit loop over time; ``forward(x, h)`` returns ``(outputs, h_T, trace)``.
 
-    cell_class, torch_class = GRUCell, nn.GRU
+    ``reset_after`` picks the candidate's form (see ``GRUCell``); ``True`` is PyTorch's.
+    """
+
+    torch_class = nn.GRU
+
+    def __init__(self, input_size: int, hidden_size: int, reset_after: bool = True):
+        super().__init__()
+        self.cell = GRUCell(input_size, hidden_size, reset_after)
+
+    @classmethod
+    def from_torch(cls, module: nn.GRU, layer: int = 0, reverse: bool = False, reset_after: bool = True):
+        """A copy of one layer of an ``nn.GRU``, weights and dtype. ``reset_after=False`` puts the
+        same weights into Cho et al.'s form of the cell, a different function (no longer a copy)."""
+        weights = cls._torch_weights(module, layer, reverse)
+        model = cls(weights["weight_ih"].shape[1], module.hidden_size, reset_after).to(weights["weight_ih"].dtype)
+        load_weights_(model.cell, weights)
+        return model
 
     def forward(self, x: torch.Tensor, h: Optional[torch.Tensor] = None):
-        _check_sequence(self, x, self.cell.input_size)
-        if h is not None:
-            _check_state("h", h, x.shape[0], self.cell.hidden_size, self)
+        self._check(x)
         h = x.new_zeros(x.shape[0], self.cell.hidden_size) if h is None else h  # (B, H)
         outputs, record = [], {name: [] for name in GRU_GATES}
         for t in range(x.shape[1]):
-            h, gates = self.cell._step(x[:, t], h)
+            h, gates = self.cell(x[:, t], h)
             outputs.append(h)
             for name, value in gates.items():
                 record[name].append(value)
         return torch.stack(outputs, dim=1), h, {n: torch.stack(v, dim=1) for n, v in record.items()}
 
 
-def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
-    """Start every forget gate at σ(value): b_ih's forget block = value, b_hh's = 0 (all layers, directions).
+def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] = None) -> tuple[torch.Tensor, dict]:
+    """The fast path to ``UnrolledLSTM.from_torch(module)(x)``'s outputs and trace, for long sequences.
 
-    A positive value (Gers et al., 2000; Jozefowicz et al., 2015 use 1) makes a
-    fresh LSTM remember by default, so gradients reach far back from the start.
+    ``nn.LSTM`` computes every hidden state at C speed; the gates then follow from
+    h(t-1) and x(t) in one batched product, and the cell states from the
+    element-wise recurrence C(t) = f ⊙ C(t-1) + i ⊙ C̃. A one-layer, one-direction
+    ``module`` with ``batch_first=True``; x (B, T, I). Returns ``(outputs, trace)``:
+    outputs (B, T, H) and each trace entry (B, T, H), or (B, T, len(cells)) for
+    only the cells listed in ``cells`` (much cheaper when a few are wanted).
     """
     check_type("module", module, nn.LSTM, "a torch.nn.LSTM")
+    if module.num_layers != 1 or module.bidirectional or not module.batch_first or module.proj_size:
+        raise ValueError("lstm_trace needs a one-layer, one-direction nn.LSTM with batch_first=True")
+    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != module.input_size or 0 in x.shape:
+        raise ValueError(f"x must have shape (batch, time, {module.input_size}) with both at least 1; got {_shape(x)}")
+    hidden = module.hidden_size
+    cells = list(range(hidden)) if cells is None else [int(j) for j in cells]
+    if not cells or not all(0 <= j < hidden for j in cells):
+        raise ValueError(f"cells must be a non-empty list of indices in [0, {hidden}); got {cells}")
+    rows = [block * hidden + j for block in range(4) for j in cells]  # the cells' rows in each gate block
+    weights = {name: value[rows] for name, value in UnrolledLSTM._torch_weights(module, 0, False).items()}
+    with torch.no_grad():
+        outputs, _ = module(x)  # (B, T, H)
+        previous = torch.cat([torch.zeros_like(outputs[:, :1]), outputs[:, :-1]], dim=1)  # h(t-1), (B, T, H)
+        z = x @ weights["weight_ih"].T + weights["bias_ih"] + previous @ weights["weight_hh"].T + weights["bias_hh"]
+        z_i, z_f, z_g, z_o = z.chunk(4, dim=-1)  # (B, T, H) each
+        i, f, g, o = torch.sigmoid(z_i), torch.sigmoid(z_f), torch.tanh(z_g), torch.sigmoid(z_o)
+        written = i * g
+        cells = torch.empty_like(written)
+        c = torch.zeros_like(written[:, 0])
+        for t in range(x.shape[1]):  # element-wise only: cheap even for long texts
+            c = f[:, t] * c + written[:, t]
+            cells[:, t] = c
+    return outputs, {"input": i, "forget": f, "candidate": g, "output": o, "cell": cells}
+
+
+def _set_second_block_bias_(module: nn.Module, kind: type, value: float) -> nn.Module:
+    """b_ih's second gate block = value and b_hh's = 0, in every layer and direction of ``module``."""
+    check_type("module", module, kind, f"a torch.nn.{kind.__name__}")
     if not module.bias:
-        raise ValueError("module must have biases (bias=True) to set the forget bias; got bias=False")
+        raise ValueError("module must have biases (bias=True) to set its gate biases; got bias=False")
     value = check_number("value", value)
     hidden = module.hidden_size
     with torch.no_grad():
@@ -206,186 +342,68 @@ def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
     return module
 
 
+def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
+    """Start every forget gate at σ(value): b_ih's forget block = value, b_hh's = 0 (all layers, directions).
+
+    A positive value (Gers et al., 2000; Jozefowicz et al., 2015 use 1) makes a
+    fresh LSTM remember by default, so gradients reach far back from the start.
+    """
+    return _set_second_block_bias_(module, nn.LSTM, value)  # blocks: input, forget, candidate, output
+
+
+def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
+    """Start every GRU update gate at σ(value), so a fresh GRU copies h forward by default (notebook 03).
+
+    The GRU's counterpart of ``set_forget_bias_``: b_ih's update block = value, b_hh's = 0.
+    """
+    return _set_second_block_bias_(module, nn.GRU, value)  # blocks: reset, update, new
+
+
 # --- the character-level LSTM of notebook 03 ---------------------------------
-def load_char_model(path: str | Path, device: str | torch.device = "cpu"):
-    """The ``(RecurrentLM, CharVocab)`` saved by ``train-char-model`` (loaded with ``weights_only=True``)."""
-    from dl4nlp.tokenize import CharVocab
+CHAR_LSTM_KIND = "char_lstm"  # the checkpoint kind written by dl4nlp.recipes.char_lstm
 
-    path = check_file("path", path, "a char-model checkpoint (.pt)")
-    device = check_device("device", device)
-    checkpoint = torch.load(path, map_location=device, weights_only=True)
-    missing = {"config", "vocab", "state_dict"} - set(checkpoint)
+
+def load_char_model(path: str | Path, *, reverse: bool = False, map_location: str | torch.device = "cpu"):
+    """The ``(RecurrentLM, CharVocab)`` that ``python -m dl4nlp.recipes.char_lstm`` wrote to ``path``.
+
+    The checkpoint's SHA-256 is verified against its provenance and it is loaded
+    with ``weights_only=True`` (``dl4nlp.checkpoint.load_checkpoint``). Weights
+    stored in float16 are returned in float32. ``reverse=True`` expects the
+    backward (right-to-left) model; asking for one direction and finding the
+    other is an error. The model is returned in eval mode.
+    """
+    check_device("map_location", map_location)
+    checkpoint = load_checkpoint(path, kind=CHAR_LSTM_KIND, map_location=map_location)
+    missing = {"vocab", "reverse"} - set(checkpoint.extra)
     if missing:
-        raise ValueError(f"a char-model checkpoint holds config, vocab and state_dict; {path} lacks {sorted(missing)}")
-    model = RecurrentLM(**checkpoint["config"]).to(device)
-    model.load_state_dict(checkpoint["state_dict"])
-    return model.eval(), CharVocab(checkpoint["vocab"])
+        raise ValueError(f"{path} is a char_lstm checkpoint without {sorted(missing)} in its extras")
+    if checkpoint.extra["reverse"] != reverse:
+        direction = "backward" if checkpoint.extra["reverse"] else "forward"
+        raise ValueError(f"{path} holds the {direction} language model; expected reverse={reverse}")
+    model = RecurrentLM.from_config(checkpoint.config)
+    model.load_state_dict({k: v.float() for k, v in checkpoint.state_dict.items()})
+    return model.to(map_location).eval(), CharVocab(checkpoint.extra["vocab"])
 
 
-def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
-    """``next_batch(step)`` for truncated BPTT over ``batch_size`` parallel streams of ``ids``.
+@torch.no_grad()
+def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> torch.Tensor:
+    """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
 
-    The text is cut into ``batch_size`` equal streams; step k returns the k-th
-    window of ``length + 1`` ids of every stream, (B, length + 1), and whether
-    the streams just started over (so the carried state must be reset).
+    Texts of the same length are read as one batch. For a backward model pass the
+    texts reversed. Notebook 03 builds ELMo-style word vectors from these.
     """
-    check_ids("ids", ids, None, ndim=1, expected="(N,), one text as ids")
-    check_int("batch_size", batch_size)
-    check_int("length", length)
-    if len(ids) // batch_size < length + 1:
-        raise ValueError(
-            f"ids must give each of the batch_size={batch_size} streams more than length={length} ids, "
-            f"at least {batch_size * (length + 1)} in all; got {len(ids)}"
-        )
-    streams = ids[: len(ids) // batch_size * batch_size].view(batch_size, -1)  # (B, N / B)
-    windows = (streams.shape[1] - 1) // length
-
-    def next_batch(step: int):
-        k = step % windows
-        return streams[:, k * length : (k + 1) * length + 1], k == 0
-
-    return next_batch
-
-
-def train_char_model(
-    out: Path,
-    corpus: str = "sherlock_holmes.txt",
-    hidden_size: int = 256,
-    embedding_dim: int = 32,
-    steps: int = 4000,
-    batch_size: int = 32,
-    seq_len: int = 128,
-    lr: float = 3e-3,
-    seed: int = 0,
-    device: Optional[str] = None,
-    straight_quotes: bool = True,
-    progress: bool = True,
-    command: str = "",
-) -> dict:
-    """Train a one-layer character LSTM on a shipped corpus; save it to ``out`` and its recipe beside it.
-
-    Training is truncated BPTT as in char-rnn: the text is read as ``batch_size``
-    parallel streams, ``seq_len`` characters at a time, and the LSTM state is
-    carried (detached) from one window to the next, so the model can learn
-    state that lasts longer than a window, such as being inside a quotation.
-    With ``straight_quotes`` the curly double quotes become ``"``
-    (``dl4nlp.tokenize.straighten_quotes``), so that only that state tells an
-    opening quote from a closing one.
-    The last 5% of the text is held out; the recipe (``<out>.json``) records the
-    command, seed, versions, corpus md5, device and the final losses. Returns the recipe.
-    """
-    import dl4nlp
-    from dl4nlp.data import data_path, load_text, md5sum
-    from dl4nlp.tokenize import CharVocab, straighten_quotes
-    from dl4nlp.train import train
-
-    for name, value in dict(hidden_size=hidden_size, embedding_dim=embedding_dim, steps=steps).items():
-        check_int(name, value)
-    for name, value in dict(batch_size=batch_size, seq_len=seq_len).items():
-        check_int(name, value)
-    check_number("lr", lr, 0.0, low_open=True)
-    dl4nlp.seed_everything(seed)
-    device = dl4nlp.get_device(device)
-    text = straighten_quotes(load_text(corpus)) if straight_quotes else load_text(corpus)
-    vocab = CharVocab.from_text(text)
-    ids = torch.tensor(vocab.encode(text))
-    split = int(0.95 * len(ids))
-    train_ids, valid_ids = ids[:split], ids[split:]
-    model = RecurrentLM(len(vocab), hidden_size, "lstm", embedding_dim).to(device)
-    set_forget_bias_(model.recurrent, 1.0)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps, eta_min=lr / 10)
-    carried = {"state": None}
-
-    def loss_fn(model, batch):
-        windows, restart = batch
-        logits, state = model(windows[:, :-1], None if restart else carried["state"])
-        carried["state"] = tuple(s.detach() for s in state)  # truncated BPTT: keep the value, cut the graph
-        return language_model_loss(logits, windows[:, 1:])
-
-    start = time.perf_counter()
-    history = train(
-        model,
-        loss_fn,
-        stream_batches(train_ids, batch_size, seq_len),
-        steps=steps,
-        optimizer=optimizer,
-        scheduler=scheduler,
-        clip_norm=1.0,
-        device=device,
-        progress=progress,
-        desc="char LSTM",
-    )
-    with torch.no_grad():
-        logits, _ = model(valid_ids[None, :-1].to(device))  # the held-out text read in one pass
-        valid_loss = language_model_loss(logits, valid_ids[None, 1:].to(device)).item()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-    torch.save(
-        {"config": model.config, "vocab": vocab.chars, "straight_quotes": straight_quotes, "state_dict": state}, out
-    )
-    recipe = {
-        "command": command or f"dl4nlp.lstm.train_char_model(out={str(out)!r}, ...)",
-        "arguments": dict(
-            corpus=corpus,
-            hidden_size=hidden_size,
-            embedding_dim=embedding_dim,
-            steps=steps,
-            batch_size=batch_size,
-            seq_len=seq_len,
-            lr=lr,
-            seed=seed,
-            straight_quotes=straight_quotes,
-            clip_norm=1.0,
-            forget_bias=1.0,
-            schedule="cosine to lr/10",
-            optimizer="Adam",
-            bptt="truncated, state carried across windows of parallel streams",
-        ),
-        "dl4nlp_version": dl4nlp.__version__,
-        "torch_version": torch.__version__,
-        "corpus_md5": md5sum(data_path(corpus)),
-        "device": str(device),
-        "torch_threads": torch.get_num_threads(),
-        "train_seconds": round(time.perf_counter() - start, 1),
-        "final_train_loss": round(sum(history.loss[-50:]) / len(history.loss[-50:]), 4),
-        "valid_loss": round(valid_loss, 4),
-        "held_out": "last 5% of the corpus",
-        "parameters": sum(p.numel() for p in model.parameters()),
-        "diverged": history.diverged,
-    }
-    out.with_suffix(".json").write_text(json.dumps(recipe, indent=2) + "\n")
-    return recipe
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dl4nlp.lstm", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    char = commands.add_parser("train-char-model", help="train the character LSTM of notebook 03")
-    char.add_argument("--out", required=True, type=Path, help="checkpoint path, e.g. data/char_lstm_sherlock.pt")
-    char.add_argument("--corpus", default="sherlock_holmes.txt")
-    char.add_argument("--hidden-size", type=int, default=256)
-    char.add_argument("--embedding-dim", type=int, default=32)
-    char.add_argument("--steps", type=int, default=4000)
-    char.add_argument("--batch-size", type=int, default=32)
-    char.add_argument("--seq-len", type=int, default=128)
-    char.add_argument("--lr", type=float, default=3e-3)
-    char.add_argument("--seed", type=int, default=0)
-    char.add_argument("--device", default=None, help="cpu, cuda or mps (default: the best available)")
-    char.add_argument(
-        "--curly-quotes",
-        dest="straight_quotes",
-        action="store_false",
-        help="keep “ and ” apart instead of replacing both by a straight quote",
-    )
-    args = vars(parser.parse_args(argv))
-    args.pop("command")
-    command = "python -m dl4nlp.lstm " + " ".join(sys.argv[1:] if argv is None else argv)
-    recipe = train_char_model(**args, command=command)
-    print(json.dumps(recipe, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
+    check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
+    texts = check_strings("texts", texts)
+    if not all(texts):
+        raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")
+    states = [None] * len(texts)
+    by_length: dict[int, list[int]] = {}
+    for index, text in enumerate(texts):
+        by_length.setdefault(len(text), []).append(index)
+    for indices in by_length.values():
+        ids = torch.tensor([vocab.encode(texts[i]) for i in indices])  # (b, T)
+        outputs, _ = model.recurrent(model.embedding(ids))  # (b, T, H)
+        for row, index in enumerate(indices):
+            states[index] = outputs[row, -1]
+    return torch.stack(states)  # (N, H)

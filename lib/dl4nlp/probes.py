@@ -115,3 +115,41 @@ def unit_correlation(activations, target) -> np.ndarray:
     target = target - target.mean()
     denominator = np.sqrt((acts**2).sum(axis=0) * (target**2).sum())
     return np.divide(acts.T @ target, denominator, out=np.zeros(acts.shape[1]), where=denominator > 0)
+
+
+def nearest_centroid_accuracy(vectors, labels) -> float:
+    """Leave-one-out accuracy of classifying each vector by the nearer class centroid (cosine similarity).
+
+    Every vector is compared with the mean direction of each class computed
+    *without* it, so the score measures how well the classes separate, not memory.
+    ``vectors`` (N, D), ``labels`` (N,) of integers; each class needs two members.
+    """
+    vectors = check_array("vectors", vectors, ndim=2, expected="shape (N, D)")
+    if isinstance(labels, torch.Tensor):
+        labels = labels.detach().cpu().numpy()
+    if isinstance(labels, str) or not isinstance(labels, (np.ndarray, list, tuple)):
+        raise TypeError(f"labels must be an array of integer class labels, one per vector; got {given(labels)}")
+    labels = np.asarray(labels)
+    if labels.shape != (vectors.shape[0],):
+        raise ValueError(f"labels must have shape ({vectors.shape[0]},), one per vector; got {labels.shape}")
+    if labels.dtype.kind not in "iub":
+        raise TypeError(f"labels must be integer class labels; got dtype {labels.dtype}")
+    classes, counts = np.unique(labels, return_counts=True)
+    if len(classes) < 2 or counts.min() < 2:
+        raise ValueError(f"need at least two classes with two members each; got counts {dict(zip(classes, counts))}")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if (norms == 0).any():
+        raise ValueError("vectors must be non-zero to compare directions")
+    unit = vectors / norms
+    sums = {c: unit[labels == c].sum(axis=0) for c in classes}
+    correct = 0
+    for vector, label in zip(unit, labels):
+        scores = {}
+        for c in classes:
+            total, count = sums[c], counts[classes == c][0]
+            if c == label:
+                total, count = total - vector, count - 1
+            centroid = total / count
+            scores[c] = vector @ centroid / (np.linalg.norm(centroid) + 1e-12)
+        correct += max(scores, key=scores.get) == label
+    return correct / len(labels)

@@ -16,6 +16,7 @@ torch.Size([2, 4])
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, fields
 from typing import Optional
 
 import numpy as np
@@ -166,11 +167,19 @@ class UnrolledRNN(nn.Module):
 
 
 def make_recurrent(
-    kind: str, input_size: int, hidden_size: int, nonlinearity: str = "tanh", num_layers: int = 1
+    kind: str,
+    input_size: int,
+    hidden_size: int,
+    nonlinearity: str = "tanh",
+    num_layers: int = 1,
+    bidirectional: bool = False,
 ) -> nn.Module:
     """PyTorch's fast recurrent module of the given ``kind`` ('rnn', 'lstm' or 'gru'), batch first.
 
     ``nonlinearity`` ('tanh' or 'relu') applies to ``kind='rnn'`` only.
+
+    >>> make_recurrent("gru", 3, 4, num_layers=2)
+    GRU(3, 4, num_layers=2, batch_first=True)
     """
     check_choice("kind", kind, KINDS)
     check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
@@ -178,9 +187,17 @@ def make_recurrent(
         raise ValueError(f"nonlinearity applies to kind='rnn' only; got kind={kind!r}, nonlinearity={nonlinearity!r}")
     for name, value in [("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)]:
         check_int(name, value)
+    check_bool("bidirectional", bidirectional)
+    options = dict(num_layers=num_layers, batch_first=True, bidirectional=bidirectional)
     if kind == "rnn":
-        return nn.RNN(input_size, hidden_size, num_layers, nonlinearity=nonlinearity, batch_first=True)
-    return (nn.LSTM if kind == "lstm" else nn.GRU)(input_size, hidden_size, num_layers, batch_first=True)
+        return nn.RNN(input_size, hidden_size, nonlinearity=nonlinearity, **options)
+    return (nn.LSTM if kind == "lstm" else nn.GRU)(input_size, hidden_size, **options)
+
+
+def check_token_ids(ids, vocab_size: int, name: str = "ids") -> None:
+    """Raise unless ``ids`` is a (B, T) integer tensor with B, T >= 1 and every id in [0, vocab_size)."""
+    check_int("vocab_size", vocab_size)
+    check_ids(name, ids, vocab_size, shape=("B", "T"))
 
 
 def identity_init_(module: nn.RNN) -> nn.RNN:
@@ -201,6 +218,9 @@ class RecurrentClassifier(nn.Module):
     """Tokens -> embedding -> recurrent layer -> a linear read-out of the last hidden state.
 
     ``forward(tokens)`` with tokens (B, T) returns class logits (B, C).
+
+    >>> RecurrentClassifier(vocab_size=12, num_classes=4, kind="lstm")(torch.zeros(2, 5, dtype=torch.long)).shape
+    torch.Size([2, 4])
     """
 
     def __init__(
@@ -215,6 +235,7 @@ class RecurrentClassifier(nn.Module):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
             check_int(name, value)
+        self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity)
         self.readout = nn.Linear(hidden_size, num_classes)
@@ -222,7 +243,7 @@ class RecurrentClassifier(nn.Module):
     def forward(self, tokens: torch.Tensor, embedded: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Logits (B, C); pass ``embedded`` (B, T, E) instead of tokens to differentiate with respect to it."""
         if embedded is None:
-            check_ids("tokens", tokens, self.embedding.num_embeddings, shape=("B", "T"))
+            check_ids("tokens", tokens, self.vocab_size, shape=("B", "T"))
         else:
             _check_sequence(self, embedded, self.embedding.embedding_dim, "embedded")
         x = self.embedding(tokens) if embedded is None else embedded  # (B, T, E)
@@ -230,11 +251,72 @@ class RecurrentClassifier(nn.Module):
         return self.readout(outputs[:, -1])  # (B, C)
 
 
+class RecurrentTagger(nn.Module):
+    """Tokens -> embedding -> (stacked, optionally bidirectional) recurrent layers -> logits at every position.
+
+    ``forward(tokens)`` with tokens (B, T) returns logits (B, T, C). With
+    ``bidirectional=True`` the read-out at position t sees the forward state
+    (tokens 1..t) and the backward state (tokens t..T) side by side. Notebook 03.
+
+    >>> RecurrentTagger(vocab_size=10, num_classes=3, num_layers=2, bidirectional=True)(
+    ...     torch.zeros(2, 7, dtype=torch.long)).shape
+    torch.Size([2, 7, 3])
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        num_classes: int,
+        hidden_size: int = 32,
+        kind: str = "lstm",
+        embedding_dim: int = 16,
+        num_layers: int = 1,
+        bidirectional: bool = False,
+    ):
+        super().__init__()
+        for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
+            check_int(name, value)
+        self.vocab_size = vocab_size
+        self.embedding = nn.Embedding(vocab_size, embedding_dim)
+        self.recurrent = make_recurrent(
+            kind, embedding_dim, hidden_size, num_layers=num_layers, bidirectional=bidirectional
+        )
+        self.readout = nn.Linear(hidden_size * (2 if bidirectional else 1), num_classes)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        check_ids("tokens", tokens, self.vocab_size, shape=("B", "T"))
+        outputs, _ = self.recurrent(self.embedding(tokens))  # (B, T, H or 2H)
+        return self.readout(outputs)  # (B, T, C)
+
+
+@dataclass(frozen=True)
+class RecurrentLMConfig:
+    """The sizes of a ``RecurrentLM``; a checkpoint stores it as a dict (``dataclasses.asdict``)."""
+
+    vocab_size: int
+    hidden_size: int = 128
+    kind: str = "lstm"
+    embedding_dim: int = 32
+    num_layers: int = 1
+    nonlinearity: str = "tanh"
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden_size", "embedding_dim", "num_layers"):
+            check_int(name, getattr(self, name))
+        check_choice("kind", self.kind, KINDS)
+        check_choice("nonlinearity", self.nonlinearity, NONLINEARITIES)
+
+
 class RecurrentLM(nn.Module):
     """A recurrent language model: ŷ(t) = softmax(U h(t) + b), h(t) from an RNN, LSTM or GRU.
 
     ``forward(ids, state)`` with ids (B, T) returns next-token logits (B, T, V)
-    and the recurrent state, so generation can continue from it.
+    and the recurrent state, so generation can continue from it. Its sizes are
+    ``model.config``, a ``RecurrentLMConfig``.
+
+    >>> model = RecurrentLM(vocab_size=5, hidden_size=8)
+    >>> model.config.hidden_size, model(torch.zeros(2, 3, dtype=torch.long))[0].shape
+    (8, torch.Size([2, 3, 5]))
     """
 
     def __init__(
@@ -247,22 +329,25 @@ class RecurrentLM(nn.Module):
         nonlinearity: str = "tanh",
     ):
         super().__init__()
-        for name, value in [("vocab_size", vocab_size), ("embedding_dim", embedding_dim)]:
-            check_int(name, value)
-        self.config = dict(
-            vocab_size=vocab_size,
-            hidden_size=hidden_size,
-            kind=kind,
-            embedding_dim=embedding_dim,
-            num_layers=num_layers,
-            nonlinearity=nonlinearity,
-        )
+        self.config = RecurrentLMConfig(vocab_size, hidden_size, kind, embedding_dim, num_layers, nonlinearity)
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity, num_layers)
         self.head = nn.Linear(hidden_size, vocab_size)
 
+    @classmethod
+    def from_config(cls, config: RecurrentLMConfig) -> RecurrentLM:
+        """A fresh model of the sizes in ``config`` (a ``RecurrentLMConfig`` or a dict of its fields)."""
+        if isinstance(config, dict):
+            unknown = set(config) - {f.name for f in fields(RecurrentLMConfig)}
+            if unknown:
+                raise ValueError(f"config has unknown fields {sorted(unknown)}; expected those of RecurrentLMConfig")
+            config = RecurrentLMConfig(**config)
+        if not isinstance(config, RecurrentLMConfig):
+            raise TypeError(f"config must be a RecurrentLMConfig or a dict; got {type(config).__name__}")
+        return cls(**asdict(config))
+
     def forward(self, ids: torch.Tensor, state=None):
-        check_ids("ids", ids, self.config["vocab_size"], shape=("B", "T"))
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         if state is not None:
             self._check_state(state, ids.shape[0])
         outputs, state = self.recurrent(self.embedding(ids), state)  # (B, T, H)
@@ -270,8 +355,8 @@ class RecurrentLM(nn.Module):
 
     def _check_state(self, state, batch: int) -> None:
         """The state the recurrent layer returned: h (L, B, H), or (h, c) for an LSTM."""
-        L, H = self.config["num_layers"], self.config["hidden_size"]
-        if self.config["kind"] == "lstm":
+        L, H = self.config.num_layers, self.config.hidden_size
+        if self.config.kind == "lstm":
             if not isinstance(state, (tuple, list)) or len(state) != 2:
                 raise TypeError(f"state must be a pair (h, c) of ({L}, B, {H}) tensors for an LSTM; got {given(state)}")
             parts = {"state h": state[0], "state c": state[1]}
@@ -322,7 +407,7 @@ def sample(
 ) -> list[int]:
     """``length`` new token ids drawn one at a time from softmax(logits / temperature)."""
     check_type("model", model, RecurrentLM, "a RecurrentLM")
-    prompt = check_ids_list("prompt", prompt, model.config["vocab_size"])
+    prompt = check_ids_list("prompt", prompt, model.config.vocab_size)
     check_int("length", length, low=0)
     check_number("temperature", temperature, 0.0, low_open=True)
     if generator is not None:

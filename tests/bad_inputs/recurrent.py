@@ -17,6 +17,8 @@ from bad_inputs.harness import (
 )
 from dl4nlp import lstm as L
 from dl4nlp import rnn as R
+from dl4nlp.checkpoint import save_checkpoint
+from dl4nlp.recipes import char_lstm
 
 IN, H, Bn, T = 3, 4, 2, 5
 
@@ -25,7 +27,7 @@ def rand(*size, seed=0, dtype=torch.float32):
     return torch.randn(*size, generator=torch.Generator().manual_seed(seed), dtype=dtype)
 
 
-exempt("the command line (argparse reports bad arguments); a recipe moving to dl4nlp.recipes", "dl4nlp.lstm.main")
+exempt("the command line of a recipe (argparse reports bad arguments)", "dl4nlp.recipes.char_lstm.main")
 exempt("a record (h, c, gates) that LSTMCell returns", "dl4nlp.lstm.LSTMStep")
 
 
@@ -415,12 +417,12 @@ def _():
     )
 
 
-@cases("dl4nlp.lstm.stream_batches")
+@cases("dl4nlp.recipes.char_lstm.stream_batches")
 def _():
     ids = torch.arange(40)
     good = dict(ids=ids, batch_size=2, length=5)
     yield from vary(
-        L.stream_batches,
+        char_lstm.stream_batches,
         good,
         "ids",
         [
@@ -431,27 +433,15 @@ def _():
             ("too short for the streams", ids[:8], "8"),
         ],
     )
-    yield from vary(L.stream_batches, good, "batch_size", int_variants(1))
-    yield from vary(L.stream_batches, good, "length", int_variants(1))
+    yield from vary(char_lstm.stream_batches, good, "batch_size", int_variants(1))
+    yield from vary(char_lstm.stream_batches, good, "length", int_variants(1))
 
 
 @cases("dl4nlp.lstm.load_char_model")
 def _():
     folder = scratch()
     other = folder / "other.pt"
-    torch.save({"weights": torch.ones(2)}, other)
+    save_checkpoint(other, kind="demo", config={}, state_dict={"w": torch.ones(2)}, provenance={"command": "x"})
     yield "path: missing", lambda: L.load_char_model(folder / "missing.pt"), ("missing.pt",)
-    yield "path: a checkpoint of something else", lambda: L.load_char_model(other), ("other.pt", "config")
-    yield "device: an unknown name", lambda: L.load_char_model(other, device="gpu"), ("device", "gpu")
-
-
-@cases("dl4nlp.lstm.train_char_model")
-def _():
-    out = scratch() / "m.pt"
-    good = dict(out=out, steps=1, progress=False)
-    yield from vary(L.train_char_model, good, "corpus", [("an unknown corpus", "hamlet.txt", "'hamlet.txt'")])
-    yield from vary(L.train_char_model, good, "steps", int_variants(1)[:2])
-    yield from vary(L.train_char_model, good, "hidden_size", int_variants(1)[:2])
-    yield from vary(L.train_char_model, good, "batch_size", int_variants(1)[:2])
-    yield from vary(L.train_char_model, good, "seq_len", int_variants(1)[:2])
-    yield from vary(L.train_char_model, good, "lr", [("0", 0.0, "0.0"), ("negative", -1e-3, "-0.001")])
+    yield "path: a checkpoint of something else", lambda: L.load_char_model(other), ("other.pt", "demo", "char_lstm")
+    yield "map_location: an unknown name", lambda: L.load_char_model(other, map_location="gpu"), ("map_location", "gpu")

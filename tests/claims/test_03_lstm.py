@@ -1,0 +1,81 @@
+"""The claims of notebook 03 (LSTM gates), re-run on ``CLAIM_SEEDS`` with the notebook's thresholds."""
+
+import pytest
+
+from dl4nlp.data import data_dir
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import char_lstm as char_experiments
+from dl4nlp.experiments import lstm as experiments
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_gated_cells_remember_at_lag_50_where_the_rnn_is_at_chance(seed):
+    lag = experiments.lag_memory(seed)
+    assert lag.accuracy["rnn"] < experiments.AT_CHANCE, lag.accuracy
+    assert min(lag.accuracy["lstm"], lag.accuracy["gru"]) > experiments.SOLVED, lag.accuracy
+    for ratios in (lag.gradient_ratio_start, lag.gradient_ratio_end):
+        assert ratios["lstm"] > experiments.LSTM_GRADIENT_FLOOR, ratios
+        assert ratios["rnn"] < experiments.RNN_GRADIENT_CEILING, ratios
+    assert lag.steps_to_solve["lstm"] < lag.steps_to_solve["gru"], lag.steps_to_solve  # "on each seed"
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_an_lstm_gradient_explodes_when_its_recurrent_weights_are_large(seed):
+    boom = experiments.exploding_gradient(seed)
+    assert 0.1 < boom.ratio[1.0] < 10, boom.ratio
+    assert boom.ratio[6.0] > experiments.EXPLODES, boom.ratio
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_bidirectional_and_stacked_help_exactly_where_they_should(seed):
+    tags = experiments.direction_and_depth(seed)
+    acc = tags.accuracy
+    assert min(acc["previous", "forward"], acc["previous", "bidirectional"]) > 0.95, acc
+    assert abs(acc["next", "forward"] - 0.25) < 0.05 and acc["next", "bidirectional"] > 0.95, acc
+    assert abs(acc["neighbours equal", "1-layer bidirectional"] - 0.5) < 0.1, acc
+    assert acc["neighbours equal", "2-layer bidirectional"] > 0.95, acc
+
+
+# Each seed's character LSTM costs about 12 CPU-minutes to train (python -m dl4nlp.recipes.char_lstm --seed N),
+# so only the seeds whose model ships in data/ are checked: a prefix of CLAIM_SEEDS, at least one of them.
+MODEL_SEEDS = [s for s in CLAIM_SEEDS if (data_dir() / char_experiments.char_model_path(s)).is_file()]
+
+
+def test_a_quotation_model_ships_for_at_least_one_claim_seed():
+    assert MODEL_SEEDS and MODEL_SEEDS == list(CLAIM_SEEDS[: len(MODEL_SEEDS)]), MODEL_SEEDS
+
+
+@pytest.mark.parametrize("seed", MODEL_SEEDS)
+def test_cells_chosen_for_resetting_at_a_space_or_quote_do_so_on_other_held_out_text(seed):
+    gates = char_experiments.boundary_gates(seed)
+    low, high = char_experiments.MEAN_FORGET
+    assert low < gates.mean_forget < high and gates.open_share > char_experiments.OPEN_SHARE, gates
+    assert (
+        gates.at_symbol[" "] < char_experiments.SPACE_CLOSED < char_experiments.SPACE_ELSEWHERE < gates.elsewhere[" "]
+    ), gates
+    assert (
+        gates.at_symbol['"'] < char_experiments.QUOTE_CLOSED < char_experiments.QUOTE_ELSEWHERE < gates.elsewhere['"']
+    ), gates
+
+
+@pytest.mark.parametrize("seed", MODEL_SEEDS)
+def test_the_quotation_cell_is_near_perfect_where_chosen_and_weaker_on_all_held_out_text(seed):
+    quote = char_experiments.quotation_cell(seed)
+    assert quote.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
+    assert quote.median_passage_auc < char_experiments.TYPICAL_CELL
+    low, high = char_experiments.QUOTE_CELL_HELD_OUT
+    assert low <= quote.held_out_auc <= high, quote.held_out_auc
+    assert quote.held_out_auc <= quote.passage_auc - char_experiments.QUOTE_CELL_OPTIMISM, quote
+    near, far = quote.auc_by_distance[0, 100], quote.auc_by_distance[300, None]
+    assert near > 0.9 and far < near - 0.1, quote.auc_by_distance
+    assert quote.line_cell_correlation < char_experiments.LINE_CELL_CEILING
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_the_trained_elmo_pair_separates_the_senses_of_left_better_than_an_untrained_control(seed):
+    senses = char_experiments.left_senses(seed)  # seed initialises the untrained control; the trained pair is shipped
+    acc, majority = senses.accuracy, 1 - senses.direction_fraction
+    assert acc["trained", "both"] >= char_experiments.SENSE_TRAINED, acc
+    for part in ("both", "forward"):
+        assert acc["trained", part] >= acc["untrained", part] + char_experiments.SENSE_MARGIN, (part, acc)
+    assert acc["trained", "backward"] > max(acc["untrained", "backward"], majority), (acc, majority)
