@@ -34,6 +34,7 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
+from dl4nlp.lstm import GRUCell, LSTMCell
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -325,6 +326,7 @@ def lstm_cell_diagram(cell) -> Diagram:
     ``PeepholeLSTMCell`` adds dashed peephole arrows from the cell state to its
     gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 03.
     """
+    check_type("cell", cell, LSTMCell, "a dl4nlp.lstm.LSTMCell (or a variant)")
     hidden, inputs = cell.hidden_size, cell.input_size
     peephole = hasattr(cell, "weight_peephole")
     coupled = cell.weight_ih.shape[0] == 3 * hidden
@@ -368,6 +370,7 @@ def gru_cell_diagram(cell) -> Diagram:
     Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
     (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 03.
     """
+    check_type("cell", cell, GRUCell, "a dl4nlp.lstm.GRUCell")
     hidden, inputs = cell.hidden_size, cell.input_size
     d = Diagram()
     d.box("h_prev", "h(t−1)", (0, 4), "state", width=1.3)

@@ -100,12 +100,16 @@ class LSTMCell(_GatedCell):
 
     def pre_activations(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """z = W_ih x + b_ih + W_hh h + b_hh, (B, nH): the gates before their non-linearities."""
+        self._check(x, ("h", h))
+        return self._pre_activations(x, h)
+
+    def _pre_activations(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:  # unchecked
         return x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
         h, c = _split_state(state)  # (B, H) each
         self._check(x, ("state h", h), ("state c", c))
-        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
+        z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
         i = torch.sigmoid(z_i)  # input gate: how much of the candidate to write
         f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
         g = torch.tanh(z_g)  # candidate C̃(t)
@@ -131,7 +135,7 @@ class PeepholeLSTMCell(LSTMCell):
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
         h, c = _split_state(state)
         self._check(x, ("state h", h), ("state c", c))
-        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)
+        z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)
         p_i, p_f, p_o = self.weight_peephole  # (H,) each
         i = torch.sigmoid(z_i + p_i * c)
         f = torch.sigmoid(z_f + p_f * c)
@@ -155,7 +159,7 @@ class CoupledLSTMCell(LSTMCell):
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
         h, c = _split_state(state)
         self._check(x, ("state h", h), ("state c", c))
-        z_f, z_g, z_o = self.pre_activations(x, h).chunk(3, dim=1)
+        z_f, z_g, z_o = self._pre_activations(x, h).chunk(3, dim=1)
         f, g, o = torch.sigmoid(z_f), torch.tanh(z_g), torch.sigmoid(z_o)
         i = 1 - f  # coupled: write exactly as much as is forgotten
         c = f * c + i * g
@@ -304,9 +308,9 @@ def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] 
     """
     check_type("module", module, nn.LSTM, "a torch.nn.LSTM")
     if module.num_layers != 1 or module.bidirectional or not module.batch_first or module.proj_size:
-        raise ValueError("lstm_trace needs a one-layer, one-direction nn.LSTM with batch_first=True")
-    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != module.input_size or 0 in x.shape:
-        raise ValueError(f"x must have shape (batch, time, {module.input_size}) with both at least 1; got {_shape(x)}")
+        raise ValueError(f"module must be a one-layer, one-direction nn.LSTM with batch_first=True; got {module}")
+    check_tensor("x", x, shape=("B", "T", module.input_size), dtype="float", finite=True)
+    check_same_dtype("x", x, module)
     hidden = module.hidden_size
     cells = list(range(hidden)) if cells is None else [int(j) for j in cells]
     if not cells or not all(0 <= j < hidden for j in cells):
@@ -397,6 +401,10 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     texts = check_strings("texts", texts)
     if not all(texts):
         raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")
+    for index, text in enumerate(texts):
+        unknown = sorted(set(text) - set(vocab.stoi))
+        if unknown:
+            raise KeyError(f"texts[{index}] has characters {unknown} that are not in the vocabulary")
     states = [None] * len(texts)
     by_length: dict[int, list[int]] = {}
     for index, text in enumerate(texts):

@@ -136,7 +136,8 @@ def nearest_centroid_accuracy(vectors, labels) -> float:
         raise TypeError(f"labels must be integer class labels; got dtype {labels.dtype}")
     classes, counts = np.unique(labels, return_counts=True)
     if len(classes) < 2 or counts.min() < 2:
-        raise ValueError(f"need at least two classes with two members each; got counts {dict(zip(classes, counts))}")
+        counts = {int(c): int(n) for c, n in zip(classes, counts)}
+        raise ValueError(f"labels must hold at least two classes with two members each; got counts {counts}")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     if (norms == 0).any():
         raise ValueError("vectors must be non-zero to compare directions")

@@ -341,7 +341,10 @@ class RecurrentLM(nn.Module):
             unknown = set(config) - {f.name for f in fields(RecurrentLMConfig)}
             if unknown:
                 raise ValueError(f"config has unknown fields {sorted(unknown)}; expected those of RecurrentLMConfig")
-            config = RecurrentLMConfig(**config)
+            try:
+                config = RecurrentLMConfig(**config)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"config holds a bad field: {error}") from None
         if not isinstance(config, RecurrentLMConfig):
             raise TypeError(f"config must be a RecurrentLMConfig or a dict; got {type(config).__name__}")
         return cls(**asdict(config))

@@ -39,7 +39,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import check_ids, check_int
+from dl4nlp._checks import check_ids, check_int, check_str
 from dl4nlp.checkpoint import save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.lstm import CHAR_LSTM_KIND, set_forget_bias_
@@ -65,7 +65,7 @@ def split_text(text: str) -> tuple[str, str]:
     >>> split_text("abcdefghijklmnopqrst")
     ('abcdefghijklmnopqrs', 't')
     """
-    if not isinstance(text, str) or len(text) < 2:
+    if len(check_str("text", text)) < 2:
         raise ValueError(f"text must be a str of at least 2 characters; got {text!r:.40}")
     split = int(TRAIN_FRACTION * len(text))
     return text[:split], text[split:]
