@@ -117,7 +117,7 @@ def test_nearest_centroid_accuracy_leaves_each_vector_out():
         nearest_centroid_accuracy(tiny, np.array([0, 0, 0, 1]))
     with pytest.raises(ValueError, match="finite"):
         nearest_centroid_accuracy(np.full((4, 2), np.nan), np.array([0, 0, 1, 1]))
-    with pytest.raises(ValueError, match=r"need vectors \(N, D\) and labels \(N,\)"):
+    with pytest.raises(ValueError, match=r"labels must have shape \(4,\), one per vector; got \(2,\)"):
         nearest_centroid_accuracy(tiny, np.array([0, 1]))
 
 
@@ -129,7 +129,7 @@ def test_probes_refuse_nan_wrong_types_and_constant_targets():
         unit_correlation(np.array([[np.inf], [0.0], [1.0], [2.0]]), np.arange(4.0))
     with pytest.raises(ValueError, match="target must vary"):
         unit_correlation(np.ones((4, 2)), np.ones(4))
-    with pytest.raises(ValueError, match="labels must be booleans"):
+    with pytest.raises(ValueError, match="labels must be bools or 0/1"):
         unit_auc(np.zeros((4, 1)), np.array([0.5, 1, 0, 1]))
     assert unit_auc(np.arange(4.0)[:, None], np.array([0, 1, 0, 1])).tolist() == [0.75]  # 0/1 integers are fine
     with pytest.raises(TypeError, match="text must be a str"):

@@ -80,11 +80,11 @@ class LSTMStep(NamedTuple):
     gates: dict  # name -> (B, H)
 
 
-def _split_state(state) -> tuple[torch.Tensor, torch.Tensor]:
+def _split_state(state, hidden: int) -> tuple[torch.Tensor, torch.Tensor]:
     if not isinstance(state, (tuple, list)):
-        raise TypeError(f"state must be a pair (h, c) of (B, H) tensors; got {given(state)}")
+        raise TypeError(f"state must be a pair (h, c) of (B, {hidden}) tensors; got {given(state)}")
     if len(state) != 2:
-        raise ValueError(f"state must be a pair (h, c) of (B, H) tensors; got {len(state)} tensors")
+        raise ValueError(f"state must be a pair (h, c) of (B, {hidden}) tensors; got {len(state)} tensors")
     return state[0], state[1]
 
 
@@ -107,7 +107,7 @@ class LSTMCell(_GatedCell):
         return x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)  # (B, H) each
+        h, c = _split_state(state, self.hidden_size)  # (B, H) each
         self._check(x, ("state h", h), ("state c", c))
         z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
         i = torch.sigmoid(z_i)  # input gate: how much of the candidate to write
@@ -133,7 +133,7 @@ class PeepholeLSTMCell(LSTMCell):
         self.weight_peephole = nn.Parameter(torch.zeros(3, hidden_size))  # (3, H): p_i, p_f, p_o
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)
+        h, c = _split_state(state, self.hidden_size)
         self._check(x, ("state h", h), ("state c", c))
         z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)
         p_i, p_f, p_o = self.weight_peephole  # (H,) each
@@ -157,7 +157,7 @@ class CoupledLSTMCell(LSTMCell):
     n_blocks = 3
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)
+        h, c = _split_state(state, self.hidden_size)
         self._check(x, ("state h", h), ("state c", c))
         z_f, z_g, z_o = self._pre_activations(x, h).chunk(3, dim=1)
         f, g, o = torch.sigmoid(z_f), torch.tanh(z_g), torch.sigmoid(z_o)
@@ -252,7 +252,7 @@ class UnrolledLSTM(_Unrolled):
     def forward(self, x: torch.Tensor, state: Optional[tuple[torch.Tensor, torch.Tensor]] = None):
         self._check(x)
         zeros = x.new_zeros(x.shape[0], self.cell.hidden_size)  # (B, H)
-        h, c = (zeros, zeros) if state is None else _split_state(state)
+        h, c = (zeros, zeros) if state is None else _split_state(state, self.cell.hidden_size)
         outputs, record = [], {name: [] for name in LSTM_GATES + ("cell",)}
         for t in range(x.shape[1]):
             h, c, gates = self.cell(x[:, t], (h, c))
