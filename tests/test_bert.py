@@ -1,6 +1,5 @@
 """dl4nlp.bert: masking rates against binomial intervals, never-chosen specials, the published sizes, the heads."""
 
-import math
 import random
 
 import pytest
@@ -18,12 +17,17 @@ from dl4nlp.bert import (
     RANDOMIZED,
     Bert,
     bert_config,
+    binomial_interval,
+    checkpoint_state,
+    load_pretrained,
     mask_tokens,
     parameter_breakdown,
     pretraining_loss,
 )
-from dl4nlp.bert_pretrain import PretrainingData, evaluate, load_checkpoint, make_model, pretrain, save_checkpoint
+from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate, make_model, pretrain
+from dl4nlp.checkpoint import save_checkpoint
 from dl4nlp.transformer import count_parameters
+from dl4nlp.wordpiece import WordPiece
 
 PAD, UNK, CLS, SEP, MASK = range(5)
 SPECIAL = [PAD, UNK, CLS, SEP, MASK]
@@ -42,7 +46,33 @@ def batch_with_specials(B=400, T=64, seed=0):
 
 def within_binomial_interval(successes, trials, p, z=4.0):
     """Is the observed count within z standard deviations of the binomial mean (z = 4: p-value ~ 6e-5)?"""
-    return abs(successes - trials * p) <= z * math.sqrt(trials * p * (1 - p))
+    low, high = binomial_interval(trials, p, z)
+    return low <= successes <= high
+
+
+def test_binomial_interval():
+    assert binomial_interval(100, 0.5, z=2.0) == (40.0, 60.0)
+    assert binomial_interval(10, 0.0) == (0.0, 0.0)
+    for bad, message in [((-1, 0.5), "trials"), ((10, 1.5), "p must be in"), ((10, 0.5, 0.0), "z must be positive")]:
+        with pytest.raises(ValueError, match=message):
+            binomial_interval(*bad)
+
+
+def test_whole_word_masking_chooses_words_as_a_whole():
+    ids = batch_with_specials(B=600)
+    generator = torch.Generator().manual_seed(2)
+    word_start = torch.rand(ids.shape, generator=generator) < 0.5  # words of one to several pieces
+    word_start[:, 1] = True
+    out = mask_tokens(ids, mask_id=MASK, special_ids=SPECIAL, vocab_size=V, word_start=word_start,
+                      generator=torch.Generator().manual_seed(3))  # fmt: skip
+    ordinary = ~torch.isin(ids, torch.tensor(SPECIAL))
+    starts = word_start & ordinary
+    assert within_binomial_interval(int(out.chosen[starts].sum()), int(starts.sum()), MASK_PROB)
+    continuation = ordinary[:, 1:] & ordinary[:, :-1] & ~word_start[:, 1:]  # (B, T-1)
+    assert torch.equal(out.chosen[:, 1:][continuation], out.chosen[:, :-1][continuation])  # follows its word
+    assert not out.chosen[~ordinary].any()
+    with pytest.raises(ValueError, match=r"word_start must be a bool tensor of shape \(600, 64\)"):
+        mask_tokens(ids, mask_id=MASK, special_ids=SPECIAL, vocab_size=V, word_start=word_start.long())
 
 
 def test_named_probabilities():
@@ -171,14 +201,20 @@ def test_heads_padding_and_loss():
         model.mlm_logits(hidden, chosen.long())  # a 0/1 long mask would index rows: (B, T, T, V) logits
 
 
-TEXT = "\n\n".join(
+SENTENCES = [
     f"Tom had a red ball number {i}. He threw the ball to Sue. Sue caught the ball and smiled. They played all day."
     for i in range(60)
-)
+]
+DOCUMENTS = [[s + "." for s in text.split(". ")] for text in SENTENCES]
+
+
+def tiny_data():
+    tokenizer = WordPiece.train([" ".join(d) for d in DOCUMENTS], vocab_size=90)
+    return PretrainingData({"train": DOCUMENTS[:54], "held_out": DOCUMENTS[54:]}, tokenizer)
 
 
 def test_pretraining_data_pairs_and_batches():
-    data = PretrainingData(TEXT, vocab_size=40, held_out=0.1)
+    data = tiny_data()
     rng = random.Random(0)
     pairs = data.pairs(200, rng, max_len=24)
     assert all(len(a) + len(b) + 3 <= 24 and a and b for a, b, _ in pairs)
@@ -191,21 +227,85 @@ def test_pretraining_data_pairs_and_batches():
         assert segments[: len(a) + 2].sum() == 0 and segments[len(a) + 2 : len(a) + len(b) + 3].all()
     with pytest.raises(ValueError, match="split must be one of"):
         data.pairs(1, rng, split="test")
+    with pytest.raises(TypeError, match="must be a list of documents"):
+        PretrainingData({"train": ["one string"]}, data.vocab)
+    with pytest.raises(ValueError, match="pairs must not be empty"):
+        data.batch([])
 
 
 def test_a_tiny_bert_learns_and_round_trips_through_a_checkpoint(tmp_path):
     torch.manual_seed(0)
-    data = PretrainingData(TEXT, vocab_size=40, held_out=0.1)
+    data = tiny_data()
     model = make_model(len(data.vocab), d_model=32, n_heads=2, n_layers=1, d_ff=64, max_len=32)
     history = pretrain(model, data, steps=150, batch_size=16, lr=3e-3, warmup=10, progress=False)
     assert history.smoothed_loss(20)[-1] < history.loss[0] / 2
     results = evaluate(model, data, n_pairs=64)
     assert results["masked_accuracy"] > results["unigram_accuracy"] + 0.2
-    save_checkpoint(tmp_path / "tiny.pt", model, data.vocab)
-    loaded, vocab = load_checkpoint(tmp_path / "tiny.pt")
-    assert vocab.itos == data.vocab.itos
+    v = data.vocab
+    extra = {"tokens": v.itos[5:], "specials": list(v.specials), "continuation": "##", "lowercase": True}
+    save_checkpoint(tmp_path / "tiny.pt", kind="tiny_bert", config=model.config, state_dict=checkpoint_state(model),
+                    provenance={"command": "test"}, extra=extra)  # fmt: skip
+    loaded, vocab = load_pretrained(tmp_path / "tiny.pt")
+    assert vocab.itos == v.itos
     again = evaluate(loaded, data, n_pairs=64)
     assert abs(again["masked_accuracy"] - results["masked_accuracy"]) < 0.05  # float16 weights
+
+
+def test_a_stopped_and_resumed_run_equals_an_uninterrupted_one():
+    data = tiny_data()
+
+    def trainer():
+        torch.manual_seed(0)
+        model = make_model(len(data.vocab), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=32)
+        return Pretrainer(model, data, steps=12, batch_size=4, lr=3e-3, warmup=3, seed=5)
+
+    whole = trainer()
+    whole.run(progress=False)
+    first = trainer()
+    first.run(5, progress=False)
+    state = first.state_dict()
+    resumed = trainer()
+    resumed.load_state_dict(state)
+    resumed.run(progress=False)
+    assert resumed.history.loss == whole.history.loss  # bit for bit
+    assert all(torch.equal(a, b) for a, b in zip(resumed.model.parameters(), whole.model.parameters()))
+
+
+def test_loading_refuses_damaged_or_foreign_files(tmp_path):
+    shipped = load_pretrained()  # data/tiny_bert.pt, checksum verified
+    assert shipped[0].config.norm_first and len(shipped[1]) == 4096
+    good = tmp_path / "m.pt"
+    save_checkpoint(good, kind="char_lstm", config={"size": 1}, state_dict={"w": torch.ones(1)},
+                    provenance={"command": "test"})  # fmt: skip
+    with pytest.raises(ValueError, match="holds a 'char_lstm' checkpoint; expected a 'tiny_bert' checkpoint"):
+        load_pretrained(good)
+    empty = tmp_path / "empty.pt"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="is empty"):
+        load_pretrained(empty)
+    truncated = tmp_path / "t.pt"
+    truncated.write_bytes(good.read_bytes()[:100])
+    (tmp_path / "t.json").write_text(good.with_suffix(".json").read_text())
+    with pytest.raises(ValueError, match="truncated"):
+        load_pretrained(truncated)
+
+
+def test_bert_diagram_follows_the_config():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.diagrams import bert_diagram
+
+    post = Bert(bert_config("base", vocab_size=V, d_model=32, n_heads=4, n_layers=3, max_len=16))
+    pre = Bert(bert_config("base", vocab_size=V, d_model=32, n_heads=4, n_layers=3, max_len=16, norm_first=True))
+    for model, norm in [(post, "post-LN"), (pre, "pre-LN")]:
+        d = bert_diagram(model)
+        assert any(norm in label and "× 3" in label for label, _ in d.groups)
+        assert ("final" in d.boxes) == model.config.norm_first
+        assert "4 heads" in d.boxes["attn"].label and "32 → 128 → 32" in d.boxes["ffn"].label
+    assert "classifier" in bert_diagram(pre, head="classifier").boxes
+    plt.close(bert_diagram(pre).draw())
+    with pytest.raises(TypeError, match="model must be a dl4nlp.bert.Bert"):
+        bert_diagram(torch.nn.Linear(2, 2))
 
 
 def test_parameter_breakdown_plot():

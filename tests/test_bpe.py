@@ -62,6 +62,48 @@ def test_merges_equal_hugging_face_tokenizers_trainer():
     assert mine.tokenize(sentence) == reference.encode(sentence).tokens
 
 
+# Characters Python's Unicode database knows (not unassigned, not surrogates): where Rust's newer tables
+# assign a character Python's does not know yet, the two cannot agree (see dl4nlp.bpe).
+known = st.characters(exclude_categories=("Cn", "Cs"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=known, max_size=40)
+    | st.text(alphabet=st.sampled_from("ab ½²\u0301é_-.,\u200d\u24b6\x1c\xa0"), max_size=20)
+)
+def test_pre_tokenize_equals_tokenizers_whitespace_on_any_text(text):
+    tokenizers = pytest.importorskip("tokenizers")
+    reference = [piece for piece, _ in tokenizers.pre_tokenizers.Whitespace().pre_tokenize_str(text)]
+    assert pre_tokenize(text, lowercase=False) == reference
+
+
+def test_pre_tokenize_numerals_and_accents():
+    # ½ and ² are numerals Python's \w accepts but Unicode's word class does not; a combining accent is a mark
+    assert pre_tokenize("x² ½ cafe\u0301!", lowercase=False) == ["x", "²", "½", "cafe\u0301", "!"]
+    assert pre_tokenize("Ⓐb\x1cc", lowercase=False) == ["Ⓐb", "\x1c", "c"]  # circled letters are alphabetic
+    with pytest.raises(TypeError, match="text must be a str; got int"):
+        pre_tokenize(3)
+
+
+def test_continuation_training_marks_inner_pieces():
+    bpe = train_bpe({"hug": 10, "pug": 5, "hugs": 5}, num_merges=3, continuation="##")
+    assert bpe.alphabet == ["g", "h", "p", "s", "u", "##g", "##s", "##u"]
+    assert [bpe.joined(m) for m in bpe.merges] == ["##ug", "hug", "pug"]
+    assert bpe.tokenize("hugs pug") == ["hug", "##s", "pug"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(counts=words, num_merges=st.integers(0, 20))
+def test_fast_path_with_continuation_learns_the_same_merges(counts, num_merges):
+    slow = train_bpe(counts, num_merges, continuation="##")
+    assert slow.merges == train_bpe(counts, num_merges, fast=True, continuation="##").merges
+    for word in counts:
+        pieces = slow.tokenize_word(word)
+        assert pieces[0] + "".join(p.removeprefix("##") for p in pieces[1:]) == word
+        assert all(p.startswith("##") for p in pieces[1:]) and not pieces[0].startswith("##")
+
+
 def test_pre_tokenize_and_errors():
     assert pre_tokenize("The dog, barked!") == ["the", "dog", ",", "barked", "!"]
     assert pre_tokenize("The dog", lowercase=False) == ["The", "dog"]

@@ -10,7 +10,8 @@ chosen positions only (labels elsewhere are ``IGNORE_INDEX``).
 ``dl4nlp.transformer.TransformerEncoder`` -> an MLM head (tied to the token
 embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
 and ``bert_config('large')`` give the published sizes. Pre-training data and
-the training command live in ``dl4nlp.bert_pretrain``. Taught in notebook 08.
+the loop live in ``dl4nlp.bert_pretrain``; ``load_pretrained`` loads the tiny
+BERT that ``python -m dl4nlp.recipes.tiny_bert`` trained. Taught in notebook 08.
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ from dl4nlp._checks import (
     check_tensor,
     check_type,
 )
+from dl4nlp.checkpoint import PathLike, load_checkpoint
+from dl4nlp.data import data_path
 from dl4nlp.positional import make_positional
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _init_weights, count_parameters
+from dl4nlp.wordpiece import WordPiece
 
 MASK_PROB = 0.15  # share of ordinary tokens chosen for prediction
 MASK_TOKEN_PROB = 0.8  # ... of those, replaced by [MASK]
@@ -73,13 +77,20 @@ def mask_tokens(
     random_token_prob: float = RANDOM_TOKEN_PROB,
     keep_prob: float = KEEP_PROB,
     generator: Optional[torch.Generator] = None,
+    word_start: Optional[torch.Tensor] = None,
 ) -> MaskedTokens:
     """BERT's corruption of token ids (B, T): each ordinary token is chosen with probability ``mask_prob``.
 
     A chosen token becomes ``mask_id`` with probability ``mask_token_prob``, a
     uniformly drawn ordinary (non-special) token with ``random_token_prob``, or
     stays with ``keep_prob``; the three must sum to one. Special ids (padding
-    included) are never chosen.
+    included) are never chosen, nor drawn as a random replacement (Hugging
+    Face's ``DataCollatorForLanguageModeling`` draws from the whole vocabulary).
+
+    ``word_start`` (B, T) bool turns on *whole-word masking*: a word (a piece
+    where ``word_start`` is True and the ``##`` pieces after it) is chosen as a
+    whole, with probability ``mask_prob``; each of its pieces is then
+    corrupted 80/10/10 on its own.
     """
     check_int("vocab_size", vocab_size)
     check_ids("ids", ids, vocab_size, bound="vocab_size", shape=("B", "T"))
@@ -109,7 +120,18 @@ def mask_tokens(
         return torch.rand(ids.shape, generator=generator, device=where).to(ids.device)
 
     eligible = ~torch.isin(ids, special)  # (B, T): never a special token or padding
-    chosen = eligible & (uniform() < mask_prob)
+    pick = uniform()  # (B, T): a token is chosen when its draw is below mask_prob
+    if word_start is not None:
+        if word_start.shape != ids.shape or word_start.dtype != torch.bool:
+            raise ValueError(
+                f"word_start must be a bool tensor of shape {tuple(ids.shape)}; "
+                f"got {word_start.dtype} of shape {tuple(word_start.shape)}"
+            )
+        starts = word_start | ~eligible  # a special token ends the word before it
+        positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
+        first = torch.where(starts, positions, torch.zeros_like(positions)).cummax(dim=1).values  # (B, T)
+        pick = pick.gather(1, first)  # every piece of a word shares its first piece's draw
+    chosen = eligible & (pick < mask_prob)
     draw = uniform()  # a second draw decides what happens to a chosen token
     masked = chosen & (draw < mask_token_prob)
     randomized = chosen & (draw >= mask_token_prob) & (draw < mask_token_prob + random_token_prob)
@@ -121,6 +143,25 @@ def mask_tokens(
     action[masked], action[randomized], action[kept] = MASKED, RANDOMIZED, KEPT
     labels = torch.where(chosen, ids, torch.full_like(ids, IGNORE_INDEX))
     return MaskedTokens(corrupted, labels, chosen, action)
+
+
+def binomial_interval(trials: int, p: float, z: float = 4.0) -> tuple[float, float]:
+    """The counts within ``z`` standard deviations of the mean of a Binomial(``trials``, ``p``).
+
+    ``z = 4`` keeps a correct sampler's count inside with probability about
+    0.99994 (normal approximation), so a count outside is evidence of a bug.
+
+    >>> [round(bound) for bound in binomial_interval(10_000, 0.15)]
+    [1357, 1643]
+    """
+    if not isinstance(trials, int) or trials < 0:
+        raise ValueError(f"trials must be a non-negative integer; got {trials!r}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1]; got {p!r}")
+    if not z > 0:
+        raise ValueError(f"z must be positive; got {z!r}")
+    half = z * math.sqrt(trials * p * (1 - p))
+    return trials * p - half, trials * p + half
 
 
 def pair_inputs(a: Sequence, b: Sequence, cls="[CLS]", sep="[SEP]") -> tuple[list, list[int], list[int]]:
@@ -300,3 +341,37 @@ def parameter_breakdown(model: Bert) -> dict[str, int]:
     if sum(out.values()) != count_parameters(model):
         raise RuntimeError(f"the groups hold {sum(out.values())} parameters; expected all {count_parameters(model)}")
     return out
+
+
+CHECKPOINT_KIND = "tiny_bert"
+SHIPPED = "tiny_bert.pt"  # in data/, made by ``python -m dl4nlp.recipes.tiny_bert``
+
+
+def checkpoint_state(model: Bert) -> dict[str, torch.Tensor]:
+    """The weights to ship: float16, the MLM output weight left out when it is tied to the token embedding."""
+    if not isinstance(model, Bert):
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+    return {
+        k: v.detach().to("cpu", torch.float16)
+        for k, v in model.state_dict().items()
+        if not (model.config.tie_weights and k == "mlm_decoder.weight")
+    }
+
+
+def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.device] = None) -> tuple[Bert, WordPiece]:
+    """The pre-trained tiny BERT (float32, eval mode) and its WordPiece tokenizer, checksum verified.
+
+    ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of
+    checkpoint, or a damaged file, is refused with a message naming it.
+    """
+    checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else path, kind=CHECKPOINT_KIND)
+    model = Bert(TransformerConfig(**checkpoint.config))
+    state = {k: v.float() for k, v in checkpoint.state_dict.items()}
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or set(missing) - {"mlm_decoder.weight"}:
+        raise ValueError(f"{checkpoint.path} does not match the model: missing {missing}, unexpected {unexpected}")
+    extra = checkpoint.extra
+    tokenizer = WordPiece(
+        extra["tokens"], specials=extra["specials"], continuation=extra["continuation"], lowercase=extra["lowercase"]
+    )
+    return model.to(device or torch.device("cpu")).eval(), tokenizer

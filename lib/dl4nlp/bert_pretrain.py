@@ -1,79 +1,51 @@
-"""Pre-training a tiny ``dl4nlp.bert.Bert`` on a shipped corpus: sentence pairs, batches, training, checkpoints.
+"""Pre-training a tiny ``dl4nlp.bert.Bert``: sentence pairs, masked batches, a resumable loop, evaluation.
 
-    python -m dl4nlp.bert_pretrain train --out data/tiny_bert_tinystories.pt
-    python -m dl4nlp.bert_pretrain mask-sweep --out data/bert_mask_rates.csv
-
-A document is one paragraph of the corpus, split into sentences. A training
-example is a pair of text segments: segment A is one or more consecutive
-sentences; segment B follows A in the same paragraph (IsNext, label 1) half
-of the time, and is taken from another paragraph otherwise (NotNext, 0).
-Both commands write a recipe (command, seed, library version, corpus md5,
-device, steps, wall time, results) next to their output. Taught in notebook 08.
+A document is a paragraph split into sentences. A training example is a pair
+of segments: segment A is one or more consecutive sentences; segment B follows
+A in the same paragraph (IsNext, label 1) half of the time, and is taken from
+another paragraph otherwise (NotNext, 0). The text is encoded by any tokenizer
+with ``encode``, ``special_ids``, ``itos`` and ``[token]`` lookup (a
+``dl4nlp.wordpiece.WordPiece``, say). The command that trains and ships the
+notebook's model is ``python -m dl4nlp.recipes.tiny_bert``. Taught in notebook 08.
 """
 
 from __future__ import annotations
 
-import argparse
-import csv
-import json
 import random
-import re
-import sys
-import time
-from dataclasses import asdict
 from functools import cached_property
-from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import (
-    check_file,
-    check_int,
-    check_number,
-    check_path,
-    check_sequence,
-    check_str,
-    check_type,
-    given,
-)
 from dl4nlp.bert import IGNORE_INDEX, MASK_PROB, Bert, bert_config, mask_tokens, pair_inputs, pretraining_loss
-from dl4nlp.bpe import SPECIAL_TOKENS, WordVocab
-from dl4nlp.data import data_path, load_text, md5sum
 from dl4nlp.train import History, train
-from dl4nlp.transformer import TransformerConfig
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 TINY = dict(d_model=128, n_heads=4, n_layers=2, d_ff=512, max_len=64, norm_first=True)
 
 
 class PretrainingData:
-    """A corpus cut into paragraphs of sentences (as word ids), with a held-out share of paragraphs."""
+    """Named splits of documents (lists of sentence strings), encoded with ``tokenizer``.
 
-    def __init__(self, text: str, vocab_size: int = 4096, held_out: float = 0.05, min_sentences: int = 2):
-        check_str("text", text, nonempty=True, what="a corpus (one string)")
-        check_int("vocab_size", vocab_size, low=len(SPECIAL_TOKENS) + 1)
-        check_number("held_out", held_out, 0.0, 1.0, low_open=True, high_open=True)
-        check_int("min_sentences", min_sentences, low=2)  # a pair needs a sentence after segment A
-        paragraphs = [p for p in (line.strip() for line in text.splitlines()) if p]
-        documents = [SENTENCE_END.split(p) for p in paragraphs]
-        documents = [d for d in documents if len(d) >= min_sentences]
-        cut = int(len(documents) * (1 - held_out))
-        if cut < 2 or len(documents) - cut < 2:
-            raise ValueError(
-                f"text must hold enough paragraphs of at least min_sentences={min_sentences} sentences for "
-                f"training and held_out={held_out} (two each, NotNext needs another paragraph); got {len(documents)}"
-            )
-        self.vocab = WordVocab.build((" ".join(d) for d in documents[:cut]), max_size=vocab_size)
-        encode = self.vocab.encode
-        self.documents = {
-            "train": [[encode(s) for s in d] for d in documents[:cut]],
-            "held_out": [[encode(s) for s in d] for d in documents[cut:]],
-        }
+    Documents with fewer than ``min_sentences`` non-empty sentences are left
+    out (a pair needs two).
+    """
+
+    def __init__(self, splits: Mapping[str, Sequence[Sequence[str]]], tokenizer: Any, min_sentences: int = 2):
+        if not isinstance(splits, Mapping) or "train" not in splits:
+            raise ValueError(f"splits must be a mapping with a 'train' split; got {type(splits).__name__}")
+        self.vocab = tokenizer
+        self.documents: dict[str, list[list[list[int]]]] = {}
+        for name, documents in splits.items():
+            if isinstance(documents, str) or any(isinstance(d, str) for d in documents):
+                raise TypeError(f"split {name!r} must be a list of documents, each a list of sentence strings")
+            encoded = [[ids for ids in map(tokenizer.encode, document) if ids] for document in documents]
+            self.documents[name] = [d for d in encoded if len(d) >= min_sentences]
+            if len(self.documents[name]) < 2:
+                raise ValueError(f"split {name!r} needs at least 2 documents of {min_sentences}+ sentences")
 
     @cached_property
     def unigram_counts(self) -> torch.Tensor:
-        """(V,) how often each word occurs in the training paragraphs (special tokens: 0)."""
+        """(V,) how often each token occurs in the training documents (special tokens: 0)."""
         ids = torch.tensor([i for d in self.documents["train"] for s in d for i in s])
         counts = torch.bincount(ids, minlength=len(self.vocab))
         counts[self.vocab.special_ids] = 0
@@ -81,11 +53,10 @@ class PretrainingData:
 
     def pairs(self, n: int, rng: random.Random, split: str = "train", max_len: int = 64) -> list:
         """``n`` NSP examples ``(a_ids, b_ids, is_next)``, with len(a) + len(b) + 3 <= ``max_len``."""
-        check_int("n", n)
-        check_type("rng", rng, random.Random, "a random.Random")
-        check_int("max_len", max_len, low=5)  # [CLS] a [SEP] b [SEP] with one token each
         if split not in self.documents:
             raise ValueError(f"split must be one of {tuple(self.documents)}; got {split!r}")
+        if not isinstance(max_len, int) or max_len < 5:
+            raise ValueError(f"max_len must be an integer of at least 5; got {max_len!r}")
         docs, budget = self.documents[split], max_len - 3  # [CLS] A [SEP] B [SEP]
         out = []
         for _ in range(n):
@@ -112,17 +83,9 @@ class PretrainingData:
 
     def batch(self, pairs: Sequence, generator: Optional[torch.Generator] = None, mask_prob: float = MASK_PROB) -> dict:
         """Pad a list of pairs into tensors and apply BERT's masking: a dict ready for ``pretraining_loss``."""
+        if not pairs:
+            raise ValueError("pairs must not be empty")
         v = self.vocab
-        if isinstance(pairs, tuple) and len(pairs) == 3 and isinstance(pairs[2], int):
-            raise TypeError(f"pairs must be a list of (a_ids, b_ids, is_next); got one pair, {given(pairs)}")
-        check_sequence("pairs", pairs, what="a list of (a_ids, b_ids, is_next) from pairs()")
-        for index, pair in enumerate(pairs):
-            if not isinstance(pair, (tuple, list)) or len(pair) != 3 or pair[2] not in (0, 1):
-                raise ValueError(f"pairs[{index}] must be (a_ids, b_ids, is_next), is_next 0 or 1; got {pair!r:.80}")
-            for ids in pair[:2]:
-                bad = [i for i in ids if not isinstance(i, int) or not 0 <= i < len(v)]
-                if bad:
-                    raise ValueError(f"pairs[{index}] must hold word ids in [0, {len(v)}); got {bad[0]!r}")
         rows = [pair_inputs(a, b, cls=v["[CLS]"], sep=v["[SEP]"]) for a, b, _ in pairs]
         T = max(len(tokens) for tokens, _, _ in rows)
         ids = torch.full((len(rows), T), v["[PAD]"], dtype=torch.long)
@@ -148,58 +111,110 @@ class PretrainingData:
 
 
 def make_model(vocab_size: int, **overrides) -> Bert:
-    """A tiny BERT (defaults in ``TINY``) for a vocabulary of ``vocab_size`` words (special tokens included)."""
-    check_int("vocab_size", vocab_size, low=len(SPECIAL_TOKENS) + 1)
+    """A tiny BERT (defaults in ``TINY``: pre-LN, 2 layers of width 128) for a vocabulary of ``vocab_size``."""
     return Bert(bert_config("base", vocab_size=vocab_size, **{**TINY, **overrides}))
 
 
-def pretrain(
-    model: Bert,
-    data: PretrainingData,
-    *,
-    steps: int,
-    batch_size: int = 32,
-    lr: float = 2e-3,
-    warmup: int = 100,
-    seed: int = 0,
-    mask_prob: float = MASK_PROB,
-    nsp_weight: float = 1.0,
-    device: Optional[torch.device] = None,
-    progress: bool = True,
-    desc: str = "pre-training",
-) -> History:
-    """Train with AdamW, linear warm-up then linear decay to zero, as BERT did (smaller and faster)."""
-    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
-    check_type("data", data, PretrainingData, "a PretrainingData")
-    check_int("steps", steps)
-    check_int("batch_size", batch_size)
-    check_int("warmup", warmup)
-    check_number("lr", lr, 0.0, low_open=True)
-    check_number("mask_prob", mask_prob, 0.0, 1.0, low_open=True)
-    rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
-    max_len = model.config.max_len
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    optimizer = torch.optim.AdamW(
-        [{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}], lr=lr
-    )
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
-    )
-    device = device or next(model.parameters()).device
-    model.to(device)
-    return train(
-        model,
-        lambda m, b: pretraining_loss(m, b, nsp_weight)[0],
-        lambda step: data.batch(data.pairs(batch_size, rng, max_len=max_len), generator, mask_prob),
-        steps=steps,
-        optimizer=optimizer,
-        scheduler=schedule,
-        clip_norm=1.0,
-        device=device,
-        progress=progress,
-        desc=desc,
-    )
+class Pretrainer:
+    """BERT's optimisation, resumable: AdamW (weight decay 0.01 on matrices), linear warm-up then linear decay.
+
+    ``run(n)`` trains ``n`` more steps; ``state_dict()`` / ``load_state_dict()``
+    hold everything that decides the next step (weights, optimiser, schedule,
+    the data and masking random states, the loss so far), so a run stopped and
+    resumed takes exactly the steps an uninterrupted one takes.
+    """
+
+    def __init__(
+        self,
+        model: Bert,
+        data: PretrainingData,
+        *,
+        steps: int,
+        batch_size: int = 32,
+        lr: float = 2e-3,
+        warmup: int = 100,
+        seed: int = 0,
+        mask_prob: float = MASK_PROB,
+        nsp_weight: float = 1.0,
+        device: Optional[torch.device] = None,
+    ):
+        for name, value in (("steps", steps), ("batch_size", batch_size), ("warmup", warmup)):
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if not lr > 0:
+            raise ValueError(f"lr must be positive; got {lr!r}")
+        self.model, self.data, self.steps, self.batch_size = model, data, steps, batch_size
+        self.mask_prob, self.nsp_weight = mask_prob, nsp_weight
+        self.device = device or next(model.parameters()).device
+        model.to(self.device)
+        self.rng, self.generator = random.Random(seed), torch.Generator().manual_seed(seed)
+        decay = [p for p in model.parameters() if p.dim() >= 2]
+        rest = [p for p in model.parameters() if p.dim() < 2]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}], lr=lr
+        )
+        self.schedule = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+        )
+        self.history = History()
+
+    @property
+    def done(self) -> int:
+        """Steps taken so far."""
+        return len(self.history.loss)
+
+    def _next_batch(self, _step: int) -> dict:
+        pairs = self.data.pairs(self.batch_size, self.rng, max_len=self.model.config.max_len)
+        return self.data.batch(pairs, self.generator, self.mask_prob)
+
+    def run(self, n: Optional[int] = None, progress: bool = True, desc: str = "pre-training") -> History:
+        """Train ``n`` more steps (default: to the end of the schedule); returns the whole history."""
+        n = self.steps - self.done if n is None else min(n, self.steps - self.done)
+        if n > 0:
+            part = train(
+                self.model,
+                lambda m, b: pretraining_loss(m, b, self.nsp_weight)[0],
+                self._next_batch,
+                steps=n,
+                optimizer=self.optimizer,
+                scheduler=self.schedule,
+                clip_norm=1.0,
+                device=self.device,
+                progress=progress,
+                desc=desc,
+            )
+            offset = self.done
+            self.history.step += [offset + s for s in part.step]
+            self.history.loss += part.loss
+            self.history.grad_norm += part.grad_norm
+            self.history.lr += part.lr
+            self.history.diverged |= part.diverged
+        return self.history
+
+    def state_dict(self) -> dict:
+        """Everything a resumed run needs (loadable with ``torch.load(weights_only=True)``)."""
+        return {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "schedule": self.schedule.state_dict(),
+            "rng": self.rng.getstate(),
+            "generator": self.generator.get_state(),
+            "history": {k: getattr(self.history, k) for k in ("step", "loss", "grad_norm", "lr")},
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.schedule.load_state_dict(state["schedule"])
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self.generator.set_state(state["generator"])
+        self.history = History(**{k: list(v) for k, v in state["history"].items()})
+
+
+def pretrain(model: Bert, data: PretrainingData, *, steps: int, progress: bool = True, **options) -> History:
+    """Train ``model`` for ``steps`` steps in one go (``Pretrainer``'s options); returns the history."""
+    return Pretrainer(model, data, steps=steps, **options).run(progress=progress)
 
 
 @torch.no_grad()
@@ -211,20 +226,19 @@ def evaluate(
     seed: int = 1234,
     mask_prob: float = MASK_PROB,
     batch_size: int = 128,
+    split: str = "held_out",
 ) -> dict:
-    """Held-out masked-token accuracy and loss, NSP accuracy, and the unigram baseline on the same positions.
+    """Masked-token accuracy and loss, NSP accuracy, and the unigram baseline on the same positions.
 
-    The unigram baseline always predicts the most frequent ordinary training word.
+    The unigram baseline always predicts the most frequent ordinary training token.
     """
-    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
-    check_type("data", data, PretrainingData, "a PretrainingData")
-    check_int("n_pairs", n_pairs)
-    check_int("batch_size", batch_size)
-    check_number("mask_prob", mask_prob, 0.0, 1.0, low_open=True)
+    if not isinstance(n_pairs, int) or n_pairs < 1 or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"n_pairs and batch_size must be positive integers; got {n_pairs!r}, {batch_size!r}")
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
-    pairs = data.pairs(n_pairs, rng, split="held_out", max_len=model.config.max_len)
+    pairs = data.pairs(n_pairs, rng, split=split, max_len=model.config.max_len)
     device = next(model.parameters()).device
     most_frequent = int(data.unigram_counts.argmax())
+    was_training = model.training
     model.eval()
     totals = dict(correct=0, baseline=0, n=0, loss=0.0, nsp_correct=0, pairs=0)
     for i in range(0, n_pairs, batch_size):
@@ -237,6 +251,7 @@ def evaluate(
         totals["baseline"] += int((targets == most_frequent).sum())
         totals["nsp_correct"] += round(stats["nsp_accuracy"] * len(batch["is_next"]))
         totals["pairs"] += len(batch["is_next"])
+    model.train(was_training)
     return {
         "masked_accuracy": totals["correct"] / totals["n"],
         "masked_loss": totals["loss"] / totals["n"],
@@ -245,118 +260,3 @@ def evaluate(
         "nsp_accuracy": totals["nsp_correct"] / totals["pairs"],
         "predicted_tokens": totals["n"],
     }
-
-
-def save_checkpoint(path: Path, model: Bert, vocab: WordVocab) -> None:
-    """Config, vocabulary and float16 weights in one file, loadable with ``torch.load(weights_only=True)``.
-
-    The MLM output weight is tied to the token embedding, so it is stored once.
-    """
-    path = check_path("path", path)
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"path must be in an existing folder; no folder {path.parent}")
-    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
-    check_type("vocab", vocab, WordVocab, "a dl4nlp.bpe.WordVocab")
-    state = {
-        k: v.detach().to("cpu", torch.float16)
-        for k, v in model.state_dict().items()
-        if not (model.config.tie_weights and k == "mlm_decoder.weight")
-    }
-    torch.save(
-        {
-            "config": asdict(model.config),
-            "specials": list(vocab.specials),
-            "words": vocab.itos[len(vocab.specials) :],
-            "state_dict": state,
-        },
-        path,
-    )
-
-
-def load_checkpoint(path: Path, device: Optional[torch.device] = None) -> tuple[Bert, WordVocab]:
-    """The model (float32, eval mode) and vocabulary saved by ``save_checkpoint``."""
-    path = check_file("path", path, "a tiny-BERT checkpoint (.pt)")
-    if path.stat().st_size == 0:
-        raise ValueError(f"path must be a tiny-BERT checkpoint; {path} is empty (0 bytes)")
-    saved = torch.load(path, map_location="cpu", weights_only=True)
-    expected = {"config", "specials", "words", "state_dict"}
-    if not isinstance(saved, dict) or not expected <= set(saved):
-        keys = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
-        raise ValueError(f"{path} is not a tiny-BERT checkpoint: expected the keys {sorted(expected)}; got {keys}")
-    model = Bert(TransformerConfig(**saved["config"]))
-    missing, unexpected = model.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()}, strict=False)
-    if unexpected or set(missing) - {"mlm_decoder.weight"}:
-        raise ValueError(f"{path} does not match the model: missing {missing}, unexpected {unexpected}")
-    return model.to(device or torch.device("cpu")).eval(), WordVocab(saved["words"], saved["specials"])
-
-
-def _recipe(args: argparse.Namespace, corpus: str, started: float, **results) -> dict:
-    from dl4nlp import __version__
-
-    return {
-        "command": "python -m dl4nlp.bert_pretrain " + " ".join(sys.argv[1:]),
-        "seed": args.seed,
-        "library_version": __version__,
-        "torch_version": torch.__version__,
-        "corpus": corpus,
-        "corpus_md5": md5sum(data_path(corpus)),
-        "device": f"cpu ({torch.get_num_threads()} threads)",
-        "steps": args.steps,
-        "wall_time_s": round(time.time() - started, 1),
-        **results,
-    }
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dl4nlp.bert_pretrain", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["train", "mask-sweep"])
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--corpus", default="tinystories.txt")
-    parser.add_argument("--steps", type=int, default=2400)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: torch's choice)")
-    parser.add_argument("--rates", default="0.05,0.15,0.3,0.5,0.8", help="mask-sweep: masking rates")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    started = time.time()
-    data = PretrainingData(load_text(args.corpus))
-    if args.command == "train":
-        model = make_model(len(data.vocab))
-        history = pretrain(model, data, steps=args.steps, lr=args.lr, seed=args.seed)
-        save_checkpoint(args.out, model, data.vocab)
-        results = evaluate(model, data)
-        recipe = _recipe(
-            args, args.corpus, started, config=asdict(model.config), final_loss=history.loss[-1], **results
-        )
-    else:
-        rows = []
-        for rate in (float(r) for r in args.rates.split(",")):
-            torch.manual_seed(args.seed)
-            model = make_model(len(data.vocab), d_model=64, n_heads=2, n_layers=2, d_ff=256)
-            pretrain(model, data, steps=args.steps, lr=args.lr, seed=args.seed, mask_prob=rate, nsp_weight=0.0)
-            at_15 = evaluate(model, data, mask_prob=0.15)
-            at_rate = evaluate(model, data, mask_prob=rate)
-            rows.append(
-                {
-                    "mask_prob": rate,
-                    "accuracy_at_15": round(at_15["masked_accuracy"], 4),
-                    "accuracy_at_own_rate": round(at_rate["masked_accuracy"], 4),
-                    "loss_at_15": round(at_15["masked_loss"], 4),
-                }
-            )
-            print(rows[-1], flush=True)
-        with open(args.out, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-        recipe = _recipe(args, args.corpus, started, model=dict(d_model=64, n_heads=2, n_layers=2, d_ff=256))
-    args.out.with_suffix(".json").write_text(json.dumps(recipe, indent=2) + "\n")
-    print(json.dumps(recipe, indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -25,22 +25,67 @@ from __future__ import annotations
 
 import heapq
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
 from dl4nlp._checks import check_choice, check_ids_list, check_int, check_str, check_strings, check_type, given, is_int
 
-# Hugging Face's `Whitespace` pre-tokenizer uses this pattern: runs of word characters, or of punctuation.
-WORD_PATTERN = re.compile(r"\w+|[^\w\s]+")
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 SCORES = ("frequency", "wordpiece")
 
+# Hugging Face's `Whitespace` pre-tokenizer splits with the Rust regex r"\w+|[^\w\s]+" (tokenizers,
+# src/pre_tokenizers/whitespace.rs). Rust's \w is Unicode's word class (UTS #18): Alphabetic, Mark,
+# Decimal_Number, Connector_Punctuation, Join_Control; its \s is the White_Space property. Python's own
+# \w differs (it includes numerals such as ½ and ², excludes combining accents), so we build the class.
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
+# Other_Alphabetic characters outside the Mark categories (Unicode PropList.txt): circled and squared letters.
+_ALPHABETIC_SYMBOLS = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
+
+
+def is_word_char(ch: str) -> bool:
+    """Is ``ch`` in Unicode's word class (letters, marks, decimal digits, letter numerals, ``_``, ZWJ/ZWNJ)?
+
+    >>> [is_word_char(c) for c in ["a", "7", "\u0301", "½", "²", "_", "-"]]
+    [True, True, True, False, False, True, False]
+    """
+    if not isinstance(ch, str) or len(ch) != 1:
+        raise TypeError(f"ch must be a single character (a str of length 1); got {ch!r}")
+    category = unicodedata.category(ch)
+    if category[0] in "LM" or category in ("Nd", "Nl", "Pc") or ch in "\u200c\u200d":
+        return True
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _ALPHABETIC_SYMBOLS)
+
+
+@lru_cache(maxsize=256)
+def _pattern(extra_word_chars: str) -> re.Pattern:
+    word = "A-Za-z0-9_" + re.escape(extra_word_chars)
+    return re.compile(f"[{word}]+|[^{word}{re.escape(WHITE_SPACE)}]+")
+
+
+def word_pattern(text: str) -> re.Pattern:
+    """``\\w+|[^\\w\\s]+`` with Unicode's classes, for the characters that occur in ``text``."""
+    check_str("text", text)
+    extra = "".join(sorted(c for c in set(text) if ord(c) > 127 and is_word_char(c)))
+    return _pattern(extra)
+
 
 def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
-    """Split text into words and punctuation runs: ``'The dog, barked.'`` -> ``['the', 'dog', ',', 'barked', '.']``."""
+    """Split text into words and punctuation runs, exactly as ``tokenizers.pre_tokenizers.Whitespace``.
+
+    >>> pre_tokenize("The dog, barked.")
+    ['the', 'dog', ',', 'barked', '.']
+    >>> pre_tokenize("café ½ x²", lowercase=False)
+    ['café', '½', 'x', '²']
+    """
     check_str("text", text)
-    return WORD_PATTERN.findall(text.lower() if lowercase else text)
+    text = text.lower() if lowercase else text
+    return word_pattern(text).findall(text)
 
 
 def word_counts(text: str, lowercase: bool = True) -> Counter:
@@ -61,10 +106,15 @@ class Merge:
 
 @dataclass
 class BPE:
-    """A trained BPE: its alphabet and its merges in the order they were learned."""
+    """A trained BPE: its alphabet and its merges in the order they were learned.
+
+    ``continuation`` is the prefix of word-inner symbols (``'##'`` for a
+    WordPiece vocabulary, ``''`` for plain BPE); see ``train_bpe``.
+    """
 
     alphabet: list[str]
     merges: list[Merge]
+    continuation: str = ""
     ranks: dict[tuple[str, str], int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -78,13 +128,17 @@ class BPE:
                     f"merges[{index}] joins {merge.left!r} and {merge.right!r}; each must be in the alphabet "
                     "or made by an earlier merge"
                 )
-            symbols.add(merge.left + merge.right)
+            symbols.add(_join(merge.left, merge.right, self.continuation))
         self.ranks = {(m.left, m.right): rank for rank, m in enumerate(self.merges)}
+
+    def joined(self, merge: Merge) -> str:
+        """The symbol a merge makes: ``left + right`` (``right`` without its continuation prefix)."""
+        return _join(merge.left, merge.right, self.continuation)
 
     @property
     def vocabulary(self) -> list[str]:
         """The alphabet followed by every merged symbol, in the order they were made."""
-        return self.alphabet + [m.left + m.right for m in self.merges]
+        return self.alphabet + [self.joined(m) for m in self.merges]
 
     def tokenize_word(self, word: str) -> list[str]:
         """Split one word: apply the learned merges, earliest-learned first, until none applies."""
@@ -94,13 +148,14 @@ class BPE:
         return self._split(word)
 
     def _split(self, word: str) -> list[str]:
-        symbols = list(word)
+        symbols = _initial_symbols(word, self.continuation)
         while len(symbols) > 1:
             ranked = [(self.ranks.get(pair, len(self.ranks)), i) for i, pair in enumerate(zip(symbols, symbols[1:]))]
             rank, i = min(ranked)
             if rank == len(self.ranks):
                 break
-            symbols = _merge_word(symbols, self.merges[rank].left, self.merges[rank].right)
+            merge = self.merges[rank]
+            symbols = _merge_word(symbols, merge.left, merge.right, self.joined(merge))
         return symbols
 
     def tokenize(self, text: str, lowercase: bool = True, continuation: str = "") -> list[str]:
@@ -110,16 +165,43 @@ class BPE:
         pieces = []
         for word in pre_tokenize(text, lowercase=lowercase):
             split = self._split(word)
-            pieces += split[:1] + [continuation + piece for piece in split[1:]]
+            if self.continuation:  # the inner pieces carry their prefix already
+                pieces += split
+            else:
+                pieces += split[:1] + [continuation + piece for piece in split[1:]]
         return pieces
 
 
-def _merge_word(symbols: Sequence[str], left: str, right: str) -> list[str]:
-    """Replace every non-overlapping occurrence of (left, right), scanning left to right."""
+def initial_alphabet(counts: Iterable[str], continuation: str = "") -> list[str]:
+    """The symbols BPE starts from: every character by code point, then (with a prefix) the prefixed ones.
+
+    >>> initial_alphabet(["hug", "pug"], continuation="##")
+    ['g', 'h', 'p', 'u', '##g', '##u']
+    """
+    if not isinstance(continuation, str):
+        raise TypeError(f"continuation must be a str; got {type(continuation).__name__}")
+    plain = sorted({ch for word in counts for ch in word})
+    inner = {continuation + ch for word in counts for ch in word[1:]} if continuation else set()
+    return plain + sorted(inner - set(plain))
+
+
+def _initial_symbols(word: str, continuation: str) -> list[str]:
+    """A word as its characters; with a continuation prefix, every character after the first carries it."""
+    return list(word[:1]) + [continuation + ch for ch in word[1:]]
+
+
+def _join(left: str, right: str, continuation: str) -> str:
+    if continuation and right.startswith(continuation):
+        right = right[len(continuation) :]
+    return left + right
+
+
+def _merge_word(symbols: Sequence[str], left: str, right: str, joined: str) -> list[str]:
+    """Replace every non-overlapping occurrence of (left, right) by ``joined``, scanning left to right."""
     out, i = [], 0
     while i < len(symbols):
         if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
-            out.append(left + right)
+            out.append(joined)
             i += 2
         else:
             out.append(symbols[i])
@@ -138,21 +220,35 @@ def _check(counts: Mapping[str, int], num_merges: int, score: str) -> None:
     check_choice("score", score, SCORES)
 
 
-def train_bpe(counts: Mapping[str, int], num_merges: int, score: str = "frequency", fast: bool = False) -> BPE:
+def train_bpe(
+    counts: Mapping[str, int],
+    num_merges: int,
+    score: str = "frequency",
+    fast: bool = False,
+    continuation: str = "",
+) -> BPE:
     """Learn up to ``num_merges`` merges from word ``counts`` (stops early when no pair is left).
 
     ``score='frequency'`` is BPE: merge the most frequent adjacent pair.
     ``score='wordpiece'`` merges the pair with the largest count(ab) / (count(a) count(b)).
     ``fast=True`` (frequency only) updates counts incrementally; same merges.
+    ``continuation='##'`` starts every word as ``w ##o ##r ##d`` and strips the
+    prefix when joining (``##o`` + ``##r`` = ``##or``), as Hugging Face's
+    ``WordPieceTrainer`` does: a vocabulary of word-initial and word-inner pieces.
+
+    >>> [train_bpe({"hug": 3, "pug": 2}, 2, continuation="##").joined(m) for m in
+    ...  train_bpe({"hug": 3, "pug": 2}, 2, continuation="##").merges]
+    ['##ug', 'hug']
     """
     _check(counts, num_merges, score)
-    alphabet = sorted({ch for word in counts for ch in word})
+    alphabet = initial_alphabet(counts, continuation)
+    initial = {word: _initial_symbols(word, continuation) for word in counts}
     if fast:
         if score != "frequency":
             raise ValueError(f"the fast path implements score='frequency' only; got score={score!r}")
-        return BPE(alphabet, _train_fast(counts, num_merges, alphabet))
+        return BPE(alphabet, _train_fast(counts, initial, num_merges, alphabet, continuation), continuation)
     order = {symbol: i for i, symbol in enumerate(alphabet)}  # tie-break: older symbols first
-    words = [(list(word), count) for word, count in counts.items()]
+    words = [(initial[word], count) for word, count in counts.items()]
     merges = []
     for _ in range(num_merges):
         pairs, symbols = Counter(), Counter()
@@ -170,15 +266,22 @@ def train_bpe(counts: Mapping[str, int], num_merges: int, score: str = "frequenc
 
         best = min(pairs, key=key)
         merges.append(Merge(best[0], best[1], pairs[best], -key(best)[0]))
-        order.setdefault(best[0] + best[1], len(order))
-        words = [(_merge_word(word, *best), count) for word, count in words]
-    return BPE(alphabet, merges)
+        joined = _join(*best, continuation)
+        order.setdefault(joined, len(order))
+        words = [(_merge_word(word, *best, joined), count) for word, count in words]
+    return BPE(alphabet, merges, continuation)
 
 
-def _train_fast(counts: Mapping[str, int], num_merges: int, alphabet: list[str]) -> list[Merge]:
+def _train_fast(
+    counts: Mapping[str, int],
+    initial: Mapping[str, list[str]],
+    num_merges: int,
+    alphabet: list[str],
+    continuation: str,
+) -> list[Merge]:
     """BPE with incremental pair counts: only the words containing the merged pair are recounted."""
     order = {symbol: i for i, symbol in enumerate(alphabet)}
-    words = [list(word) for word in counts]
+    words = [list(initial[word]) for word in counts]
     freq = list(counts.values())
     pairs: Counter = Counter()
     where: dict[tuple[str, str], set[int]] = {}
@@ -194,18 +297,22 @@ def _train_fast(counts: Mapping[str, int], num_merges: int, alphabet: list[str])
         if pairs.get(best, 0) != -negative or negative == 0:  # stale entry: its count changed since
             continue
         merges.append(Merge(best[0], best[1], -negative, float(-negative)))
-        order.setdefault(best[0] + best[1], len(order))
+        joined = _join(*best, continuation)
+        order.setdefault(joined, len(order))
         changed = set()
         for index in where.pop(best, set()):
-            word = words[index]
-            for pair in zip(word, word[1:]):
-                pairs[pair] -= freq[index]
-                changed.add(pair)
-            words[index] = word = _merge_word(word, *best)
-            for pair in zip(word, word[1:]):
-                pairs[pair] += freq[index]
-                where.setdefault(pair, set()).add(index)
-                changed.add(pair)
+            word, merged = words[index], _merge_word(words[index], *best, joined)
+            if len(merged) == len(word):  # a stale location: the pair is no longer in this word
+                continue
+            delta = Counter(zip(merged, merged[1:]))
+            delta.subtract(zip(word, word[1:]))
+            words[index] = merged
+            for pair, change in delta.items():  # only the pairs the merge created or destroyed
+                if change:
+                    pairs[pair] += change * freq[index]
+                    changed.add(pair)
+                    if change > 0:
+                        where.setdefault(pair, set()).add(index)
         for pair in changed:
             if pairs[pair] > 0:
                 heapq.heappush(heap, (-pairs[pair], order[pair[0]], order[pair[1]], pair))

@@ -31,15 +31,17 @@ a crash or Ctrl-C never leaves a half-written file where a good one was, and
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import hashlib
+import io
 import json
 import os
 import platform
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import torch
 
@@ -194,12 +196,52 @@ def save_checkpoint(
         "state_dict": {name: value.detach().cpu() for name, value in state_dict.items()},
         "extra": dict(extra or {}),
     }
-    atomic_write(path, lambda tmp: torch.save(payload, tmp))
+    buffer = io.BytesIO()  # torch.save names its zip folder after the file: save to memory, so the
+    torch.save(payload, buffer)  # bytes do not depend on the (temporary) file name and a re-run is identical
+    atomic_write(path, lambda tmp: tmp.write_bytes(buffer.getvalue()))
     record = {"kind": kind, **dict(provenance)}
     record.setdefault("environment", environment())
     record["artifact"] = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256sum(path)}
     write_json(provenance_path(path), record)
     return record
+
+
+def save_table(
+    path: PathLike,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    provenance: Mapping[str, Any],
+    overwrite: bool = False,
+) -> dict:
+    """Write ``rows`` (dicts with the same keys) as a CSV file and its provenance, atomically, like a checkpoint."""
+    path = check_output(path, overwrite=overwrite, suffix=".csv")
+    if not rows or any(list(row) != list(rows[0]) for row in rows):
+        raise ValueError("rows must be a non-empty list of dicts that all have the same keys in the same order")
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write(path, lambda tmp: tmp.write_text(buffer.getvalue(), encoding="utf-8"))
+    record = dict(provenance)
+    record.setdefault("environment", environment())
+    record["artifact"] = {"file": path.name, "bytes": path.stat().st_size, "sha256": sha256sum(path)}
+    write_json(provenance_path(path), record)
+    return record
+
+
+def load_table(path: PathLike, *, verify: bool = True) -> tuple[list[dict[str, str]], dict]:
+    """The rows of a CSV written by ``save_table`` (as strings) and its provenance, the checksum verified."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no table at {path}; expected a .csv written by a recipe")
+    provenance = read_provenance(path) if verify else {}
+    if verify:
+        verify_checksum(path, provenance)
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    if not rows:
+        raise ValueError(f"{path} holds no rows; expected a table written by a recipe")
+    return rows, provenance
 
 
 def read_provenance(path: PathLike) -> dict:

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
@@ -520,3 +520,98 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 
 
 # --- BERT and the pre-training families (notebook 08) ---------------------------
+def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
+    """BERT drawn from a ``dl4nlp.bert.Bert``: its three embeddings, one encoder layer (× n_layers) and heads.
+
+    The layer is drawn pre-LN or post-LN as ``model.config.norm_first`` says;
+    sizes come from the config. ``head`` is ``'pretraining'`` (MLM + NSP) or
+    ``'classifier'`` (fine-tuning from the pooled [CLS]).
+    """
+    if head not in ("pretraining", "classifier"):
+        raise ValueError(f"head must be 'pretraining' or 'classifier'; got {head!r}")
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(model, "segment_embedding"):
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+    C, H, F, L = config.d_model, config.n_heads, config.d_ff, config.n_layers
+    segments = model.segment_embedding.num_embeddings
+    d = Diagram()
+    d.box("input", "[CLS] segment A [SEP] segment B [SEP]", (0, 0), kind="input", width=5.0)
+    d.box(
+        "token", f"token embedding\n{config.vocab_size:,} × {C}", (-2.6, 1.4), kind="embedding", width=2.3, height=0.8
+    )
+    d.box("segment", f"segment embedding\n{segments} × {C}", (0, 1.4), kind="embedding", width=2.3, height=0.8)
+    d.box(
+        "position", f"position embedding\n{config.max_len} × {C}", (2.6, 1.4), kind="embedding", width=2.3, height=0.8
+    )
+    d.box("embed", "sum, then LayerNorm", (0, 2.7), kind="norm", width=2.6)
+    for name in ("token", "segment", "position"):
+        d.arrow("input", name).arrow(name, "embed")
+    attention = f"multi-head self-attention\n{H} heads, no causal mask"
+    ffn = f"feed-forward  {C} → {F} → {C}, GELU"
+    y = 4.1
+    if config.norm_first:
+        layer = [("norm1", "LayerNorm", "norm"), ("attn", attention, "attention"), ("add1", "+ residual", "op"),
+                 ("norm2", "LayerNorm", "norm"), ("ffn", ffn, "ffn"), ("add2", "+ residual", "op")]  # fmt: skip
+    else:
+        layer = [("attn", attention, "attention"), ("add1", "+ residual, LayerNorm", "norm"),
+                 ("ffn", ffn, "ffn"), ("add2", "+ residual, LayerNorm", "norm")]  # fmt: skip
+    previous = "embed"
+    for name, label, kind in layer:
+        tall = kind in ("attention", "ffn")
+        d.box(name, label, (0, y), kind=kind, width=3.6, height=0.8 if tall else 0.5)
+        d.arrow(previous, name)
+        previous, y = name, y + (1.1 if tall else 0.85)
+    d.arrow("embed", "add1", bend=-1.4, dashed=True)
+    d.arrow("add1", "add2", bend=-1.4, dashed=True)
+    d.group(f"encoder layer ({'pre-LN' if config.norm_first else 'post-LN'}) × {L}", [n for n, _, _ in layer])
+    if config.norm_first:
+        d.box("final", "final LayerNorm", (0, y + 0.5), kind="norm", width=2.4)
+        d.arrow(previous, "final")
+        previous, y = "final", y + 0.5
+    top = y + 1.3
+    d.box("pooler", "pooler: tanh(W h[CLS] + b)", (2.4, top), kind="op", width=3.0)
+    d.arrow(previous, "pooler", label="h[CLS]")
+    if head == "pretraining":
+        d.box("mlm", "MLM head: dense, GELU,\nLayerNorm, output layer", (-3.0, top), kind="op", width=3.0, height=0.8)
+        d.box("mlm_out", f"scores over {config.vocab_size:,} pieces\nat the chosen positions", (-3.0, top + 1.4),
+              kind="output", width=3.0, height=0.8)  # fmt: skip
+        d.box("nsp", "IsNext / NotNext", (2.4, top + 1.4), kind="output", width=2.4)
+        d.arrow(previous, "mlm", label="h at chosen positions").arrow("mlm", "mlm_out").arrow("pooler", "nsp")
+        if config.tie_weights:
+            d.arrow("token", "mlm", label="tied weights", dashed=True)
+    else:
+        d.box("classifier", "dropout, linear layer\n→ class scores", (2.4, top + 1.4), kind="output", width=3.0,
+              height=0.8)  # fmt: skip
+        d.arrow("pooler", "classifier")
+    return d
+
+
+def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], width: float = 1.1) -> Diagram:
+    """One row of boxes per ``dl4nlp.objectives.TrainingExample``: what the model reads, then what it predicts.
+
+    Predicted positions that carry loss are drawn as outputs, the others
+    greyed; ``name_of`` turns an id into the text shown.
+    """
+    if not examples or not all(hasattr(e, "inputs") and hasattr(e, "loss") for e in examples):
+        raise ValueError("examples must be a non-empty list of dl4nlp.objectives.TrainingExample")
+    d, y = Diagram(), 0.0
+    for k, example in enumerate(examples):
+        d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,
+              height=1.2)  # fmt: skip
+        rows = [("reads", example.inputs, None)]
+        if example.decoder_inputs is not None:
+            rows.append(("decoder reads", example.decoder_inputs, None))
+        rows.append(("predicts", example.targets, example.loss))
+        for r, (what, ids, loss) in enumerate(rows):
+            row_y = y - 0.6 * r
+            d.box(f"what{k}_{r}", what, (0.4, row_y), kind="group", width=1.6, height=0.45)
+            for i, token in enumerate(ids):
+                if loss is None:
+                    kind = "input"
+                else:
+                    kind = "output" if loss[i] else "group"
+                label = name_of(int(token)) if example.objective != "replaced token detection" or loss is None else (
+                    "replaced" if token else "original")  # fmt: skip
+                d.box(f"t{k}_{r}_{i}", label, (1.8 + i * width, row_y), kind=kind, width=width * 0.95, height=0.45)
+        y -= 0.6 * len(rows) + 0.5
+    return d

@@ -103,6 +103,14 @@ def cases(target: str) -> Callable:
     return register
 
 
+PENDING = "pending: "  # the reason's prefix of callables not yet covered (reported as such, not as exempt)
+
+
+def pending(reason: str, *targets: str) -> None:
+    """Callables whose cases are not written yet: allowed by the coverage test, counted apart in the report."""
+    exempt(PENDING + reason, *targets)
+
+
 def exempt(reason: str, *targets: str) -> None:
     """Exempt public callables from bad-input cases, with the reason (shown in the report)."""
     if not reason:
@@ -293,9 +301,10 @@ def report(results: list[Result], verbose: bool = False) -> str:
     overall, by_module = tally(results)
     api = public_api()
     covered = {r.case.target for r in results}
+    waiting = {name for name, reason in EXEMPT.items() if reason.startswith(PENDING)} & set(api)
     lines = [
         f"public callables: {len(api)}; with bad-input cases: {len(covered & set(api))}; "
-        f"exempt: {len(set(api) & set(EXEMPT))}",
+        f"exempt (with a reason): {len(set(api) & set(EXEMPT) - waiting)}; pending (no cases yet): {len(waiting)}",
         f"bad inputs tried: {len(results)}",
     ]
     for outcome, text in [

@@ -19,17 +19,19 @@ recipe:
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import shlex
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import torch
 
 from dl4nlp._checks import check_choice, check_int, check_number, check_str, check_strings, check_type
-from dl4nlp.checkpoint import environment
+from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
 
@@ -123,6 +125,43 @@ def _environment(record: Mapping[str, Any], key: str) -> Any:
     if not isinstance(environment, Mapping) or key not in environment:
         raise KeyError(f"record must be a provenance with environment[{key!r}]; got keys {sorted(record)[:8]}")
     return environment[key]
+
+
+def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]:
+    """The rows and elapsed seconds a sweep saved in ``state_path`` (none yet: ``[], 0.0``).
+
+    A state saved by a run with another ``spec`` is refused, so a different
+    sweep never resumes this one.
+    """
+    if not state_path.exists():
+        return [], 0.0
+    saved = json.loads(state_path.read_text(encoding="utf-8"))
+    if saved["spec"] != dict(spec):
+        raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {dict(spec)}")
+    print(f"resumed with {len(saved['rows'])} rows from {state_path}", flush=True)
+    return saved["rows"], saved["elapsed"]
+
+
+def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed: float) -> None:
+    """Save a sweep's rows so far, atomically, for ``resume_rows``."""
+    text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
+    atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], jobs: int = 1) -> Iterator[Any]:
+    """``function`` of each item, in order, computed by ``jobs`` forked processes (1: in this process).
+
+    For independent, seeded units of a sweep, whose result cannot depend on
+    the process that computes it; ``function`` must be a module-level function
+    (it reads what it needs from module state set before the fork).
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
+    if jobs == 1 or len(items) < 2:
+        yield from map(function, items)
+        return
+    with multiprocessing.get_context("fork").Pool(min(jobs, len(items))) as pool:
+        yield from pool.imap(function, items)
 
 
 def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:

@@ -1,0 +1,358 @@
+"""Adapting a pre-trained BERT: a classifier on [CLS], a tagger on every token, a linear probe, baselines.
+
+``SentenceClassifier`` puts BERT's fine-tuning head on an encoder: the pooled
+[CLS] vector (``tanh(W h_[CLS] + b)``, the pooler pre-trained by next-sentence
+prediction) -> dropout -> a linear layer. ``TokenTagger`` puts a linear layer
+on every position. ``fine_tune`` trains either, all weights or (``freeze=
+True``) the head only. ``linear_probe`` fits logistic regression on frozen
+features; ``bag_of_words`` is the classical baseline. Taught in notebook 08.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from typing import Any, Mapping, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.bert import IGNORE_INDEX, Bert
+from dl4nlp.bpe import pre_tokenize
+
+PROBE_L2 = 1e-3  # weight decay of the logistic regressions (linear probe, bag of words), per example
+
+
+def encode_batch(tokenizer: Any, texts: Sequence[str], max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``[CLS] text [SEP]`` for every text, truncated to ``max_len`` and padded: ids and valid (B, T)."""
+    if isinstance(texts, str) or not texts:
+        raise ValueError("texts must be a non-empty list of strings")
+    if not isinstance(max_len, int) or max_len < 3:
+        raise ValueError(f"max_len must be an integer of at least 3; got {max_len!r}")
+    rows = [[tokenizer["[CLS]"], *tokenizer.encode(t)[: max_len - 2], tokenizer["[SEP]"]] for t in texts]
+    T = max(map(len, rows))
+    ids = torch.full((len(rows), T), tokenizer["[PAD]"], dtype=torch.long)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = torch.tensor(row)
+    return ids, ids != tokenizer["[PAD]"]
+
+
+def encode_tagged(
+    tokenizer: Any, sentences: Sequence[tuple[Sequence[str], Sequence[int]]], max_len: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Words with one tag each -> ids, valid and tags (B, T); every piece of a word carries the word's tag.
+
+    [CLS], [SEP] and padding get ``IGNORE_INDEX``.
+    """
+    rows, tag_rows = [], []
+    for words, tags in sentences:
+        if len(words) != len(tags):
+            raise ValueError(f"every word needs one tag; got {len(words)} words and {len(tags)} tags")
+        ids, row_tags = [tokenizer["[CLS]"]], [IGNORE_INDEX]
+        for word, tag in zip(words, tags):
+            pieces = tokenizer.encode(word)
+            ids += pieces
+            row_tags += [tag] * len(pieces)
+        rows.append(ids[: max_len - 1] + [tokenizer["[SEP]"]])
+        tag_rows.append(row_tags[: max_len - 1] + [IGNORE_INDEX])
+    T = max(map(len, rows))
+    ids = torch.full((len(rows), T), tokenizer["[PAD]"], dtype=torch.long)
+    tags = torch.full((len(rows), T), IGNORE_INDEX, dtype=torch.long)
+    for i, (row, row_tags) in enumerate(zip(rows, tag_rows)):
+        ids[i, : len(row)], tags[i, : len(row)] = torch.tensor(row), torch.tensor(row_tags)
+    return ids, ids != tokenizer["[PAD]"], tags
+
+
+class SentenceClassifier(nn.Module):
+    """BERT + its fine-tuning head: ids, valid (B, T) -> class scores (B, n_classes) from the pooled [CLS]."""
+
+    def __init__(self, encoder: Bert, n_classes: int = 2, dropout: float = 0.1):
+        super().__init__()
+        if not isinstance(encoder, Bert):
+            raise TypeError(f"encoder must be a dl4nlp.bert.Bert; got {type(encoder).__name__}")
+        self.encoder = encoder
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(encoder.config.d_model, n_classes)
+
+    def features(self, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        """The pooled [CLS] vector (B, C): what the head (or a linear probe) reads."""
+        hidden = self.encoder(ids, valid=valid)  # (B, T, C)
+        return torch.tanh(self.encoder.pooler(hidden[:, 0]))
+
+    def forward(self, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        return self.head(self.dropout(self.features(ids, valid)))
+
+
+class TokenTagger(nn.Module):
+    """BERT + a linear layer on every position: ids, valid (B, T) -> tag scores (B, T, n_tags)."""
+
+    def __init__(self, encoder: Bert, n_tags: int = 2, dropout: float = 0.1):
+        super().__init__()
+        if not isinstance(encoder, Bert):
+            raise TypeError(f"encoder must be a dl4nlp.bert.Bert; got {type(encoder).__name__}")
+        self.encoder = encoder
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(encoder.config.d_model, n_tags)
+
+    def forward(self, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        return self.head(self.dropout(self.encoder(ids, valid=valid)))
+
+
+def fresh_copy(model: Bert, pretrained: bool = True) -> Bert:
+    """A deep copy of ``model`` (``pretrained=True``) or the same architecture with fresh random weights."""
+    if pretrained:
+        return copy.deepcopy(model)
+    return Bert(copy.deepcopy(model.config))
+
+
+def fine_tune(
+    model: nn.Module,
+    ids: torch.Tensor,
+    valid: torch.Tensor,
+    labels: torch.Tensor,
+    *,
+    steps: int,
+    lr: float,
+    batch_size: int = 32,
+    seed: int = 0,
+    freeze: bool = False,
+    warmup: float = 0.1,
+) -> list[float]:
+    """Train ``model`` (a ``SentenceClassifier`` or ``TokenTagger``) on labelled rows; returns the losses.
+
+    AdamW with BERT's schedule (linear warm-up over ``warmup`` of the steps,
+    then linear decay), mini-batches drawn with ``seed``; ``freeze=True``
+    trains the head only. Labels are (N,) classes or (N, T) tags with
+    ``IGNORE_INDEX`` where nothing is predicted.
+    """
+    if ids.shape != valid.shape or len(labels) != len(ids):
+        raise ValueError(f"ids, valid and labels must agree: got {tuple(ids.shape)}, {tuple(valid.shape)}, "
+                         f"{tuple(labels.shape)}")  # fmt: skip
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    for p in model.encoder.parameters():
+        p.requires_grad_(not freeze)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    ramp = max(1, round(warmup * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / ramp, max(0.0, (steps - s) / max(1, steps - ramp)))
+    )
+    rng = random.Random(seed)
+    order: list[int] = []
+    losses = []
+    model.train()
+    for _ in range(steps):
+        if len(order) < min(batch_size, len(ids)):
+            order += rng.sample(range(len(ids)), len(ids))  # epochs of shuffled rows
+        rows, order = order[:batch_size], order[batch_size:]
+        T = int(valid[rows].sum(1).max())  # trim the padding of this batch
+        scores = model(ids[rows, :T], valid[rows, :T])
+        target = labels[rows] if labels.dim() == 1 else labels[rows, :T]
+        loss = F.cross_entropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1), ignore_index=IGNORE_INDEX)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(loss.item())
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(True)
+    return losses
+
+
+@torch.no_grad()
+def predict(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, batch_size: int = 256) -> torch.Tensor:
+    """Predicted classes (N,) or tags (N, T) of a trained model, in evaluation mode."""
+    model.eval()
+    parts = []
+    for i in range(0, len(ids), batch_size):
+        parts.append(model(ids[i : i + batch_size], valid[i : i + batch_size]).argmax(-1))
+    if parts[0].dim() == 1:
+        return torch.cat(parts)
+    T = ids.shape[1]
+    return torch.cat([F.pad(p, (0, T - p.shape[1]), value=IGNORE_INDEX) for p in parts])
+
+
+def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
+    """Share of correct predictions where the label is not ``IGNORE_INDEX``."""
+    if predicted.shape != labels.shape:
+        raise ValueError(f"predicted and labels must have the same shape; got {tuple(predicted.shape)} "
+                         f"and {tuple(labels.shape)}")  # fmt: skip
+    keep = labels != IGNORE_INDEX
+    if not keep.any():
+        raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
+    return float((predicted[keep] == labels[keep]).float().mean())
+
+
+def logistic_regression(
+    features: torch.Tensor, labels: torch.Tensor, *, l2: float = PROBE_L2, iterations: int = 200
+) -> nn.Linear:
+    """Multinomial logistic regression fit by L-BFGS (deterministic): a linear layer (C -> classes)."""
+    if features.dim() != 2 or len(features) != len(labels):
+        raise ValueError(f"features must be (N, C) with one label per row; got {tuple(features.shape)} and "
+                         f"{tuple(labels.shape)}")  # fmt: skip
+    n_classes = int(labels.max()) + 1
+    layer = nn.Linear(features.shape[1], max(n_classes, 2)).double()
+    nn.init.zeros_(layer.weight)
+    nn.init.zeros_(layer.bias)
+    x, y = features.double(), labels.long()
+    optimizer = torch.optim.LBFGS(layer.parameters(), max_iter=iterations, line_search_fn="strong_wolfe")
+
+    def closure():
+        optimizer.zero_grad()
+        loss = F.cross_entropy(layer(x), y) + l2 / 2 * layer.weight.pow(2).sum()
+        loss.backward()
+        return loss
+
+    optimizer.step(closure)
+    return layer.float()
+
+
+@torch.no_grad()
+def linear_probe(
+    model: SentenceClassifier,
+    train: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    test: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    l2: float = PROBE_L2,
+) -> float:
+    """Test accuracy of logistic regression on the frozen pooled [CLS] features (train/test: ids, valid, labels)."""
+    model.eval()
+    x_train, x_test = model.features(*train[:2]), model.features(*test[:2])
+    with torch.enable_grad():
+        layer = logistic_regression(x_train, train[2], l2=l2)
+    return accuracy(layer(x_test).argmax(-1), test[2])
+
+
+def bag_of_words(
+    train_texts: Sequence[str],
+    train_labels: Sequence[int],
+    test_texts: Sequence[str],
+    test_labels: Sequence[int],
+    l2: float = PROBE_L2,
+) -> float:
+    """Test accuracy of logistic regression on which words occur (lowercased; words of the training texts)."""
+    if len(train_texts) != len(train_labels) or len(test_texts) != len(test_labels) or not train_texts:
+        sizes = f"{len(train_texts)}/{len(train_labels)} and {len(test_texts)}/{len(test_labels)}"
+        raise ValueError(f"texts and labels must pair up and training texts must not be empty; got {sizes}")
+    words = sorted({w for text in train_texts for w in pre_tokenize(text)})
+    index = {w: i for i, w in enumerate(words)}
+
+    def features(texts: Sequence[str]) -> torch.Tensor:
+        x = torch.zeros(len(texts), len(words))
+        for row, text in enumerate(texts):
+            for w in pre_tokenize(text):
+                if w in index:
+                    x[row, index[w]] = 1.0
+        return x
+
+    layer = logistic_regression(features(train_texts), torch.tensor(list(train_labels)), l2=l2)
+    return accuracy(layer(features(test_texts)).argmax(-1), torch.tensor(list(test_labels)))
+
+
+def default_steps(n: int, epochs: int = 6, batch_size: int = 32, least: int = 50, most: int = 400) -> int:
+    """Fine-tuning steps for ``n`` labelled rows: ``epochs`` passes, at least ``least``, at most ``most``."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    return int(min(most, max(least, math.ceil(epochs * n / batch_size))))
+
+
+METHODS = ("pretrained", "scratch", "probe", "bag_of_words")
+# Each method's one setting: the peak learning rate of fine-tuning, or the L2 weight of a logistic regression.
+# ``python -m dl4nlp.recipes.bert_learning_curve`` chooses them on validation sentences and records its choice.
+DEFAULT_SETTINGS = {"pretrained": 3e-4, "scratch": 1e-3, "probe": PROBE_L2, "bag_of_words": PROBE_L2}
+
+
+def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allowed: Sequence[str]) -> dict:
+    unknown = [m for m in methods if m not in allowed]
+    if unknown:
+        raise ValueError(f"methods must be among {tuple(allowed)}; got {unknown}")
+    chosen = {**DEFAULT_SETTINGS, **(settings or {})}
+    bad = {m: v for m, v in chosen.items() if not (isinstance(v, (int, float)) and v > 0)}
+    if bad:
+        raise ValueError(f"every setting must be a positive number; got {bad}")
+    return chosen
+
+
+def compare_methods(
+    pretrained: Bert,
+    tokenizer: Any,
+    train_examples: Sequence[Any],
+    test_examples: Sequence[Any],
+    *,
+    seed: int,
+    methods: Sequence[str] = METHODS,
+    settings: Mapping[str, float] | None = None,
+    steps: int | None = None,
+) -> dict[str, float]:
+    """Test accuracy of each method trained on ``train_examples`` (objects with ``.text`` and ``.label``).
+
+    ``pretrained``: fine-tune the pre-trained encoder and a new head;
+    ``scratch``: the same architecture and schedule from random weights;
+    ``probe``: logistic regression on the frozen pre-trained pooled [CLS];
+    ``bag_of_words``: logistic regression on which words occur.
+    ``settings`` maps a method to its learning rate (fine-tuning) or L2 weight
+    (regressions), defaults in ``DEFAULT_SETTINGS``; ``steps`` defaults to
+    ``default_steps(len(train_examples))``.
+    """
+    chosen = _settings(settings, methods, METHODS)
+    max_len = pretrained.config.max_len
+    steps = steps or default_steps(len(train_examples))
+    train = (*encode_batch(tokenizer, [e.text for e in train_examples], max_len),
+             torch.tensor([e.label for e in train_examples]))  # fmt: skip
+    test = (*encode_batch(tokenizer, [e.text for e in test_examples], max_len),
+            torch.tensor([e.label for e in test_examples]))  # fmt: skip
+    out = {}
+    for method in methods:
+        torch.manual_seed(seed)  # the head's initialisation (and the scratch encoder's) depends on the seed
+        if method == "bag_of_words":
+            texts = ([e.text for e in train_examples], [e.text for e in test_examples])
+            out[method] = bag_of_words(texts[0], train[2].tolist(), texts[1], test[2].tolist(), l2=chosen[method])
+        elif method == "probe":
+            out[method] = linear_probe(SentenceClassifier(fresh_copy(pretrained)), train, test, l2=chosen[method])
+        else:
+            model = SentenceClassifier(fresh_copy(pretrained, pretrained=method == "pretrained"))
+            fine_tune(model, *train, steps=steps, lr=chosen[method], seed=seed)
+            out[method] = accuracy(predict(model, *test[:2]), test[2])
+    return out
+
+
+def compare_taggers(
+    pretrained: Bert,
+    tokenizer: Any,
+    train_sentences: Sequence[tuple[Sequence[str], Sequence[int]]],
+    test_sentences: Sequence[tuple[Sequence[str], Sequence[int]]],
+    *,
+    seed: int,
+    methods: Sequence[str] = ("pretrained", "scratch", "probe"),
+    settings: Mapping[str, float] | None = None,
+    steps: int | None = None,
+) -> dict[str, float]:
+    """Token accuracy of each method on the tagging task (sentences as (words, tags)); as ``compare_methods``.
+
+    ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
+    """
+    chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
+    max_len = pretrained.config.max_len
+    train = encode_tagged(tokenizer, [(w, t) for w, t, *_ in train_sentences], max_len)
+    test = encode_tagged(tokenizer, [(w, t) for w, t, *_ in test_sentences], max_len)
+    steps = steps or default_steps(len(train_sentences))
+    out = {}
+    for method in methods:
+        torch.manual_seed(seed)
+        if method == "probe":
+            with torch.no_grad():
+                encoder = fresh_copy(pretrained).eval()
+                h_train, h_test = encoder(train[0], valid=train[1]), encoder(test[0], valid=test[1])
+            keep = train[2] != IGNORE_INDEX
+            layer = logistic_regression(h_train[keep], train[2][keep], l2=chosen[method])
+            with torch.no_grad():
+                out[method] = accuracy(layer(h_test).argmax(-1), test[2])
+        else:
+            model = TokenTagger(fresh_copy(pretrained, pretrained=method == "pretrained"))
+            fine_tune(model, *train, steps=steps, lr=chosen[method], seed=seed)
+            out[method] = accuracy(predict(model, *test[:2]), test[2])
+    return out

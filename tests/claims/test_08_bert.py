@@ -1,0 +1,57 @@
+"""Notebook 08's claims on other seeds: pre-training helps most when labels are few; both masking failure modes.
+
+The live experiment (``few_labels``) runs for every seed of ``CLAIM_SEEDS``; the
+shipped tables (3 seeds of the learning curve, 1 of the mask sweep) are checked
+seed by seed with the notebook's thresholds.
+"""
+
+import statistics
+
+import pytest
+
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import bert as experiment
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_with_few_labels_the_pretrained_features_beat_the_same_model_from_scratch(seed):
+    result = experiment.few_labels(seed)
+    assert result.budget == experiment.LIVE_BUDGET and result.test == 4 * experiment.LIVE_TEST_PER_CELL
+    assert result.probe_gain > experiment.LIVE_MARGIN, result
+
+
+def test_the_shipped_learning_curve_pre_training_helps_until_labels_are_many():
+    rows = experiment.load_learning_curve()
+    seeds = sorted({r["seed"] for r in rows if r["task"] == "classification"})
+    assert len(seeds) == experiment.CURVE_SEEDS
+    for budget in experiment.FEW:
+        gains = experiment.gains_by_seed(rows, budget, method="probe")
+        assert len(gains) == len(seeds) and min(gains) > experiment.FEW_MARGIN, (budget, gains)
+    many = experiment.gains_by_seed(rows, experiment.MANY, method="probe")
+    assert statistics.mean(many) < experiment.CAUGHT_UP, many
+    curve = experiment.curve_summary(rows)
+    assert curve["scratch"][512][0] - curve["scratch"][256][0] > experiment.SCRATCH_JUMP
+    assert curve["pretrained"][32][1] > experiment.NOISIER * curve["probe"][32][1]
+    for budget, (mean, *_) in curve["probe"].items():
+        assert abs(mean - curve["bag_of_words"][budget][0]) < experiment.BAG_OF_WORDS_GAP, budget
+    tagging = experiment.gains_by_seed(rows, 32, task="tagging")
+    assert statistics.mean(tagging) > experiment.FEW_MARGIN, tagging
+
+
+def test_the_shipped_mask_sweep_too_few_targets_fall_behind_for_every_seed():
+    rows = experiment.load_mask_sweep()
+    by = {(r["rate"], r["seed"]): r["accuracy_at_15"] for r in rows}
+    seeds = sorted({r["seed"] for r in rows})
+    assert len(seeds) == experiment.SWEEP_SEEDS
+    for seed in seeds:
+        standard = by[experiment.STANDARD_RATE, seed]
+        assert standard > by[experiment.TOO_LITTLE, seed] + experiment.SWEEP_MARGIN, seed
+        assert by[0.3, seed] > standard, seed
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_less_context_worse_predictions(seed):
+    result = experiment.less_context(seed)
+    assert all(a > b for a, b in zip(result.accuracy, result.accuracy[1:])), result
+    assert result.accuracy[0] - result.accuracy[-1] > experiment.CONTEXT_DROP, result
+    assert all(a > u for a, u in zip(result.accuracy, result.unigram)), result

@@ -1,0 +1,89 @@
+"""The recipes of notebook 08 reproduce what they shipped (short runs, bit for bit) and guard their outputs."""
+
+import json
+
+import pytest
+import torch
+
+from dl4nlp.bert import load_pretrained
+from dl4nlp.checkpoint import load_table
+from dl4nlp.data import data_path
+from dl4nlp.dialogue import balanced_sample, task_sets
+from dl4nlp.finetune import compare_methods
+from dl4nlp.recipes import bert_learning_curve, bert_mask_sweep, tiny_bert
+
+
+def recorded(name):
+    return json.loads(data_path(name).read_text())
+
+
+def same_torch(record):
+    if record["environment"]["torch"] != torch.__version__:
+        pytest.skip(f"shipped with torch {record['environment']['torch']}; bit-for-bit needs the same version")
+
+
+def test_tiny_bert_recipe_reproduces_the_first_recorded_losses(one_thread):
+    record = recorded("tiny_bert.json")
+    same_torch(record)
+    args = tiny_bert.parser().parse_args(record["command"].split()[3:])
+    tokenizer, data = tiny_bert.prepare(args)
+    model, shipped_tokenizer = load_pretrained()
+    assert tokenizer.itos == shipped_tokenizer.itos
+    trainer = tiny_bert.build(args, len(tokenizer), torch.device("cpu"), data)
+    trainer.run(3, progress=False)
+    assert trainer.history.loss == record["results"]["losses"][:3]  # bit for bit
+
+
+def test_learning_curve_row_reproduces(one_thread):
+    rows, record = load_table(data_path("bert_learning_curve.csv"))
+    same_torch(record)
+    chosen = record["results"]["chosen_settings"]
+    model, tokenizer = load_pretrained()
+    sets = task_sets()
+    scores = compare_methods(model, tokenizer, balanced_sample(sets["train"], 32, 0), sets["test"], seed=0,
+                             settings=chosen)  # fmt: skip
+    shipped = {r["method"]: float(r["accuracy"]) for r in rows
+               if r["task"] == "classification" and r["budget"] == "32" and r["seed"] == "0"}  # fmt: skip
+    assert {m: round(v, 6) for m, v in scores.items()} == shipped
+
+
+def test_mask_sweep_run_is_deterministic(one_thread):
+    args = bert_mask_sweep.parser().parse_args(["--out", "x.csv", "--steps", "3", "--eval-pairs", "8",
+                                                "--d-model", "16", "--heads", "2", "--layers", "1"])  # fmt: skip
+    tokenizer, data = tiny_bert.prepare(args)
+    first = bert_mask_sweep.run(args, data, len(tokenizer), 0.5, 1, torch.device("cpu"))
+    assert first == bert_mask_sweep.run(args, data, len(tokenizer), 0.5, 1, torch.device("cpu"))
+    record = recorded("bert_mask_sweep.json")
+    assert record["command"].startswith("python -m dl4nlp.recipes.bert_mask_sweep")
+    assert record["history"] and "bert_pretrain mask-sweep" in record["history"][0]
+
+
+@pytest.mark.parametrize("module, suffix", [(tiny_bert, ".pt"), (bert_mask_sweep, ".csv"),
+                                            (bert_learning_curve, ".csv")])  # fmt: skip
+def test_recipes_refuse_to_overwrite_or_to_write_the_wrong_kind_of_file(tmp_path, module, suffix):
+    existing = tmp_path / f"out{suffix}"
+    existing.write_text("shipped")
+    with pytest.raises(FileExistsError, match="pass --overwrite"):
+        module.main(["--out", str(existing)])
+    assert existing.read_text() == "shipped"
+    with pytest.raises(ValueError, match=f"the output must be a {suffix} file"):
+        module.main(["--out", str(tmp_path / "results.json")])
+
+
+def test_mask_sweep_resumes_by_unit_and_keeps_only_the_rows_asked_for(tmp_path, one_thread):
+    from dl4nlp.recipes import save_rows
+
+    tiny = ["--steps", "2", "--eval-pairs", "4", "--d-model", "16", "--heads", "2", "--layers", "1"]
+    out = tmp_path / "sweep.csv"
+    args = bert_mask_sweep.parser().parse_args(["--out", str(out), *tiny])
+    spec = {k: v for k, v in vars(args).items()
+            if k not in ("out", "overwrite", "threads", "device", "jobs", "rates", "seeds")}  # fmt: skip
+    columns = ("loss_at_15", "unigram_at_15", "accuracy_at_own_rate", "targets_per_batch", "final_training_loss")
+    saved = dict(rate=1.0, seed=1, accuracy_at_15=-1.0, **dict.fromkeys(columns, 0.0))  # a resumed row is kept
+    other = dict(saved, rate=0.8, accuracy_at_15=-2.0)  # a unit this command does not ask for
+    save_rows(out.with_name(".sweep.rows.json"), spec, [saved, other], elapsed=1.0)
+    assert bert_mask_sweep.main(["--out", str(out), *tiny, "--rates", "0.5,1.0", "--seeds", "1"]) == 0
+    rows, record = load_table(out)
+    assert [(float(r["rate"]), int(r["seed"])) for r in rows] == [(0.5, 1), (1.0, 1)]
+    assert float(rows[1]["accuracy_at_15"]) == -1.0 and float(rows[0]["accuracy_at_15"]) >= 0.0
+    assert not out.with_name(".sweep.rows.json").exists()
