@@ -82,7 +82,7 @@ def test_pre_tokenize_numerals_and_accents():
     # ½ and ² are numerals Python's \w accepts but Unicode's word class does not; a combining accent is a mark
     assert pre_tokenize("x² ½ cafe\u0301!", lowercase=False) == ["x", "²", "½", "cafe\u0301", "!"]
     assert pre_tokenize("Ⓐb\x1cc", lowercase=False) == ["Ⓐb", "\x1c", "c"]  # circled letters are alphabetic
-    with pytest.raises(TypeError, match="text must be a str; got int"):
+    with pytest.raises(TypeError, match="text must be a string; got int"):
         pre_tokenize(3)
 
 
