@@ -57,7 +57,7 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path, 
     assert Seq2Seq.load(out).config.score == "dot"
     with pytest.raises(FileExistsError, match="pass --overwrite"):
         phoneme_model.main(["--steps", "2", "--out", str(out)])
-    with pytest.raises(ValueError, match=r"path must be a .pt file; got .*results.json"):
+    with pytest.raises(ValueError, match="the output must be a .pt file"):
         phoneme_model.main(["--steps", "2", "--out", str(tmp_path / "results.json")])
 
 

@@ -101,7 +101,7 @@ def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[st
     """
     path = _file_to_write(path)
     if suffix is not None and path.suffix != suffix:
-        raise ValueError(f"path must be a {suffix} file; got {str(path)!r}")
+        raise ValueError(f"the output must be a {suffix} file; got path {str(path)!r}")
     if path.exists() and not overwrite:
         raise FileExistsError(
             f"{path} exists; the recipe never replaces a file unless asked: pass --overwrite "
