@@ -191,10 +191,9 @@ def _():
         yield "causal: a string" + tag, lambda mha=mha, x=x: mha(x, causal="yes"), ("causal", "'yes'")
 
 
-@cases("dl4nlp.attention.MultiHeadAttention.from_torch")
-def _():
+def _from_torch_cases(cls):
     def from_torch(*args, **kwargs):
-        return A.MultiHeadAttention.from_torch(*args, **kwargs)
+        return cls.from_torch(*args, **kwargs)
 
     yield "reference: a string", lambda: from_torch("attention"), ("reference", "str")
     yield "reference: an nn.Linear", lambda: from_torch(nn.Linear(8, 8)), ("reference", "Linear")
@@ -213,6 +212,18 @@ def _():
         lambda: from_torch(nn.MultiheadAttention(8, 2), fast="yes"),
         ("fast", "'yes'"),
     )
+
+
+@cases("dl4nlp.attention.MultiHeadAttention.from_torch")
+def _():
+    yield from _from_torch_cases(A.MultiHeadAttention)
+
+
+@cases("dl4nlp.positional.RotaryAttention.from_torch")
+def _():
+    from dl4nlp.positional import RotaryAttention
+
+    yield from _from_torch_cases(RotaryAttention)
 
 
 def _score_cases(cls, d_query=4, d_key=4):
