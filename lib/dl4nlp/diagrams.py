@@ -747,3 +747,35 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
                 d.box(f"t{k}_{r}_{i}", label, (1.8 + i * width, row_y), kind=kind, width=width * 0.95, height=0.45)
         y -= 0.6 * len(rows) + 0.5
     return d
+
+
+# --- scaling laws (notebook 09) ---------------------------------------------------
+def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -> Diagram:
+    """Decoder-only LMs side by side, each drawn from its ``TransformerConfig`` as a stack: the embeddings,
+    one box per block (``d_model * width_scale`` wide, labelled with its parameters) and the tied output
+    layer; one scale for all, so shapes with the same number of parameters look as different as they are.
+    ``configs`` maps a name (e.g. '2x32') to a config."""
+    from dl4nlp.scaling import non_embedding_parameters
+
+    if not configs:
+        raise ValueError("configs must name at least one model; got none")
+    diagram, x = Diagram(), 0.0
+    for name, config in configs.items():
+        d, layers = config.d_model, config.n_layers
+        width = max(1.3, d * width_scale)
+        x += width / 2 + 0.3
+        per_block = (non_embedding_parameters(config) - (2 * d if config.norm_first else 0)) // layers
+        embedding = (config.vocab_size + config.max_len) * d
+        diagram.box(f"{name}/emb", f"embed {embedding:,}", (x, 0), kind="embedding", width=width + 0.4, height=0.45)
+        previous = f"{name}/emb"
+        for i in range(layers):
+            label = f"{per_block:,}" if layers <= 3 or i in (0, layers - 1) else ""
+            diagram.box(f"{name}/{i}", label, (x, 0.8 + 0.6 * i), kind="attention", width=width, height=0.45)
+            diagram.arrow(previous, f"{name}/{i}")
+            previous = f"{name}/{i}"
+        diagram.box(f"{name}/out", "output", (x, 1.0 + 0.6 * layers), kind="output", width=width + 0.4, height=0.45)
+        diagram.arrow(previous, f"{name}/out")
+        diagram.box(f"{name}/in", f"{layers} x {d}", (x, -0.75), kind="input", width=width + 0.4, height=0.45)
+        diagram.arrow(f"{name}/in", f"{name}/emb")
+        x += width / 2 + 0.3 + gap
+    return diagram
