@@ -74,9 +74,9 @@ def test_cpu_flash_attention_formula_takes_tensors_or_shapes():
 
 def test_bad_counting_arguments_are_refused():
     model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=1, n_layers=1, max_len=8))
-    with pytest.raises(ValueError, match="n_ctx must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="n_ctx must be an integer >= 1; got 0"):
         measure_forward_flops(model, 0)
-    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 1.5"):
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1; got 1.5"):
         measure_forward_flops(model, 4, batch_size=1.5)
 
 

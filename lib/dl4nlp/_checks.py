@@ -15,6 +15,8 @@ ValueError: length must be an integer >= 1; got 0
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import os
@@ -247,7 +249,7 @@ def check_tensor(
         raise ValueError(f"{name} must have {rank_text} dimensions; got shape {tuple(x.shape)}")
     if nonempty and x.numel() == 0:
         raise ValueError(f"{name} must not be empty; got shape {tuple(x.shape)}")
-    if finite:
+    if finite and not _WITHIN_MODEL.get():
         check_finite(name, x)
     return x
 
@@ -388,3 +390,18 @@ def check_array(
         where = f" at index {index}" if index else ""
         raise ValueError(f"{name} must be {' and '.join(conditions)}; got {array[index]}{where}")
     return array
+
+
+_WITHIN_MODEL = contextvars.ContextVar("dl4nlp_within_model", default=False)
+
+
+@contextlib.contextmanager
+def within_model():
+    """Inside a whole model's forward pass: its layers take activations the model computed, which overflow
+    in a diverging run (the training loop records that from the loss), so their finiteness checks stand
+    down; shapes and dtypes are still checked. The model checks its own inputs before entering."""
+    token = _WITHIN_MODEL.set(True)
+    try:
+        yield
+    finally:
+        _WITHIN_MODEL.reset(token)

@@ -34,6 +34,7 @@ from dl4nlp._checks import (
     check_sequence,
     check_tensor,
     check_type,
+    within_model,
 )
 from dl4nlp.checkpoint import PathLike, load_checkpoint
 from dl4nlp.data import data_path
@@ -247,9 +248,9 @@ class Bert(nn.Module):
         check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         if valid is not None:
             check_tensor("valid", valid, dtype="bool", shape=tuple(ids.shape))
-        x = self.embed(ids, segments)
         mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
-        return self.encoder(x, mask=mask)
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            return self.encoder(self.embed(ids, segments), mask=mask)
 
     def _check_hidden(self, hidden: torch.Tensor) -> None:
         check_tensor("hidden", hidden, shape=("B", "T", self.config.d_model), dtype="float", finite=True)

@@ -27,6 +27,7 @@ from dl4nlp._checks import (
     check_same_dtype,
     check_tensor,
     check_type,
+    within_model,
 )
 from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.positional import POSITIONAL_KINDS, make_positional
@@ -205,8 +206,9 @@ class TransformerLM(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         self._check_ids("ids", ids)
-        x = self.position(self.token_embedding(ids))  # (B, T, C)
-        return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            x = self.position(self.token_embedding(ids))  # (B, T, C)
+            return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
 
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
