@@ -14,6 +14,7 @@ from typing import Mapping, Optional, Sequence
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from dl4nlp._checks import (
     check_array,
@@ -200,6 +201,7 @@ def plot_gradient_norms(
             np.arange(1, len(norms) + 1), np.maximum(norms, np.finfo(float).tiny), marker="o", markersize=3, label=name
         )
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers and time steps are whole numbers
     ax.set_xlabel(xlabel)
     ax.set_ylabel("gradient norm (log scale)")
     ax.set_title(title)

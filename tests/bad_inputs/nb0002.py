@@ -473,3 +473,12 @@ def _():
 def _():
     yield from vary(rnn.language_model, {}, "seed", SEEDS[:2])
     yield from vary(rnn.language_model, {}, "steps", int_variants(1)[:2])
+
+
+@cases("dl4nlp.scalar_nn.flat_parameters")
+def _():
+    twin = scalar_nn.to_torch(scalar_nn.MLP(2, [3, 1], seed=0))
+    good = dict(twin=twin)
+    yield from vary(scalar_nn.flat_parameters, good, "twin", [("an MLP, not its twin", scalar_nn.MLP(2, [1]), "MLP")])
+    yield from vary(scalar_nn.flat_parameters, good, "twin", [("no linear layer", nn.Sequential(nn.Tanh()), "none")])
+    yield "grad: before backward", lambda: scalar_nn.flat_parameters(twin, grad=True), ("grad", "None")
