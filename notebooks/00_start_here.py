@@ -65,7 +65,7 @@ import torch
 
 from dl4nlp.data import check_corpora
 from dl4nlp.exercises import check
-from dl4nlp.experiments.start_here import matmul_precision
+from dl4nlp.experiments.start_here import BFLOAT16_VISIBLE, EMULATED_BFLOAT16_UNITS, matmul_precision
 from dl4nlp.widgets import interactive_figure
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -193,7 +193,7 @@ except ValueError as error:
 # rounding differs with it, which is why every checkpoint states a tolerance.
 #
 # `dl4nlp.autocast(device)` goes further on a CUDA GPU that supports it: inside it, matrix products
-# run in **bfloat16**, whose significand holds 8 bits (about 3 significant decimal digits), for
+# run in **bfloat16**, whose significand holds 8 bits (between 2 and 3 significant decimal digits), for
 # speed. Results computed under it differ visibly from the CPU's. On the CPU (and on Apple's GPU)
 # it does nothing. None of the course's notebooks uses it for the numbers it prints; it is there for
 # your own, larger experiments.
@@ -202,18 +202,29 @@ except ValueError as error:
 # against the exact (float64) product computed on the CPU
 # (`dl4nlp.experiments.start_here.matmul_precision`): each result has the dtype expected on your
 # device, and its largest error, relative to the largest entry, is within 16 machine epsilons of
-# that dtype (float32: $1.2\times10^{-7}$; bfloat16: $7.8\times10^{-3}$).
+# that dtype (float32: $1.2\times10^{-7}$; bfloat16: $7.8\times10^{-3}$). So that you see bfloat16 at work
+# without a GPU, the last line emulates a GPU's bfloat16 product on the CPU (inputs and result
+# rounded to bfloat16, sums in float32): its error is within one bfloat16 epsilon, and thousands of
+# times the float32 error.
 
 # %%
 precision = matmul_precision(seed=0, device=device)
-for label, dtype, error in [("plain", precision.plain_dtype, precision.plain_error),
-                            ("under dl4nlp.autocast", precision.autocast_dtype, precision.autocast_error)]:
-    print(f"{label:>22}: {dtype}, largest error {error:.1e} (allowed: {precision.tolerance(dtype):.1e})")
+for label, dtype, error, allowed in [
+    ("plain", precision.plain_dtype, precision.plain_error, precision.tolerance(precision.plain_dtype)),
+    ("under dl4nlp.autocast", precision.autocast_dtype, precision.autocast_error, precision.tolerance(precision.autocast_dtype)),
+    ("bfloat16, emulated", "torch.bfloat16", precision.emulated_bfloat16_error,
+     precision.tolerance("torch.bfloat16", EMULATED_BFLOAT16_UNITS)),
+]:
+    print(f"{label:>22}: {dtype}, largest error {error:.1e} (allowed: {allowed:.1e})")
 uses_bfloat16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
 assert precision.plain_dtype == "torch.float32"
 assert precision.autocast_dtype == ("torch.bfloat16" if uses_bfloat16 else "torch.float32"), precision
 assert precision.plain_error <= precision.tolerance(precision.plain_dtype), precision
 assert precision.autocast_error <= precision.tolerance(precision.autocast_dtype), precision
+if uses_bfloat16:  # on such a GPU, autocast's results differ visibly from float32's
+    assert precision.autocast_error > BFLOAT16_VISIBLE * precision.plain_error, precision
+assert precision.emulated_bfloat16_error <= precision.tolerance("torch.bfloat16", EMULATED_BFLOAT16_UNITS), precision
+assert precision.emulated_bfloat16_error > BFLOAT16_VISIBLE * precision.plain_error, precision
 
 # %% [markdown]
 # **In Colab:** click the badge at the top of any notebook, then *Runtime → Run all*.

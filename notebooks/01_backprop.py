@@ -71,7 +71,7 @@ from dl4nlp.exercises import check
 from dl4nlp.experiments import backprop as experiment
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
 from dl4nlp.plots import draw_graph, plot_gradient_norms
-from dl4nlp.scalar_nn import MLP, hinge_loss, to_torch
+from dl4nlp.scalar_nn import MLP, flat_parameters, hinge_loss, to_torch
 from dl4nlp.tasks import xor_blobs
 from dl4nlp.widgets import interactive_figure
 
@@ -477,7 +477,7 @@ for name, build in [("primitives", neuron_from_primitives), ("sigmoid node", neu
     out.backward()
     results[name] = (out, [w[0].grad, xs[0].grad, w[1].grad, xs[1].grad, w[2].grad])
 
-draw_graph(results["primitives"][0], title="built from primitive nodes (unlabelled boxes are constants)")
+draw_graph(results["primitives"][0], title="built from primitive nodes (unnamed boxes: intermediate results and constants)")
 plt.show()
 draw_graph(results["sigmoid node"][0], title="the same neuron with one sigmoid node")
 plt.show()
@@ -655,11 +655,82 @@ loss.backward()
 twin = to_torch(model)
 torch_loss = torch.relu(1 - torch.tensor(signs[:20], dtype=torch.float64) * twin(points[:20])[:, 0]).mean()
 torch_loss.backward()
-torch_grads = torch.cat([torch.cat([layer.weight.grad, layer.bias.grad[:, None]], dim=1).flatten()
-                         for layer in twin if isinstance(layer, torch.nn.Linear)])
+torch_grads = flat_parameters(twin, grad=True)  # in the order of model.parameters()
 engine_grads = torch.tensor([p.grad for p in model.parameters()], dtype=torch.float64)
 assert abs(loss.data - torch_loss.item()) < 1e-12
 assert torch.allclose(engine_grads, torch_grads, rtol=0, atol=1e-12), (engine_grads - torch_grads).abs().max()
+
+# %% [markdown]
+# **Exercise 4.** One step of gradient descent on your engine. Given the model, a batch of points and
+# their labels in $\{-1, +1\}$: compute the hinge loss of the model's scores
+# (`dl4nlp.scalar_nn.hinge_loss`), set every parameter's `grad` to 0, call `backward()`, and move every
+# parameter against its gradient, `p.data -= lr * p.grad`. Return the loss's value. The check takes
+# three steps from the same start and compares all 33 weights afterwards with `torch.optim.SGD`
+# taking the same steps on `to_torch(model)`.
+#
+# Leaving out the reset is the second classic bug: `backward()` *adds* to `.grad` (that is what made
+# `+=` right), so the second step would move by the sum of both steps' gradients. The first step
+# would still be right, which is why the check takes three.
+
+# %%
+def gradient_step(model, points, signs, lr):
+    # your code here: loss, reset the gradients, backward, update; return the loss's value
+    raise NotImplementedError
+
+
+def weights_after(step, steps=3, lr=0.5):
+    """All weights of a fresh MLP(2, [8, 1], seed=0) after `steps` calls of `step` on the first 20 points."""
+    net = MLP(2, [8, 1], seed=0)
+    for _ in range(steps):
+        step(net, points[:20].tolist(), signs[:20], lr)
+    return [p.data for p in net.parameters()]
+
+
+def sgd_reference(steps=3, lr=0.5):
+    twin = to_torch(MLP(2, [8, 1], seed=0))
+    sgd = torch.optim.SGD(twin.parameters(), lr=lr)
+    y = torch.tensor(signs[:20], dtype=torch.float64)
+    for _ in range(steps):
+        sgd.zero_grad()
+        torch.relu(1 - y * twin(points[:20])[:, 0]).mean().backward()
+        sgd.step()
+    return flat_parameters(twin)
+
+
+exercise_4_reference = sgd_reference()
+check("Exercise 4", lambda: weights_after(gradient_step), exercise_4_reference, atol=1e-12);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 4
+def gradient_step(model, points, signs, lr):
+    loss = hinge_loss([model(p) for p in points], signs)
+    for p in model.parameters():
+        p.grad = 0.0  # forget the previous step's gradients
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad  # downhill
+    return loss.data
+
+
+assert check("Exercise 4", lambda: weights_after(gradient_step), exercise_4_reference, atol=1e-12)
+
+# %% [markdown]
+# **Checkpoint.** The bug, shown: a step without the reset takes the same first step as SGD (all 33
+# weights within $10^{-12}$) and ends more than 0.01 away from SGD's weights after three.
+
+# %%
+def step_without_reset(model, points, signs, lr):
+    loss = hinge_loss([model(p) for p in points], signs)
+    loss.backward()  # adds to whatever .grad holds from the previous step
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return loss.data
+
+
+one_step = torch.tensor(weights_after(step_without_reset, steps=1), dtype=torch.float64)
+three_steps = torch.tensor(weights_after(step_without_reset), dtype=torch.float64)
+assert torch.allclose(one_step, sgd_reference(steps=1), rtol=0, atol=1e-12)
+assert (three_steps - exercise_4_reference).abs().max() > 0.01, (three_steps - exercise_4_reference).abs().max()
 
 # %% [markdown]
 # ### Training
@@ -685,7 +756,7 @@ for value, colour, marker in [(0, "#3a5a8c", "o"), (1, "#c0392b", "s")]:
     chosen = labels == value
     left.scatter(points[chosen, 0], points[chosen, 1], c=colour, marker=marker, edgecolor="white", label=f"class {value}")
 left.set(xlabel="$x_1$", ylabel="$x_2$", title="decision boundary (score = 0) after training", aspect="equal")
-left.legend(loc="upper center", ncol=2)
+left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
 right.plot(xor_run.losses)
 right.set(xlabel="step", ylabel="hinge loss on the mini-batch", title="training loss")
 plt.show()
@@ -693,12 +764,13 @@ print(f"accuracy: training points {xor_run.train_accuracy:.3f}, fresh points {xo
       f"linear model on fresh points {xor_run.linear_heldout_accuracy:.3f}")
 
 # %% [markdown]
-# **Checkpoint.** The network classifies every training point correctly and more than 95% of
-# fresh points; the linear model trained the same way stays below 80% (a straight line can put
-# at most three of the four blobs on their correct side). The claims suite checks the same on
-# other seeds (`tests/claims/test_01_backprop.py`).
+# **Checkpoint.** None of the 2000 fresh points is a training point. The network classifies every
+# training point correctly and more than 95% of fresh points; the linear model trained the same
+# way stays below 80% (a straight line can put at most three of the four blobs on their correct
+# side). The claims suite checks the same on other seeds (`tests/claims/test_01_backprop.py`).
 
 # %%
+assert xor_run.heldout_in_training == 0, xor_run.heldout_in_training
 assert xor_run.train_accuracy == 1.0, xor_run.train_accuracy
 assert xor_run.heldout_accuracy > experiment.XOR_HELDOUT, xor_run.heldout_accuracy
 assert xor_run.linear_heldout_accuracy < experiment.LINEAR_HELDOUT, xor_run.linear_heldout_accuracy
@@ -722,7 +794,7 @@ assert xor_run.linear_heldout_accuracy < experiment.LINEAR_HELDOUT, xor_run.line
 # $(N, D)$ from $G$ $(N, H)$ and $W$ $(D, H)$: it is $G W^\top$. And $b$ was added to every row, so its
 # gradient sums $G$ over the rows.
 #
-# **Exercise 4.** Return `(dX, dW, db)` for `Y = X @ W + b`, given the upstream gradient `G`.
+# **Exercise 5.** Return `(dX, dW, db)` for `Y = X @ W + b`, given the upstream gradient `G`.
 
 # %%
 def linear_backward(X, W, G):
@@ -742,10 +814,10 @@ def flat(grads):
     return torch.cat([g.flatten() for g in grads])
 
 
-check("Exercise 4", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference);
+check("Exercise 5", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 4
+# @title Solution to exercise 5
 def linear_backward(X, W, G):
     dX = G @ W.T  # (N, H) @ (H, D) -> (N, D)
     dW = X.T @ G  # (D, N) @ (N, H) -> (D, H)
@@ -753,7 +825,7 @@ def linear_backward(X, W, G):
     return dX, dW, db
 
 
-assert check("Exercise 4", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference)
+assert check("Exercise 5", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference)
 
 # %% [markdown]
 # ### A small MLP, backpropagated with matrices
@@ -773,7 +845,7 @@ assert check("Exercise 4", lambda: flat(linear_backward(X_ex.detach(), W_ex.deta
 #   \frac{\partial L}{\partial W_1} = X^\top \frac{\partial L}{\partial A}.$$
 #
 # Each is "upstream times local" again, with the transposes that the shapes demand, and
-# each weight's gradient is exercise 4's $X^\top G$ with the layer's own input and upstream gradient.
+# each weight's gradient is exercise 5's $X^\top G$ with the layer's own input and upstream gradient.
 
 # %%
 def mlp_forward_backward(X, labels, W1, b1, W2, b2):
@@ -960,7 +1032,7 @@ assert 0.4 < he.top_share < 0.7, he.top_share
 assert [round(v, 2) for v in he.median_ratio["independent"]] == [0.98, 0.92, 0.72]  # the aside's numbers
 
 # %% [markdown]
-# **Exercise 5.** A ReLU network without biases is *positively homogeneous*: $\operatorname{relu}(c\,z) = c\,\operatorname{relu}(z)$
+# **Exercise 6.** A ReLU network without biases is *positively homogeneous*: $\operatorname{relu}(c\,z) = c\,\operatorname{relu}(z)$
 # for $c > 0$, so multiplying every weight by $c$ leaves every ReLU's on/off pattern unchanged and
 # multiplies each Jacobian by $c$. The first/last ratio of an $L$-layer network therefore scales
 # exactly as $c^{L-1}$. Use this to compute, from one measurement at $\sqrt2$, the scale at which the
@@ -986,17 +1058,17 @@ def level_scale_by_bisection(depth, seed=0, low=1.0, high=2.0):
 
 
 bisection_answer = level_scale_by_bisection(30)
-check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-6);
+check("Exercise 6", lambda: level_scale(30), bisection_answer, atol=1e-6);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 5
+# @title Solution to exercise 6
 def level_scale(depth, seed=0):
     ratio_at_sqrt2 = first_over_last(layer_gradient_norms(depth, "relu", math.sqrt(2), seed=seed))
     # ratio(s) = ratio(√2) (s / √2)^(depth - 1) = 1  <=>  s = √2 · ratio(√2)^(-1 / (depth - 1))
     return math.sqrt(2) * ratio_at_sqrt2 ** (-1 / (depth - 1))
 
 
-assert check("Exercise 5", lambda: level_scale(30), bisection_answer, atol=1e-6)
+assert check("Exercise 6", lambda: level_scale(30), bisection_answer, atol=1e-6)
 
 # %% [markdown]
 # **Checkpoint.** Over the 12 networks of depth 30, the median level scale is within 0.03 of
@@ -1039,9 +1111,9 @@ def draw_depth_experiment(depth, activation, weight_scale, residual, loss):
     kwargs = {} if alpha is None else dict(residual=True, branch_scale=1 / math.sqrt(depth) if alpha == "sqrt" else alpha)
     upstream = "squared" if loss == "squared output" else "independent"
     n = layer_gradient_norms(depth, activation=activation, weight_scale=weight_scale, upstream=upstream, **kwargs)
-    label = f"{activation}, scale {weight_scale:g}, residual {residual}"
+    label = f"{activation}, scale {weight_scale:g}, " + ("no residual" if alpha is None else f"residual {residual}")
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    plot_gradient_norms({label: n}, ax=ax, title=f"first/last = {first_over_last(n):.2e}")
+    plot_gradient_norms({label: n}, ax=ax, title=f"{loss}: first/last = {first_over_last(n):.2e}")
     low, high = np.log10(n.min()), np.log10(n.max())
     middle, half = (low + high) / 2, max((high - low) / 2 + 0.5, 1.5)  # at least three decades
     ax.set_ylim(10 ** (middle - half), 10 ** (middle + half))
@@ -1061,13 +1133,13 @@ interactive_figure(
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## More exercises
 #
-# **Exercise 6.** For $g(a, b) = a\,b + \tanh(a)$, compute
+# **Exercise 7.** For $g(a, b) = a\,b + \tanh(a)$, compute
 # $\partial g/\partial a$ and $\partial g/\partial b$ at $a = 0.5$, $b = -1.5$ with
 # a forward and a backward pass written by hand (no `Value`, no autograd),
 # using $\tanh'(u) = 1 - \tanh^2(u)$. Return them as a pair.
 
 # %%
-def exercise_6():
+def exercise_7():
     a, b = 0.5, -1.5
     # your forward and backward pass here
     raise NotImplementedError
@@ -1077,15 +1149,15 @@ def exercise_6():
 _a = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
 _b = torch.tensor(-1.5, dtype=torch.float64, requires_grad=True)
 (_a * _b + torch.tanh(_a)).backward()
-exercise_6_reference = (_a.grad.item(), _b.grad.item())
-check("Exercise 6", exercise_6, exercise_6_reference);
+exercise_7_reference = (_a.grad.item(), _b.grad.item())
+check("Exercise 7", exercise_7, exercise_7_reference);
 
 # %% [markdown]
 # *Solution (click the cell below to reveal it).*
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 6
-def exercise_6():
+# @title Solution to exercise 7
+def exercise_7():
     a, b = 0.5, -1.5
     u = math.tanh(a)  # forward
     g = a * b + u
@@ -1094,33 +1166,33 @@ def exercise_6():
     return dg_da, dg_db
 
 
-assert check("Exercise 6", exercise_6, exercise_6_reference)
+assert check("Exercise 7", exercise_7, exercise_7_reference)
 
 # %% [markdown]
-# **Exercise 7.** Add a `softplus` node, $\operatorname{softplus}(u) = \log(1 + e^u)$, to a
+# **Exercise 8.** Add a `softplus` node, $\operatorname{softplus}(u) = \log(1 + e^u)$, to a
 # `Value` computation *without* editing the library: build it from `exp`, `+`
 # and `log`, then return $d\,\operatorname{softplus}(u)/du$ at $u = 0.3$
 # computed by `.backward()`. (What closed form should it equal?)
 
 # %%
-def exercise_7():
+def exercise_8():
     u = Value(0.3)
     # build softplus(u) from Value operations, call backward, return u.grad
     raise NotImplementedError
 
 
-check("Exercise 7", exercise_7, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)));
+check("Exercise 8", exercise_8, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)));
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 7
-def exercise_7():
+# @title Solution to exercise 8
+def exercise_8():
     u = Value(0.3)
     softplus = (1 + u.exp()).log()
     softplus.backward()
     return u.grad  # equals sigmoid(0.3): the derivative of softplus is the sigmoid
 
 
-assert check("Exercise 7", exercise_7, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)))
+assert check("Exercise 8", exercise_8, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary

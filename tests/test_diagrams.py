@@ -61,6 +61,62 @@ def test_unrolled_rnn_names_bad_input():
         unrolled_rnn("rnn")
 
 
+def test_multi_head_attention_diagram_is_read_from_the_module():
+    from dl4nlp.attention import MultiHeadAttention
+    from dl4nlp.diagrams import multi_head_attention_diagram
+    from dl4nlp.positional import RotaryAttention
+
+    d = multi_head_attention_diagram(MultiHeadAttention(512, 8))
+    heads = [b for b in d.boxes.values() if b.kind == "attention"]
+    assert len(heads) == 4 and heads[-1].label == "… 5 more heads"
+    assert "√64" in heads[0].label and "(512 × 512)" in d.boxes["q"].label and "+ b" in d.boxes["q"].label
+    small = multi_head_attention_diagram(MultiHeadAttention(12, 3, bias=False))
+    assert [b.label.splitlines()[0] for b in small.boxes.values() if b.kind == "attention"] == [
+        "head 1",
+        "head 2",
+        "head 3",
+    ]
+    assert "+ b" not in small.boxes["q"].label
+    assert "rotate" in multi_head_attention_diagram(RotaryAttention(8, 2)).boxes["h0"].label
+    plt.close(small.draw())
+    with pytest.raises(TypeError, match="MultiHeadAttention"):
+        multi_head_attention_diagram("attention")
+    with pytest.raises(ValueError, match="show_heads"):
+        multi_head_attention_diagram(MultiHeadAttention(8, 2), show_heads=0)
+
+
+def test_tagger_diagram_shows_where_positions_enter():
+    from dl4nlp.diagrams import tagger_diagram
+    from dl4nlp.taggers import Tagger, TaggerConfig
+
+    def labels(**kwargs):
+        return [
+            b.label for b in tagger_diagram(Tagger(TaggerConfig(vocab_size=16, max_len=48, **kwargs))).boxes.values()
+        ]
+
+    none, learned, sinusoidal, rope = (labels(positional=kind) for kind in ("none", "learned", "sinusoidal", "rope"))
+    assert (
+        "nothing" in none[2] and "learned" in learned[2] and "(48 × 32" in learned[2] and "sinusoids" in sinusoidal[2]
+    )
+    assert "RoPE" in rope[3] and "RoPE" not in sinusoidal[3] and "nothing" in rope[2]
+    assert [a == b for a, b in zip(none, sinusoidal)] == [True, True, False, True, True, True, True]
+    deep = tagger_diagram(Tagger(TaggerConfig(vocab_size=5, n_labels=7, n_layers=5, n_heads=4, causal=True)))
+    assert [g[0] for g in deep.groups] == ["layer 1 of 5", "layers 2–5, alike"]
+    assert "4 heads of 8, causal mask" in deep.boxes["attn0"].label and "→ 7" in deep.boxes["head"].label
+    assert len(tagger_diagram(Tagger(TaggerConfig(vocab_size=5, n_layers=3)), layers=3).groups) == 3
+    plt.close(deep.draw())
+
+
+def test_tagger_diagram_names_bad_input():
+    from dl4nlp.diagrams import tagger_diagram
+    from dl4nlp.taggers import Tagger, TaggerConfig
+
+    with pytest.raises(TypeError, match="tagger must be a dl4nlp.taggers.Tagger; got str"):
+        tagger_diagram("tagger")
+    with pytest.raises(ValueError, match="layers must be a positive integer; got 0"):
+        tagger_diagram(Tagger(TaggerConfig(vocab_size=5)), layers=0)
+
+
 def test_elmo_diagram_joins_the_forward_state_at_the_word_end_and_the_backward_state_at_its_start():
     import torch.nn as nn
 

@@ -129,3 +129,106 @@ def test_position_plots_return_figures():
     assert [line.get_label() for line in fig2.axes[0].lines][:2] == ["a", "b"]
     assert list(fig2.axes[0].lines[0].get_xdata()) == [1, 2]
     plt.close("all")
+
+
+# --- rotary attention inside a model, and RoPE's long-term decay ------------------------------------
+def rotary_attention_by_hand(attention, x):
+    """RoPE attention written out: project, rotate each head's queries and keys, attend, concatenate, project."""
+    from dl4nlp.positional import RotaryAttention  # noqa: F401  (the class under test)
+
+    B, T, C = x.shape
+    H, d = attention.n_heads, attention.d_head
+
+    def heads(t):  # (B, T, C) -> (B, H, T, d)
+        return t.view(B, T, H, d).transpose(1, 2)
+
+    q, k, v = (heads(p(x)) for p in (attention.q_proj, attention.k_proj, attention.v_proj))
+    angle = torch.arange(T, dtype=torch.float64)[:, None] * frequencies(d)  # (T, d/2)
+    cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+
+    def rotate(t):  # pair (t_2i, t_2i+1) at position m turned by m * w_i
+        out = t.clone()
+        out[..., 0::2] = t[..., 0::2] * cos - t[..., 1::2] * sin
+        out[..., 1::2] = t[..., 0::2] * sin + t[..., 1::2] * cos
+        return out
+
+    weights = torch.softmax(rotate(q) @ rotate(k).transpose(-2, -1) / math.sqrt(d), dim=-1)
+    return attention.out_proj((weights @ v).transpose(1, 2).reshape(B, T, C)), weights
+
+
+def test_rotary_attention_equals_the_computation_written_out_and_the_fused_path():
+    from dl4nlp.positional import RotaryAttention
+
+    torch.manual_seed(0)
+    attention = RotaryAttention(16, 2).double()
+    x = torch.randn(3, 9, 16, dtype=torch.float64)
+    expected, weights = rotary_attention_by_hand(attention, x)
+    assert torch.allclose(attention(x), expected, atol=1e-12)
+    assert torch.allclose(attention.last_weights, weights, atol=1e-12)
+    attention.fast = True
+    assert torch.allclose(attention(x), expected, atol=1e-12)
+    attention.fast = False
+    causal = attention(x, causal=True)
+    attention.fast = True
+    assert torch.allclose(attention(x, causal=True), causal, atol=1e-12)
+
+
+def test_rotary_attention_scores_are_unchanged_by_a_shift_of_the_whole_sequence():
+    """Content placed at positions 0.. or 5..: the same scores among the tokens (relative positions only)."""
+    from dl4nlp.positional import RotaryAttention
+
+    torch.manual_seed(1)
+    attention = RotaryAttention(8, 2).double()
+    content = torch.randn(1, 6, 8, dtype=torch.float64)
+    padded = torch.cat([torch.randn(1, 5, 8, dtype=torch.float64), content], dim=1)  # the same six tokens, shifted
+    allowed = torch.zeros(11, 11, dtype=torch.bool)
+    allowed[5:, 5:] = True
+    allowed[:5, :5] = True  # the five extra tokens only see each other
+    shifted = attention(padded, mask=allowed)[:, 5:]
+    assert torch.allclose(shifted, attention(content), atol=1e-12)
+
+
+def test_rotary_attention_rejects_what_it_cannot_do():
+    from dl4nlp.positional import RotaryAttention
+
+    with pytest.raises(ValueError, match="even size"):
+        RotaryAttention(6, 2)
+    attention = RotaryAttention(8, 2)
+    with pytest.raises(ValueError, match="context must be None"):
+        attention(torch.zeros(1, 3, 8), context=torch.zeros(1, 3, 8))
+    with pytest.raises(ValueError, match=r"shape \(B, T, 8\)"):
+        attention(torch.zeros(3, 8))
+
+
+def test_rope_decay_bound_matches_the_sum_written_out():
+    from dl4nlp.positional import rope_decay_bound
+
+    d = 16
+    theta = [10000 ** (-2 * i / d) for i in range(d // 2)]
+    for distance in (0, 1, 7, 100):
+        partial, sizes = 0j, []
+        for t in theta:
+            partial += complex(math.cos(distance * t), math.sin(distance * t))
+            sizes.append(abs(partial))
+        assert math.isclose(
+            rope_decay_bound(torch.tensor([distance]), d)[0].item(), sum(sizes) / len(sizes), rel_tol=1e-12
+        )
+    assert math.isclose(rope_decay_bound(torch.tensor([0.0]), 128)[0].item(), 128 / 4 + 0.5, rel_tol=1e-12)
+    with pytest.raises(ValueError, match="1-D"):
+        rope_decay_bound(torch.zeros(2, 2), 16)
+
+
+def test_rope_decay_bound_bounds_every_rotary_score():
+    """|q_m . k_n| after RoPE <= max_i |h_(i+1) - h_i| * sum_j |S_j| (Su et al. 2021, eq. 37), for random q, k."""
+    from dl4nlp.positional import rope_decay_bound
+
+    generator = torch.Generator().manual_seed(0)
+    d = 32
+    for _ in range(20):
+        q, k = torch.randn(2, 1, d, dtype=torch.float64, generator=generator)
+        h = torch.view_as_complex(q.view(d // 2, 2)) * torch.view_as_complex(k.view(d // 2, 2)).conj()
+        h = torch.cat([h, torch.zeros(1, dtype=h.dtype)])  # h_{d/2} = 0
+        step = (h[1:] - h[:-1]).abs().max().item()
+        for m, n in [(3, 0), (40, 2), (0, 25)]:
+            score = (rotary(q, positions=[m]) * rotary(k, positions=[n])).sum().item()
+            assert abs(score) <= step * rope_decay_bound(torch.tensor([m - n]), d)[0].item() * (d // 2) + 1e-9

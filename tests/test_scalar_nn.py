@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from dl4nlp.scalar_nn import MLP, Layer, Neuron, hinge_loss, to_torch, train_mlp
+from dl4nlp.scalar_nn import MLP, Layer, Neuron, flat_parameters, hinge_loss, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
 
 
@@ -18,11 +18,20 @@ def test_mlp_output_and_gradients_equal_its_torch_twin(nonlinearity):
     scores = twin(points)[:, 0]
     torch_loss = torch.relu(1 - torch.tensor(labels, dtype=torch.float64) * scores).mean()
     torch_loss.backward()
-    linears = [m for m in twin if isinstance(m, torch.nn.Linear)]
-    torch_grads = torch.cat([torch.cat([m.weight.grad, m.bias.grad[:, None]], dim=1).flatten() for m in linears])
+    torch_grads = flat_parameters(twin, grad=True)
     engine_grads = torch.tensor([p.grad for p in model.parameters()], dtype=torch.float64)
     assert loss.data == pytest.approx(torch_loss.item(), abs=1e-12)
     assert torch.allclose(engine_grads, torch_grads, rtol=0, atol=1e-12)
+
+
+def test_flat_parameters_follow_the_engines_order():
+    model = MLP(3, [4, 2], seed=3)
+    twin = to_torch(model)
+    assert flat_parameters(twin).tolist() == [p.data for p in model.parameters()]
+    with pytest.raises(ValueError, match="call backward"):
+        flat_parameters(twin, grad=True)
+    with pytest.raises(TypeError, match="nn.Sequential"):
+        flat_parameters(model)
 
 
 def test_sizes_parameters_and_seeding():

@@ -1,18 +1,17 @@
-"""dl4nlp.scaling and dl4nlp.sweep: counts against the modules, fits against known laws, a resumable sweep."""
+"""dl4nlp.scaling: parameter and FLOP counts against the modules, power-law fits against known laws, the frontier."""
 
-import json
 import math
 
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.data import load_text
 from dl4nlp.scaling import (
+    _cpu_flash_attention_flops,
     attention_share,
     fit_power_law,
+    flop_formulas,
     flops_breakdown,
     frontier,
     kaplan_forward_flops,
@@ -21,32 +20,9 @@ from dl4nlp.scaling import (
     non_embedding_parameters,
     training_flops,
 )
-from dl4nlp.sweep import (
-    CharData,
-    SweepSpec,
-    continuation_metrics,
-    eval_steps,
-    heldout_loss,
-    load_models,
-    load_sweep,
-    lr_factor,
-    main,
-    model_config,
-    models_path,
-    parse_size,
-    peak_lr,
-    run_sweep,
-)
 from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models train fastest on one thread (and much faster on a busy CPU)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # ---- counts -----------------------------------------------------------------
@@ -72,6 +48,36 @@ def test_flop_breakdown_equals_torch_flop_counter(layers, width, n_ctx):
     assert parts["linear"] == 2 * kaplan_parameters(layers, width)
     kaplan = kaplan_forward_flops(kaplan_parameters(layers, width), layers, n_ctx, width)
     assert parts["attention"] == 2 * (kaplan - parts["linear"])  # dense QKᵀ and AV: twice Kaplan's causal term
+
+
+@pytest.mark.parametrize("layers,width,n_ctx,batch", [(1, 8, 16, 1), (2, 32, 64, 2), (3, 48, 32, 3)])
+def test_fused_attention_counts_as_the_readable_path(layers, width, n_ctx, batch):
+    # On PyTorch >= 2.2 the fused path runs the CPU flash-attention kernel, which the counter knows only through
+    # flop_formulas(); on 2.1 it runs the math fallback. Either way the count equals the readable path's.
+    readable = TransformerConfig(vocab_size=65, d_model=width, n_heads=2, n_layers=layers, max_len=64)
+    fused = TransformerConfig(**{**readable.__dict__, "fast_attention": True})
+    counted = measure_forward_flops(TransformerLM(fused), n_ctx, batch_size=batch)
+    expected = sum(flops_breakdown(fused, n_ctx).values())
+    assert counted == measure_forward_flops(TransformerLM(readable), n_ctx) == expected
+
+
+def test_cpu_flash_attention_formula_takes_tensors_or_shapes():
+    import torch
+
+    q, k, v = torch.zeros(2, 3, 5, 4), torch.zeros(2, 3, 7, 4), torch.zeros(2, 3, 7, 6)
+    expected = 2 * 2 * 3 * 5 * 7 * 4 + 2 * 2 * 3 * 5 * 7 * 6  # QKᵀ and weights·V, 2 FLOPs per multiply-add
+    assert _cpu_flash_attention_flops(q, k, v, 0.0, True, out_val=None) == expected
+    assert _cpu_flash_attention_flops(q.shape, k.shape, v.shape, out_shape=None) == expected
+    kernel = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+    assert list(flop_formulas()) == ([] if kernel is None else [kernel])
+
+
+def test_bad_counting_arguments_are_refused():
+    model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=1, n_layers=1, max_len=8))
+    with pytest.raises(ValueError, match="n_ctx must be a positive integer; got 0"):
+        measure_forward_flops(model, 0)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 1.5"):
+        measure_forward_flops(model, 4, batch_size=1.5)
 
 
 def test_attention_flops_grow_quadratically_per_sequence():
@@ -147,170 +153,6 @@ def test_frontier_takes_the_lowest_curve_where_it_exists():
         frontier([a], [10, 1])
     with pytest.raises(ValueError, match="equal length; got 2 and 1"):
         frontier([([1, 2], [1.0])], [1])
-
-
-# ---- the sweep --------------------------------------------------------------
-TINY = dict(
-    sizes=("1x8", "1x16"),
-    steps=16,
-    budget_fractions=(0.5, 1.0),
-    constant_lr_sizes=("1x8",),
-    batch_size=4,
-    context=16,
-    eval_windows=8,
-    emergence_windows=16,
-    emergence_start=4,
-    max_k=4,
-)
-
-
-def test_sizes_schedules_and_evaluation_points():
-    assert parse_size("3x64") == (3, 64, 4) and parse_size("2x24") == (2, 24, 1) and parse_size("3x40") == (3, 40, 2)
-    with pytest.raises(ValueError, match="LAYERSxWIDTH"):
-        parse_size("big")
-    with pytest.raises(ValueError, match="even width"):
-        parse_size("2x7")
-    assert model_config("2x32", 65, 64).n_heads == 2
-    assert [lr_factor(s, 100, "cosine", 10, 0.1) for s in (0, 9, 10)] == [0.1, 1.0, 1.0]
-    assert lr_factor(100, 100, "cosine", 10, 0.1) == pytest.approx(0.1)
-    assert lr_factor(55, 100, "cosine", 10, 0.1) == pytest.approx(0.55)
-    assert lr_factor(99, 100, "constant", 10, 0.1) == 1.0
-    with pytest.raises(ValueError, match="schedule must be"):
-        lr_factor(50, 100, "linear", 10, 0.1)
-    assert eval_steps(64) == [2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
-    with pytest.raises(ValueError, match="constant_lr_sizes must be among sizes"):
-        SweepSpec(sizes=("1x8",), constant_lr_sizes=("2x32",))
-    with pytest.raises(ValueError, match="must lie in"):
-        SweepSpec(budget_fractions=(0.5,))
-    with pytest.raises(ValueError, match="corpus must be one of"):
-        SweepSpec(corpus="wiki.txt")
-    with pytest.raises(ValueError, match="steps must be a positive integer; got 0"):
-        SweepSpec(steps=0)
-    with pytest.raises(ValueError, match="emergence_start \\+ max_k must be <= context=16"):
-        SweepSpec(context=16)
-
-
-def test_continuation_metrics_of_a_perfect_and_a_constant_predictor():
-    chars = [" ", "a", "b"]
-    windows = torch.tensor([[1, 2, 0, 1, 1, 2, 0, 2, 1]])  # "ab aab ba"
-
-    class Oracle(torch.nn.Module):
-        def __init__(self, answer):
-            super().__init__()
-            self.answer, self.w = answer, torch.nn.Parameter(torch.zeros(1))
-
-        def forward(self, ids):
-            return torch.nn.functional.one_hot(self.answer[:, : ids.shape[1]], 3).float()
-
-    perfect = continuation_metrics(Oracle(windows[:, 1:]), windows, chars, start=0, max_k=3, min_completion=2)
-    assert perfect["token_accuracy"] == 1.0 and perfect["exact_match"] == [1.0, 1.0, 1.0]
-    assert perfect["words"] == 1 and perfect["word_exact_match"] == 1.0  # "aab"; "ba" runs into the window's edge
-    assert perfect["completions"] == 1 and perfect["completion_exact_match"] == 1.0  # "ab" after the first "a"
-    always_a = continuation_metrics(
-        Oracle(torch.ones_like(windows[:, 1:])), windows, chars, start=0, max_k=3, min_completion=2
-    )
-    assert always_a["token_accuracy"] == pytest.approx(3 / 8)  # targets "b aab ba": an a at 3 of 8
-    assert always_a["exact_match"][1] == pytest.approx(1 / 7) and always_a["exact_match"][2] == 0.0
-    assert always_a["word_exact_match"] == 0.0 and always_a["completion_exact_match"] == 0.0
-    assert always_a["completion_char_accuracy"] == 0.5
-    assert continuation_metrics(Oracle(windows[:, 1:]), windows, chars, start=0, max_k=3)["completions"] == 0
-
-
-def test_sweep_resumes_to_the_same_numbers(tmp_path):
-    spec = SweepSpec(**TINY)
-    whole = run_sweep(spec, tmp_path / "whole.json", tmp_path / "w1", torch.device("cpu"), progress=False)
-    assert whole["complete"] and len(whole["runs"]) == 5
-    out = tmp_path / "sliced.json"
-    first = run_sweep(spec, out, tmp_path / "w2", torch.device("cpu"), max_steps=20, progress=False, command="x")
-    assert not first["complete"] and list((tmp_path / "w2").glob("*.pt")), "a checkpoint of the run in progress"
-    while not json.loads(out.read_text())["complete"]:
-        run_sweep(spec, out, tmp_path / "w2", torch.device("cpu"), max_steps=5, progress=False, command="x")
-    sliced = load_sweep(out)
-    assert sliced["recipe"]["sessions"][1]["resumed"] and len(sliced["recipe"]["sessions"]) > 2
-    assert sliced["runs"] == whole["runs"]  # bit for bit: model, optimiser, schedule and data order restored
-    recipe = sliced["recipe"]
-    assert recipe["corpus_md5"] == "6fb458f1232090904fb40fe944165e91" and recipe["command"] == "x"
-    run = sliced["runs"]["1x16-cosine-16"]
-    assert run["non_embedding_params"] == 3312 and len(run["curve"]) == len(eval_steps(16))
-    assert run["curve"][-1]["flops"] == 6 * 3312 * run["curve"][-1]["tokens"] == 6 * 3312 * 16 * 4 * 16
-    assert 0 <= run["continuation"]["token_accuracy"] <= 1 and len(run["continuation"]["exact_match"]) == 4
-    models, chars = load_models(models_path(out))
-    assert set(models) == {"1x8", "1x16"} and len(chars) == 65
-    assert models["1x16"].lm_head.weight is models["1x16"].token_embedding.weight  # still tied after loading
-    data = CharData(load_text("tinyshakespeare.txt"))
-    final = run["curve"][-1]["heldout_loss"]
-    assert heldout_loss(models["1x16"], data.heldout_windows(spec.eval_windows, spec.context)) == pytest.approx(
-        final, abs=0.01
-    )  # float16 storage changes the loss by far less than 0.01
-    assert peak_lr(3e-3, 16) == pytest.approx(6e-3)
-    with pytest.raises(ValueError, match="different spec"):
-        run_sweep(SweepSpec(**{**TINY, "lr": 1e-2}), out, tmp_path / "w2", progress=False)
-
-
-def test_an_interrupted_sweep_keeps_its_wall_time(tmp_path, monkeypatch):
-    import dl4nlp.sweep
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(dl4nlp.sweep, "_train_run", interrupted)
-    out = tmp_path / "stopped.json"
-    with pytest.raises(KeyboardInterrupt):
-        run_sweep(SweepSpec(**TINY), out, tmp_path / "w", torch.device("cpu"), progress=False)
-    stored = load_sweep(out)
-    assert not stored["complete"] and stored["runs"] == {} and len(stored["recipe"]["sessions"]) == 1
-
-
-def test_cli_help_and_a_tiny_run(tmp_path, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["--help"])
-    assert exit_info.value.code == 0 and "--max-steps" in capsys.readouterr().out
-    out = tmp_path / "cli.json"
-    assert (
-        main(
-            [
-                "--sizes",
-                "1x8",
-                "--steps",
-                "8",
-                "--budgets",
-                "1/2,1",
-                "--constant-lr-sizes",
-                "",
-                "--batch-size",
-                "2",
-                "--context",
-                "64",
-                "--out",
-                str(out),
-                "--workdir",
-                str(tmp_path / "w"),
-                "--device",
-                "cpu",
-                "--no-progress",
-            ]
-        )
-        == 0
-    )
-    stored = load_sweep(out)
-    assert stored["complete"] and stored["recipe"]["command"].startswith("python -m dl4nlp.scaling --sizes 1x8")
-    with pytest.raises(SystemExit):
-        main(["--budgets", "half"])
-    import subprocess
-    import sys
-
-    shown = subprocess.run([sys.executable, "-m", "dl4nlp.scaling", "--help"], capture_output=True, text=True)
-    assert shown.returncode == 0 and "resumes where it stopped" in shown.stdout
-
-
-def test_char_data_splits_and_windows():
-    data = CharData("abcdefghij" * 10, heldout_fraction=0.2)
-    assert len(data.chars) == 10 and len(data.train) == 80 and len(data.heldout) == 20
-    x, y = data.batch(3, 5, torch.Generator().manual_seed(0))
-    assert x.shape == y.shape == (3, 5) and torch.equal(x[:, 1:], y[:, :-1])
-    assert data.heldout_windows(4, 5).shape == (4, 6)
-    with pytest.raises(ValueError, match="heldout_fraction must be in"):
-        CharData("abc", heldout_fraction=1.5)
 
 
 def test_plot_helpers_draw_points_fits_and_curves():

@@ -474,6 +474,138 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 # --- the Transformer (notebooks 05 and 07) --------------------------------------
 
 
+def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
+    """Multi-head self-attention as a ``dl4nlp.attention.MultiHeadAttention`` computes it (notebook 05).
+
+    Read from the module: the width d_model, the number of heads and their size,
+    whether the projections have biases, and whether it rotates queries and keys
+    (``RotaryAttention``). X is projected to Q, K and V by three d × d matrices;
+    each is cut into ``n_heads`` slices of d/h columns; every head attends in its
+    own slice; the heads' outputs are concatenated and mixed by W^O. At most
+    ``show_heads`` heads are drawn, the rest stand behind a "…" box.
+    """
+    for name in ("d_model", "n_heads", "d_head", "q_proj", "out_proj"):
+        if not hasattr(attention, name):
+            raise TypeError(f"attention must be a dl4nlp.attention.MultiHeadAttention; got {type(attention).__name__}")
+    if not isinstance(show_heads, int) or isinstance(show_heads, bool) or show_heads < 1:
+        raise ValueError(f"show_heads must be a positive integer; got {show_heads!r}")
+    C, H, d_head = attention.d_model, attention.n_heads, attention.d_head
+    bias = " + b" if attention.q_proj.bias is not None else ""
+    rotary = hasattr(attention, "base")  # RotaryAttention rotates queries and keys by their positions
+    drawn = min(H, show_heads)
+    d = Diagram()
+    d.box("x", f"X  (T × {C})", (0, 0), "input", width=2.4, height=0.5)
+    for j, (name, label) in enumerate((("q", "Q"), ("k", "K"), ("v", "V"))):
+        d.box(name, f"{label} = X W_{label}{bias}\n({C} × {C})", ((j - 1) * 3.4, 1.4), "param", width=2.8, height=0.7)
+        d.arrow("x", name)
+    gap = 3.4
+    xs = [(i - (drawn - 1) / 2) * gap for i in range(drawn)]
+    heads = []
+    for i, x in enumerate(xs):
+        last = i == drawn - 1 and H > drawn
+        n = i + 1
+        label = f"head {n}\nsoftmax(Q{n} K{n}ᵀ / √{d_head}) V{n}"
+        if rotary:
+            label = f"head {n}: rotate Q{n}, K{n}\nsoftmax(Q{n} K{n}ᵀ / √{d_head}) V{n}"
+        if last:
+            label = f"… {H - drawn + 1} more heads"
+        d.box(f"h{i}", label, (x, 3.3), "attention", width=3.1, height=0.8)
+        for name in ("q", "k", "v"):
+            d.arrow(name, f"h{i}", label=f"{d_head} cols" if (i == 0 and name == "q") else "")
+        heads.append(f"h{i}")
+    d.group(f"{H} heads, each in its own {d_head} of the {C} dimensions", heads, pad=0.3)
+    d.box("concat", f"concatenate the heads  (T × {H}·{d_head} = T × {C})", (0, 5.0), "op", width=6.0, height=0.5)
+    for name in heads:
+        d.arrow(name, "concat")
+    d.box("out", f"output = concat · W_O{bias}  (T × {C})", (0, 6.1), "output", width=5.2, height=0.5)
+    d.arrow("concat", "out", label=f"W_O: {C} × {C}")
+    return d
+
+
+# --- where position information enters (notebook 06) ---------------------------
+
+
+def tagger_diagram(tagger, layers: int = 2) -> Diagram:
+    """A ``dl4nlp.taggers.Tagger`` from its ids to its labels, showing where positions enter (notebook 06).
+
+    Read from the module: the vocabulary and width of the token embedding, the
+    kind of position module (nothing, a learned table, the fixed sinusoids) or
+    rotary attention inside every layer, the number of layers, each layer's
+    heads, LayerNorm placement (pre- or post-LN), feed-forward width and causal
+    mask, and the number of labels. At most ``layers`` layers are drawn; the
+    last one stands for the rest.
+    """
+    from torch import nn
+
+    from dl4nlp.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+
+    for name in ("embedding", "position", "encoder", "head", "config"):
+        if not hasattr(tagger, name):
+            raise TypeError(f"tagger must be a dl4nlp.taggers.Tagger; got {type(tagger).__name__}")
+    if not isinstance(layers, int) or isinstance(layers, bool) or layers < 1:
+        raise ValueError(f"layers must be a positive integer; got {layers!r}")
+    V, C = tagger.embedding.num_embeddings, tagger.embedding.embedding_dim
+    blocks = list(tagger.encoder.blocks)
+    causal = bool(tagger.config.causal)
+    d = Diagram()
+    W = 4.2
+    d.box("ids", f"ids  (B × T), vocabulary {V}", (0, 0), "input", width=W, height=0.5)
+    d.box("embed", f"token embedding  ({V} × {C})", (0, 1.1), "embedding", width=W, height=0.5)
+    d.arrow("ids", "embed")
+    position = tagger.position
+    if isinstance(position, LearnedPositionalEmbedding):
+        label, kind = f"+ learned position table\n({position.max_len} × {C}, trained)", "param"
+    elif isinstance(position, SinusoidalPositionalEncoding):
+        label, kind = f"+ sinusoids PE(pos)\n({position.max_len} × {C}, fixed)", "embedding"
+    else:
+        label, kind = "+ nothing\n(no position added)", "input"
+    d.box("position", label, (0, 2.3), kind, width=W, height=0.75)
+    d.arrow("embed", "position")
+    below, y = "position", 3.7
+    for i, block in enumerate(blocks[:layers]):
+        attention = block.self_attn
+        rotary = hasattr(attention, "base")  # RotaryAttention rotates queries and keys by their positions
+        sees = "causal mask" if causal else "all positions"
+        norm, after = ("LayerNorm → ", "") if block.norm_first else ("", " → LayerNorm")
+        lines = [f"{norm}self-attention{after}", f"{attention.n_heads} heads of {attention.d_head}, {sees}"]
+        if rotary:
+            lines.append("q, k rotated by position (RoPE)")
+        d.box(
+            f"attn{i}", "\n".join(lines + ["+ residual"]), (0, y), "attention", width=W, height=1.25 if rotary else 1.0
+        )
+        d.box(
+            f"ffn{i}",
+            f"{norm}feed-forward{after}\n{C} → {block.linear1.out_features} → {C}, + residual",
+            (0, y + 1.45),
+            "ffn",
+            width=W,
+            height=0.75,
+        )
+        d.arrow(below, f"attn{i}").arrow(f"attn{i}", f"ffn{i}")
+        last = i == layers - 1 and len(blocks) > layers
+        d.group(
+            f"layers {i + 1}–{len(blocks)}, alike" if last else f"layer {i + 1} of {len(blocks)}",
+            [f"attn{i}", f"ffn{i}"],
+            pad=0.2,
+        )
+        below, y = f"ffn{i}", y + 3.0
+    if isinstance(tagger.encoder.final_norm, nn.LayerNorm):
+        d.box("final", "final LayerNorm", (0, y - 0.2), "norm", width=W, height=0.5)
+        d.arrow(below, "final")
+        below, y = "final", y + 0.7
+    labels = tagger.head.out_features
+    d.box(
+        "head",
+        f"linear {C} → {labels}\nlogits (B × T × {labels}): a label per position",
+        (0, y + 0.1),
+        "output",
+        width=W,
+        height=0.75,
+    )
+    d.arrow(below, "head")
+    return d
+
+
 # --- BERT and the pre-training families (notebook 08) ---------------------------
 def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     """BERT drawn from a ``dl4nlp.bert.Bert``: its three embeddings, one encoder layer (× n_layers) and heads.
@@ -570,3 +702,35 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
                 d.box(f"t{k}_{r}_{i}", label, (1.8 + i * width, row_y), kind=kind, width=width * 0.95, height=0.45)
         y -= 0.6 * len(rows) + 0.5
     return d
+
+
+# --- scaling laws (notebook 09) ---------------------------------------------------
+def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -> Diagram:
+    """Decoder-only LMs side by side, each drawn from its ``TransformerConfig`` as a stack: the embeddings,
+    one box per block (``d_model * width_scale`` wide, labelled with its parameters) and the tied output
+    layer; one scale for all, so shapes with the same number of parameters look as different as they are.
+    ``configs`` maps a name (e.g. '2x32') to a config."""
+    from dl4nlp.scaling import non_embedding_parameters
+
+    if not configs:
+        raise ValueError("configs must name at least one model; got none")
+    diagram, x = Diagram(), 0.0
+    for name, config in configs.items():
+        d, layers = config.d_model, config.n_layers
+        width = max(1.3, d * width_scale)
+        x += width / 2 + 0.3
+        per_block = (non_embedding_parameters(config) - (2 * d if config.norm_first else 0)) // layers
+        embedding = (config.vocab_size + config.max_len) * d
+        diagram.box(f"{name}/emb", f"embed {embedding:,}", (x, 0), kind="embedding", width=width + 0.4, height=0.45)
+        previous = f"{name}/emb"
+        for i in range(layers):
+            label = f"{per_block:,}" if layers <= 3 or i in (0, layers - 1) else ""
+            diagram.box(f"{name}/{i}", label, (x, 0.8 + 0.6 * i), kind="attention", width=width, height=0.45)
+            diagram.arrow(previous, f"{name}/{i}")
+            previous = f"{name}/{i}"
+        diagram.box(f"{name}/out", "output", (x, 1.0 + 0.6 * layers), kind="output", width=width + 0.4, height=0.45)
+        diagram.arrow(previous, f"{name}/out")
+        diagram.box(f"{name}/in", f"{layers} x {d}", (x, -0.75), kind="input", width=width + 0.4, height=0.45)
+        diagram.arrow(f"{name}/in", f"{name}/emb")
+        x += width / 2 + 0.3 + gap
+    return diagram

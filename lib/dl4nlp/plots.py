@@ -13,6 +13,7 @@ from typing import Mapping, Optional, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from dl4nlp.autograd import Value, topological_order
 
@@ -164,6 +165,7 @@ def plot_gradient_norms(
             np.arange(1, len(norms) + 1), np.maximum(norms, np.finfo(float).tiny), marker="o", markersize=3, label=name
         )
     ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers and time steps are whole numbers
     ax.set_xlabel(xlabel)
     ax.set_ylabel("gradient norm (log scale)")
     ax.set_title(title)
@@ -250,6 +252,48 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
         plain = FuncFormatter(lambda value, _: f"{value:g}")
         target.set_major_formatter(plain)
         target.set_minor_formatter(plain)
+
+
+def plot_isoflop_profiles(profiles: Sequence, ax: Optional[plt.Axes] = None, title: str = "") -> plt.Figure:
+    """Each IsoFLOP profile (``dl4nlp.sweep_analysis.Profile``): final loss against total parameters, its
+    parabola in log N, and the vertex as a star; one colour per compute budget."""
+    if not profiles:
+        raise ValueError("profiles must hold at least one IsoFLOP profile; got none")
+    fig, ax = _axes(ax)
+    for profile, color in zip(profiles, plt.cm.plasma(np.linspace(0, 0.85, len(profiles)))):
+        ax.plot(profile.n, profile.loss, "o", color=color, label=f"C = {profile.level:.1e}")
+        grid = np.geomspace(profile.n.min(), profile.n.max(), 60)
+        ax.plot(grid, profile.by_n(grid), "-", color=color, alpha=0.7)
+        ax.plot(profile.by_n.n_opt, profile.by_n.loss, "*", color=color, markersize=14, markeredgecolor="k")
+    ax.set_xscale("log")
+    ax.set_xlabel("total parameters N_T")
+    ax.set_ylabel("final held-out loss (nats per character)")
+    ax.set_title(title or "IsoFLOP profiles (star: the parabola's vertex)")
+    ax.legend(loc="best", fontsize="x-small")
+    return fig
+
+
+def plot_allocation(allocation, ax: Optional[plt.Axes] = None, title: str = "") -> plt.Figure:
+    """Compute-optimal N and D against compute (a ``dl4nlp.sweep_analysis.Allocation``) with their fitted
+    power laws N_opt ∝ C^a and D_opt ∝ C^b."""
+    for name in ("compute", "n_opt", "d_opt", "a", "b"):
+        if not hasattr(allocation, name):
+            raise TypeError(f"allocation must be a dl4nlp.sweep_analysis.Allocation; got {type(allocation).__name__}")
+    fig, ax = _axes(ax)
+    c = np.asarray(allocation.compute, dtype=float)
+    grid = np.geomspace(c.min(), c.max(), 50)
+    for values, fit, name, color, marker in (
+        (allocation.n_opt, allocation.a, "N_opt", "tab:blue", "o"),
+        (allocation.d_opt, allocation.b, "D_opt", "tab:orange", "s"),
+    ):
+        ax.plot(c, values, marker, color=color, label=f"{name} ∝ C^{fit.value:.2f} ± {fit.se:.2f}")
+        ax.plot(grid, fit(grid), "-", color=color)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("training compute C (FLOPs)")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize="small")
+    return fig
 
 
 # --- positional encodings (notebook 06) and BERT (notebook 08) ---------------

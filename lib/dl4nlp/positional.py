@@ -8,14 +8,21 @@ added. The helpers below them compute what notebook 06 proves about the
 sinusoids: ``shift_matrix(k)`` is the fixed linear map (one 2 × 2 rotation per
 frequency) taking PE(pos) to PE(pos + k) for every pos; ``binary_encoding`` is
 the counting intuition behind them; ``rotary`` (RoPE) and
-``clipped_relative_positions`` are the relative alternatives. Taught in
-notebook 06.
+``clipped_relative_positions`` are the relative alternatives, and
+``RotaryAttention`` is multi-head self-attention with RoPE inside, which
+``dl4nlp.taggers.Tagger`` uses. ``rope_decay_bound`` is the long-term decay
+bound of Su et al. (2021). Taught in notebook 06.
 """
 
 from __future__ import annotations
 
+from typing import Optional
+
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+from dl4nlp.attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention
 
 
 def sinusoidal_encoding(
@@ -164,3 +171,68 @@ def rotary(
     out[..., 0::2] = x_even * cos - x_odd * sin
     out[..., 1::2] = x_even * sin + x_odd * cos
     return out
+
+
+class RotaryAttention(MultiHeadAttention):
+    """Multi-head self-attention with rotary positions (RoPE): each head's queries and keys are rotated.
+
+    Nothing is added to the embeddings. Query i and key j of every head are
+    rotated by ``rotary`` by the angles of positions i and j, so their score
+    depends on the content and on i - j only (Su et al., 2021). ``fast=True``
+    scores with PyTorch's fused kernel (same result, no weights kept).
+    """
+
+    def __init__(self, d_model: int, n_heads: int, bias: bool = True, fast: bool = False, base: float = 10000.0):
+        super().__init__(d_model, n_heads, bias=bias, fast=fast)
+        if (d_model // n_heads) % 2:
+            raise ValueError(f"rotary heads need an even size; got d_model={d_model}, n_heads={n_heads}")
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not 1 < base < float("inf"):
+            raise ValueError(f"base must be a number greater than 1; got {base!r}")
+        self.base = float(base)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        context: Optional[torch.Tensor] = None,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+    ) -> torch.Tensor:
+        if context is not None:
+            raise ValueError("RotaryAttention is self-attention: context must be None (positions of x are used)")
+        if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
+            shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
+            raise ValueError(f"x must have shape (B, T, {self.d_model}); got {shape}")
+        q = rotary(self._split(self.q_proj(x)), base=self.base)  # (B, H, T, d_head), rotated by position
+        k = rotary(self._split(self.k_proj(x)), base=self.base)
+        v = self._split(self.v_proj(x))
+        if self.fast:  # the fused kernel takes one mask: fold the causal one into it
+            past = causal_mask(x.shape[1], x.device) if causal else None
+            mask = past if mask is None else mask if past is None else mask & past
+            out, self.last_weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+        else:
+            out, self.last_weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+        B, _, T, _ = out.shape
+        return self.out_proj(out.transpose(1, 2).reshape(B, T, self.d_model))  # heads concatenated: (B, T, C)
+
+
+def rope_decay_bound(distances: torch.Tensor, d: int, base: float = 10000.0) -> torch.Tensor:
+    """Su et al.'s (2021, §3.4.3) relative upper bound on a RoPE score, (1 / (d/2)) Σ_j |S_j|, per distance.
+
+    With h_i = q_[2i:2i+1] k*_[2i:2i+1] (pair i of query and key as complex
+    numbers) a rotary score is Re Σ_i h_i e^{i (m-n) θ_i}, and summation by parts
+    bounds its size by max_i |h_{i+1} - h_i| · Σ_j |S_j| with partial sums
+    S_j = Σ_{i<j} e^{i (m-n) θ_i}. The returned (len(distances),) float64 tensor
+    is the mean of |S_1| ... |S_{d/2}| at each distance m - n: d/4 + 1/2 at
+    distance 0, falling (not monotonically) as the distance grows.
+    """
+    if not isinstance(d, int) or isinstance(d, bool) or d < 2 or d % 2:
+        raise ValueError(f"d must be a positive even integer; got {d!r}")
+    try:
+        distances = torch.as_tensor(distances, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"distances must be a 1-D tensor of numbers; got {type(distances).__name__}") from None
+    if distances.dim() != 1 or not torch.isfinite(distances).all():
+        raise ValueError(f"distances must be a 1-D tensor of finite numbers; got shape {tuple(distances.shape)}")
+    angles = distances[:, None] * frequencies(d, base)  # (N, d/2): (m - n) θ_i
+    partial_sums = torch.polar(torch.ones_like(angles), angles).cumsum(dim=1)  # S_1 ... S_{d/2}
+    return partial_sums.abs().mean(dim=1)

@@ -157,6 +157,28 @@ def to_torch(model: MLP) -> nn.Sequential:
     return nn.Sequential(*modules)
 
 
+def flat_parameters(twin: nn.Sequential, grad: bool = False) -> torch.Tensor:
+    """The weights of a ``to_torch`` twin (or, with ``grad=True``, their gradients) as one float64
+    vector, in the order of ``MLP.parameters()``: each neuron's weights, then its bias, layer by layer.
+
+    >>> model = MLP(2, [3, 1], seed=0)
+    >>> flat_parameters(to_torch(model)).tolist() == [p.data for p in model.parameters()]
+    True
+    """
+    if not isinstance(twin, nn.Sequential):
+        raise TypeError(f"twin must be the torch.nn.Sequential that to_torch returns; got {type(twin).__name__}")
+    linears = [module for module in twin if isinstance(module, nn.Linear)]
+    if not linears:
+        raise ValueError("twin must contain at least one torch.nn.Linear layer; got none")
+    pairs = []
+    for layer in linears:
+        weight, bias = (layer.weight.grad, layer.bias.grad) if grad else (layer.weight, layer.bias)
+        if weight is None or bias is None:
+            raise ValueError("grad=True needs the twin's gradients; got None (call backward() first)")
+        pairs.append(torch.cat([weight, bias[:, None]], dim=1).flatten())  # (n_out * (n_in + 1),)
+    return torch.cat(pairs).detach()
+
+
 def train_mlp(
     model: MLP, points: list[list[float]], labels: list[int], steps: int, batch: int, lr: float, seed: int
 ) -> list[float]:

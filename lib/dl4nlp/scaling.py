@@ -6,8 +6,10 @@ forward FLOPs per token ``C_forward ≈ 2N + 2 n_layers n_ctx d_model``; trainin
 costs about three forward passes, so ``C ≈ 6 N D`` for ``D`` tokens.
 ``fit_power_law`` fits ``L(x) = (x_c / x)^α`` (optionally ``+ E``) by least
 squares in log space, with a standard error and a bootstrap interval on α.
-The sweep of tiny models that produces the data lives in ``dl4nlp.sweep``
-(``python -m dl4nlp.scaling --help``). Taught in notebook 09.
+The sweep of tiny models that produces the data is the recipe
+``python -m dl4nlp.recipes.scaling_sweep``; Hoffmann et al.'s (2022) methods
+for the compute-optimal allocation are in ``dl4nlp.compute_optimal``.
+Taught in notebook 09.
 
 >>> fit = fit_power_law([1e3, 1e4, 1e5], [4.0, 2.0, 1.0])
 >>> round(fit.alpha, 3)
@@ -73,16 +75,50 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
     }
 
 
+def _cpu_flash_attention_flops(query, key, value, *args, **kwargs) -> int:
+    """FLOPs of ``aten._scaled_dot_product_flash_attention_for_cpu``: those of QKᵀ and weights·V, as
+    ``torch.utils.flop_counter.sdpa_flop_count`` counts the CUDA attention kernels. Takes tensors (newer
+    PyTorch, because ``_get_raw`` is set) or shapes (PyTorch 2.1, which always passes shapes)."""
+    from torch.utils.flop_counter import sdpa_flop_count
+
+    shape = lambda x: tuple(x.shape) if isinstance(x, torch.Tensor) else tuple(x)  # noqa: E731
+    return sdpa_flop_count(shape(query), shape(key), shape(value))
+
+
+_cpu_flash_attention_flops._get_raw = True  # type: ignore[attr-defined]
+
+
+def flop_formulas() -> dict:
+    """Formulas ``FlopCounterMode(custom_mapping=...)`` lacks: the fused CPU attention kernel (present in
+    PyTorch >= 2.2), counted like its CUDA siblings. Empty where the kernel does not exist."""
+    aten = torch.ops.aten
+    if not hasattr(aten, "_scaled_dot_product_flash_attention_for_cpu"):
+        return {}
+    return {aten._scaled_dot_product_flash_attention_for_cpu: _cpu_flash_attention_flops}
+
+
 def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> float:
     """Forward FLOPs per token of ``model`` on a (batch_size, n_ctx) batch, counted by ``FlopCounterMode``.
 
-    The counter sees only operations it has a formula for: with ``fast_attention=True`` on a CPU, PyTorch's
-    fused attention kernel is not counted, so measure the readable attention path.
+    The counter sees only operations it has a formula for. With ``fast_attention=True`` on a CPU, older
+    PyTorch versions run attention with a mask through the "math" fallback (ordinary matrix products,
+    counted); newer ones run the fused ``_scaled_dot_product_flash_attention_for_cpu`` kernel, for which
+    ``torch.utils.flop_counter`` has no formula. ``flop_formulas`` supplies one (QKᵀ and weights·V over
+    every key, as the readable path computes them), so both paths count the same on every version.
+
+    >>> from dl4nlp.transformer import TransformerConfig, TransformerLM
+    >>> config = TransformerConfig(vocab_size=10, d_model=16, n_heads=2, n_layers=1, max_len=8, fast_attention=True)
+    >>> measure_forward_flops(TransformerLM(config), 8) == sum(flops_breakdown(config, 8).values())
+    True
     """
     from torch.utils.flop_counter import FlopCounterMode
 
+    if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1:
+        raise ValueError(f"n_ctx must be a positive integer; got {n_ctx!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
     ids = torch.zeros(batch_size, n_ctx, dtype=torch.long, device=next(model.parameters()).device)
-    counter = FlopCounterMode(display=False)
+    counter = FlopCounterMode(display=False, custom_mapping=flop_formulas())
     with counter, torch.no_grad():
         model(ids)
     return counter.get_total_flops() / (batch_size * n_ctx)
@@ -96,6 +132,31 @@ def training_flops(n_params: float, tokens: float) -> float:
 def attention_share(n_ctx: float, d_model: float) -> float:
     """Fraction of Kaplan's forward FLOPs spent on attention scores: n_ctx / (12 d_model + n_ctx)."""
     return n_ctx / (12.0 * d_model + n_ctx)
+
+
+def attention_crossover(d_model: int, dense: bool = False) -> int:
+    """The context length at which attention costs as much as a block's linear layers (24 d² FLOPs per token):
+    12 d with Kaplan's causal count 2 n d, 6 d for a dense implementation that computes every masked score."""
+    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
+        raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
+    return (6 if dense else 12) * d_model
+
+
+def compute_optimal_split(compute: float, tokens_per_parameter: float = 20.0) -> tuple[float, float]:
+    """(N, D) with C = 6 N D and D = tokens_per_parameter × N: Hoffmann et al.'s rule of thumb.
+
+    >>> n, d = compute_optimal_split(6 * 20 * 1e6**2)
+    >>> round(n), round(d)
+    (1000000, 20000000)
+    """
+    if not (
+        math.isfinite(compute) and compute > 0 and math.isfinite(tokens_per_parameter) and tokens_per_parameter > 0
+    ):
+        raise ValueError(
+            f"compute and tokens_per_parameter must be positive; got {compute!r}, {tokens_per_parameter!r}"
+        )
+    n = math.sqrt(compute / (6.0 * tokens_per_parameter))
+    return n, tokens_per_parameter * n
 
 
 # ---- power-law fits ---------------------------------------------------------
@@ -279,9 +340,3 @@ def frontier(
             if not np.isnan(best[i - 1]) and not (best[i] <= best[i - 1]):
                 best[i], which[i] = best[i - 1], which[i - 1]
     return best, which
-
-
-if __name__ == "__main__":  # python -m dl4nlp.scaling: the sweep runner
-    from dl4nlp.sweep import main
-
-    raise SystemExit(main())

@@ -48,6 +48,7 @@ def test_he_scale_and_the_squared_loss(seed):
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
 def test_scalar_mlp_solves_xor_blobs(seed):
     run = e.xor_mlp(seed=seed)
+    assert run.heldout_in_training == 0
     assert run.train_accuracy == 1.0
     assert run.heldout_accuracy > e.XOR_HELDOUT
     assert run.linear_heldout_accuracy < e.LINEAR_HELDOUT

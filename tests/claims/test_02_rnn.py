@@ -51,7 +51,9 @@ def test_clipping(seed):
 def test_memory_by_lag(seed):
     """Only the lags the notebook's checkpoint states something about."""
     tanh_default, tanh_identity, irnn = e.VARIANTS
-    default = e.memory_by_lag(seed=seed, lags=(5, 20, 50), variants=(tanh_default,)).accuracy[tanh_default]
+    run = e.memory_by_lag(seed=seed, lags=(5, 20, 50), variants=(tanh_default,))
+    assert 60 < run.heldout_in_training[0] < 120 and run.heldout_in_training[1:] == (0, 0), run.heldout_in_training
+    default = run.accuracy[tanh_default]
     assert default[0] > e.SOLVED and max(default[1:]) < e.AT_CHANCE, default
     identity = e.memory_by_lag(seed=seed, lags=(20, 50), variants=(tanh_identity,)).accuracy[tanh_identity]
     assert identity[0] > e.ABOVE_CHANCE and identity[1] < e.AT_CHANCE, identity

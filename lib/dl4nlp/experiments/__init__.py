@@ -15,3 +15,10 @@ named constants in the experiment's module, shared by notebook and test.
 # The seeds the claims suite re-runs every experiment with, besides the notebook's seed 0.
 # An experiment too slow for all of them may use a prefix; its test says so.
 CLAIM_SEEDS: tuple[int, ...] = (1, 2, 3)
+
+
+def check_seed(seed) -> int:
+    """``seed`` if it is a non-negative integer; otherwise a ValueError naming what was given."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    return seed

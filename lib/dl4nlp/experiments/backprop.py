@@ -151,6 +151,7 @@ class XorTraining:
     train_accuracy: float
     heldout_accuracy: float  # on fresh points of the same distribution
     linear_heldout_accuracy: float  # a linear model (no hidden layer) trained the same way
+    heldout_in_training: int  # fresh points that are also training points (0: the two sets are disjoint)
     model: MLP = field(compare=False, repr=False)  # the trained network, for drawing its decision boundary
 
 
@@ -171,10 +172,12 @@ def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> 
     losses = train_mlp(model, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
     linear = MLP(2, [1], seed=seed)
     train_mlp(linear, points.tolist(), signs, steps, XOR_BATCH, XOR_LR, seed)
+    shared = int((test_points[:, None, :] == points[None, :, :]).all(dim=-1).any(dim=1).sum())  # (2000, 60) -> count
     return XorTraining(
         tuple(losses),
         _accuracy(model, points, labels),
         _accuracy(model, test_points, test_labels),
         _accuracy(linear, test_points, test_labels),
+        shared,
         model,
     )

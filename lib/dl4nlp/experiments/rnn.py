@@ -4,8 +4,9 @@
 - ``gradient_reaching_inputs``: the gradient a loss at the last of 60 steps sends to each input.
 - ``clipping``: IRNNs trained by SGD with momentum, with and without gradient clipping.
 - ``memory_by_lag``: accuracy on the long-lag memory task for three recurrent networks that
-  differ one thing at a time (tanh with PyTorch's initialisation; tanh with W_h = I; ReLU
-  with W_h = I, the IRNN), and ``initial_gradient_ratio``: why, at initialisation.
+  differ one thing at a time (tanh with PyTorch's W_h; tanh with W_h = I; ReLU with W_h = I,
+  the IRNN), scored on held-out sequences that never occur in training, and
+  ``initial_gradient_ratio``: why, at initialisation.
 - ``irnn_learning_rate``: the IRNN at lag 50 with a three times larger learning rate.
 - ``language_model``: a small RNN language model trained for 100 steps, its held-out
   perplexity next to count-based unigram and bigram models, and a sample.
@@ -37,7 +38,7 @@ from dl4nlp.rnn import (
     sample,
     scaled_orthogonal,
 )
-from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
+from dl4nlp.tasks import fit_long_lag, long_lag_task
 from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 
@@ -56,7 +57,9 @@ SPACE_TOLERANCE = 0.05  # the sample's share of spaces is within this of the hel
 REAL_WORDS = 0.5  # fewer than this share of the sample's words occur in the training text
 
 RADII = (0.5, 0.9, 1.0, 1.5, 3.0)
-VARIANTS = ("tanh, default init", "tanh, W_h = I", "IRNN (ReLU, W_h = I)")
+VARIANTS = ("tanh, default W_h", "tanh, W_h = I", "IRNN (ReLU, W_h = I)")
+LAGS = (5, 10, 20, 50)  # lag 2 would hold nothing out: its 4 · 8² = 256 possible sequences all occur in training
+HELDOUT_SEQUENCES, HELDOUT_SEED = 1000, 12345  # the held-out batch, as in dl4nlp.tasks.long_lag_accuracy
 HELD_OUT_FRACTION = 0.05  # the last 5% of the corpus is never trained on (as in notebook 03)
 
 
@@ -117,15 +120,22 @@ def irnn(seed: int, hidden_size: int = 32) -> RecurrentClassifier:
 
 
 def memory_model(variant: str, seed: int) -> RecurrentClassifier:
-    """One of ``VARIANTS``; the two with W_h = I share ``identity_init_`` and differ only in the nonlinearity."""
+    """One of ``VARIANTS``, all three with the same embedding, input weights, zero biases and read-out.
+
+    Each starts as the IRNN does (``identity_init_``: W_h = I, biases 0, input weights N(0, 0.1²));
+    the first then gets back the W_h PyTorch drew (uniform in ±1/√32), and the last uses ReLU.
+    So the first two differ only in W_h, the last two only in the nonlinearity.
+    """
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}")
-    if variant == VARIANTS[2]:
-        return irnn(seed)
     torch.manual_seed(seed)
-    model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=32, kind="rnn", nonlinearity="tanh")
-    if variant == VARIANTS[1]:
-        identity_init_(model.recurrent)
+    nonlinearity = "relu" if variant == VARIANTS[2] else "tanh"
+    model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=32, kind="rnn", nonlinearity=nonlinearity)
+    default_w_h = model.recurrent.weight_hh_l0.detach().clone()  # (32, 32), PyTorch's draw
+    identity_init_(model.recurrent)
+    if variant == VARIANTS[0]:
+        with torch.no_grad():
+            model.recurrent.weight_hh_l0.copy_(default_w_h)
     return model
 
 
@@ -172,32 +182,55 @@ def clipping(seed: int = 0, runs: int = 4, steps: int = 300, lag: int = 30, lr: 
     )
 
 
+def _training_sequences(lag: int, steps: int, seed: int, batch_size: int = 64) -> set[tuple[int, ...]]:
+    """Every sequence ``fit_long_lag(model, lag, steps, seed=seed)`` trains on, drawn again from its generator."""
+    generator = torch.Generator().manual_seed(seed)
+    return {tuple(row) for _ in range(steps) for row in long_lag_task(batch_size, lag, generator=generator)[0].tolist()}
+
+
+def _heldout_accuracy(model: nn.Module, lag: int, training: set[tuple[int, ...]]) -> tuple[float, int]:
+    """Accuracy on ``long_lag_accuracy``'s held-out sequences not in ``training``, and how many were left out."""
+    tokens, labels = long_lag_task(HELDOUT_SEQUENCES, lag, generator=torch.Generator().manual_seed(HELDOUT_SEED))
+    unseen = torch.tensor([tuple(row) not in training for row in tokens.tolist()])  # (1000,)
+    model.eval()
+    with torch.no_grad():
+        predictions = model(tokens[unseen]).argmax(dim=-1)
+    return float((predictions == labels[unseen]).float().mean()), int((~unseen).sum())
+
+
 @dataclass(frozen=True)
 class MemoryByLag:
     lags: tuple[int, ...]
-    accuracy: dict[str, tuple[float, ...]]  # variant -> held-out accuracy at each lag
+    accuracy: dict[str, tuple[float, ...]]  # variant -> accuracy at each lag, on held-out sequences not trained on
+    heldout_in_training: tuple[int, ...]  # per lag: held-out sequences left out because training saw them
 
 
 def memory_by_lag(
-    seed: int = 0, lags: tuple[int, ...] = (2, 5, 10, 20, 50), variants: tuple[str, ...] = VARIANTS, steps: int = 200
+    seed: int = 0, lags: tuple[int, ...] = LAGS, variants: tuple[str, ...] = VARIANTS, steps: int = 200
 ) -> MemoryByLag:
-    """Each variant trained afresh at each lag: ``steps`` Adam steps at 3e-3, clipped at 1; 1000 held-out sequences."""
-    accuracy = {}
+    """Each variant trained afresh at each lag: ``steps`` Adam steps at 3e-3, clipped at 1, batches of 64.
+
+    Scored on the 1000 held-out sequences of ``long_lag_accuracy`` minus any that training saw
+    (every variant trains on the same batches, drawn from ``seed``).
+    """
+    training = {lag: _training_sequences(lag, steps, seed) for lag in lags}
+    accuracy, left_out = {}, {}
     for variant in variants:
         row = []
         for lag in lags:
             model = memory_model(variant, seed)
             fit_long_lag(model, lag=lag, steps=steps, lr=3e-3, seed=seed, progress=False)
-            row.append(long_lag_accuracy(model, lag))
+            score, left_out[lag] = _heldout_accuracy(model, lag, training[lag])
+            row.append(score)
         accuracy[variant] = tuple(row)
-    return MemoryByLag(tuple(lags), accuracy)
+    return MemoryByLag(tuple(lags), accuracy, tuple(left_out.get(lag, 0) for lag in lags))
 
 
 def irnn_learning_rate(seed: int = 0, lag: int = 50, lr: float = 1e-2, steps: int = 200) -> float:
     """Held-out accuracy of the IRNN trained at ``lr`` instead of 3e-3 (all else as in ``memory_by_lag``)."""
     model = irnn(seed)
     fit_long_lag(model, lag=lag, steps=steps, lr=lr, seed=seed, progress=False)
-    return long_lag_accuracy(model, lag)
+    return _heldout_accuracy(model, lag, _training_sequences(lag, steps, seed))[0]
 
 
 def initial_gradient_ratio(seed: int = 0, lag: int = 50) -> dict[str, float]:

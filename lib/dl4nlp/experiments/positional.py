@@ -1,0 +1,245 @@
+"""Notebook 06's experiments on position information, as functions of a seed.
+
+Every model is a one-layer ``dl4nlp.taggers.Tagger`` (d = 32, two heads) trained
+the same way (``TRAINING``): 150 Adam steps on random sequences of 8 to 16
+tokens over 16 symbols. Only the position information changes from model to
+model. Test sequences come from their own generator and are asserted disjoint
+from every training sequence.
+
+- ``extrapolation``: the previous-token task with no positions, learned,
+  sinusoidal and rotary positions; accuracy at the training length and on
+  sequences three times longer, against the bag-of-words ceiling; and, for the
+  sinusoidal model, the same long sequences with the keys beyond the training
+  length masked out (does attention to unseen positions cause the dip?).
+- ``causal_positions``: no positions at all, a bidirectional encoder against a
+  causal one, trained to output each token's own position.
+
+The thresholds the notebook and ``tests/claims/test_06_positional.py`` assert are
+the named constants below.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import torch
+
+from dl4nlp.experiments import check_seed
+from dl4nlp.taggers import (
+    TASKS,
+    Tagger,
+    TaggerConfig,
+    Training,
+    accuracy_by_position,
+    bag_of_words_ceiling,
+    previous_token_batch,
+    train_tagger,
+)
+
+VOCAB = 16
+KINDS = ("none", "learned", "sinusoidal", "rope")
+TRAINING = Training(task="previous", min_length=8, max_length=16, steps=150, batch_size=64, lr=1e-2)
+CONFIG = TaggerConfig(vocab_size=VOCAB, d_model=32, n_heads=2, n_layers=1, max_len=64)
+POSITION_TRAINING = replace(TRAINING, task="position", min_length=16, max_length=16, steps=300)
+LONG = 48  # test length: three times the longest training sequence
+TEST_SEQUENCES = 1000
+
+# Claim thresholds (shared by notebook 06 and its claims test).
+SOLVES = 0.9  # "solves the task": mean accuracy over positions 1..15 at the training length at least this
+CEILING_SLACK = 0.03  # without positions: within this of the bag-of-words ceiling (it cannot exceed it)
+NEAR_CEILING_BEYOND = 0.1  # learned positions beyond the training length: at most ceiling + this
+UNSOLVED_BEYOND = 0.7  # sinusoidal and rotary positions beyond the training length: at most this
+DIP = 0.05  # sinusoidal and rotary, positions 1..15 of long sequences: at least this below the training length
+RECOVERED = 0.05  # ... and with what was never seen in training masked out: within this of the training length
+
+
+def training_sequences(seed: int) -> set[tuple[int, ...]]:
+    """Every sequence the models of ``seed`` see in training (replays ``train_tagger``'s generator)."""
+    check_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    seen = set()
+    for _ in range(TRAINING.steps):
+        length = int(torch.randint(TRAINING.min_length, TRAINING.max_length + 1, (1,), generator=generator))
+        ids, _ = TASKS[TRAINING.task](TRAINING.batch_size, length, VOCAB, generator)
+        seen.update(tuple(row) for row in ids.tolist())
+    return seen
+
+
+def held_out(length: int, seed: int, n: int = TEST_SEQUENCES) -> tuple[torch.Tensor, torch.Tensor]:
+    """Test sequences of one length for ``seed`` (their own generator), with their previous-token targets."""
+    check_seed(seed)
+    if not isinstance(length, int) or isinstance(length, bool) or not 2 <= length <= CONFIG.max_len:
+        raise ValueError(f"length must be an integer in [2, {CONFIG.max_len}]; got {length!r}")
+    return previous_token_batch(n, length, VOCAB, torch.Generator().manual_seed(10_000 + 100 * seed + length))
+
+
+def _check_held_out(seed: int) -> None:
+    seen = training_sequences(seed)
+    for length in (TRAINING.max_length, LONG):
+        ids, _ = held_out(length, seed)
+        shared = sum(tuple(row) in seen for row in ids.tolist())
+        if shared:
+            raise AssertionError(f"test sequences must be held out; {shared} of length {length} were in training")
+
+
+@lru_cache(maxsize=32)
+def trained(kind: str, seed: int, causal: bool = False, task: str = "previous") -> Tagger:
+    """The tagger with ``kind`` positions for ``seed`` (trained once, then cached)."""
+    check_seed(seed)
+    if kind not in KINDS or task not in ("previous", "position") or not isinstance(causal, bool):
+        raise ValueError(
+            f"need kind in {KINDS}, task in ('previous', 'position') and a bool causal; "
+            f"got kind={kind!r}, task={task!r}, causal={causal!r}"
+        )
+    training = TRAINING if task == "previous" else POSITION_TRAINING
+    labels = None if task == "previous" else TRAINING.max_length
+    config = replace(CONFIG, positional=kind, causal=causal, n_labels=labels)
+    model, _ = train_tagger(config, training, seed)
+    return model
+
+
+def _mean(values: torch.Tensor) -> float:
+    return values.nanmean().item()
+
+
+# --- 1. extrapolation -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ExtrapolationResult:
+    kinds: tuple[str, ...]
+    in_range: tuple[float, ...]  # mean accuracy, positions 1..15 of length-16 sequences
+    long_start: tuple[float, ...]  # positions 1..15 of length-48 sequences
+    beyond: tuple[float, ...]  # positions 16..47 of length-48 sequences
+    by_position: tuple[tuple[float, ...], ...]  # per kind, accuracy at positions 1..47 of length-48 sequences
+    ceiling: float  # bag-of-words ceiling at length 16
+    ceiling_long: float  # ... at length 48
+    sinusoidal_masked_start: float  # sinusoidal, length 48, keys 16..47 masked: positions 1..15
+    rope_windowed: float  # rotary, length 48, keys 16 or more away masked: positions 1..47
+    test_sequences: int
+
+    def of(self, field: str, kind: str) -> float:
+        """The number ``field`` ('in_range', 'long_start' or 'beyond') of the model with ``kind`` positions."""
+        if field not in ("in_range", "long_start", "beyond") or kind not in self.kinds:
+            raise ValueError(
+                f"need field in ('in_range', 'long_start', 'beyond') and kind in {self.kinds}; got {field!r}, {kind!r}"
+            )
+        return getattr(self, field)[self.kinds.index(kind)]
+
+
+def extrapolation(seed: int = 0) -> ExtrapolationResult:
+    """Four taggers that differ only in their position information, tested at and beyond the training length."""
+    check_seed(seed)
+    _check_held_out(seed)
+    short_ids, short_targets = held_out(TRAINING.max_length, seed)
+    long_ids, long_targets = held_out(LONG, seed)
+    edge = TRAINING.max_length  # first position never seen in training
+    in_range, long_start, beyond, by_position = [], [], [], []
+    for kind in KINDS:
+        model = trained(kind, seed)
+        in_range.append(_mean(accuracy_by_position(model, short_ids, short_targets)[1:]))
+        long = accuracy_by_position(model, long_ids, long_targets)
+        long_start.append(_mean(long[1:edge]))
+        beyond.append(_mean(long[edge:]))
+        by_position.append(tuple(long[1:].tolist()))
+    seen_only = torch.zeros(LONG, LONG, dtype=torch.bool)
+    seen_only[:, :edge] = True  # every query may attend to keys 0..15 only: positions seen in training
+    masked = accuracy_by_position(trained("sinusoidal", seed), long_ids, long_targets, mask=seen_only)
+    offsets = torch.arange(LONG)[None, :] - torch.arange(LONG)[:, None]
+    near = offsets.abs() < edge  # every query may attend to keys less than 16 away: distances seen in training
+    windowed = accuracy_by_position(trained("rope", seed), long_ids, long_targets, mask=near)
+    return ExtrapolationResult(
+        KINDS,
+        tuple(in_range),
+        tuple(long_start),
+        tuple(beyond),
+        tuple(by_position),
+        bag_of_words_ceiling(TRAINING.max_length, VOCAB),
+        bag_of_words_ceiling(LONG, VOCAB),
+        _mean(masked[1:edge]),
+        _mean(windowed[1:]),
+        TEST_SEQUENCES,
+    )
+
+
+def ceiling_tolerance(result: ExtrapolationResult) -> float:
+    """Three standard errors of an accuracy near the ceiling, measured on 15 positions of every test sequence."""
+    if not isinstance(result, ExtrapolationResult):
+        raise TypeError(f"result must be a ExtrapolationResult; got {type(result).__name__}")
+    p = result.ceiling
+    return 3 * math.sqrt(p * (1 - p) / (result.test_sequences * (TRAINING.max_length - 1)))
+
+
+def extrapolation_claims(result: ExtrapolationResult) -> dict[str, bool]:
+    """Each sentence the notebook states about ``extrapolation``, true or false."""
+    if not isinstance(result, ExtrapolationResult):
+        raise TypeError(f"result must be a ExtrapolationResult; got {type(result).__name__}")
+    of = result.of
+    return {
+        "without positions: at the bag-of-words ceiling, never above it": (
+            of("in_range", "none") <= result.ceiling + ceiling_tolerance(result)
+            and of("in_range", "none") >= result.ceiling - CEILING_SLACK
+        ),
+        "learned, sinusoidal and rotary positions solve the task in range": all(
+            of("in_range", kind) >= SOLVES for kind in ("learned", "sinusoidal", "rope")
+        ),
+        "learned positions beyond the training length: near the ceiling": (
+            of("beyond", "learned") <= result.ceiling_long + NEAR_CEILING_BEYOND
+        ),
+        "sinusoidal positions beyond the training length: far from solved": (
+            of("beyond", "sinusoidal") <= UNSOLVED_BEYOND
+        ),
+        "rotary positions beyond the training length: far from solved": of("beyond", "rope") <= UNSOLVED_BEYOND,
+        "sinusoidal and rotary: long inputs hurt even the first 15 positions": all(
+            of("long_start", kind) <= of("in_range", kind) - DIP for kind in ("sinusoidal", "rope")
+        ),
+        "sinusoidal: masking the keys at unseen positions restores them": (
+            result.sinusoidal_masked_start >= of("in_range", "sinusoidal") - RECOVERED
+        ),
+        "rotary: masking the keys at unseen distances restores every position": (
+            result.rope_windowed >= of("in_range", "rope") - RECOVERED
+        ),
+    }
+
+
+# --- 2. the causal mask as a source of position ----------------------------------------------------
+@dataclass(frozen=True)
+class CausalPositionResult:
+    length: int
+    bidirectional: tuple[float, ...]  # accuracy at naming its own position, positions 1..T-1, no positions
+    causal: tuple[float, ...]  # the same with a causal mask, still no positions
+    chance: float  # 1 / (T - 1): the best an order-blind model can do (every label 1..T-1 equally likely)
+
+
+CAUSAL_MIN = 0.9  # the causal model names its own position with at least this accuracy at every position
+BIDIRECTIONAL_SLACK = 0.03  # the bidirectional model: within this of chance, never above it
+
+
+def causal_positions(seed: int = 0) -> CausalPositionResult:
+    """Two taggers without any position information, bidirectional and causal, asked where each token is."""
+    check_seed(seed)
+    length = TRAINING.max_length
+    ids, targets = TASKS["position"](TEST_SEQUENCES, length, VOCAB, torch.Generator().manual_seed(20_000 + seed))
+    results = [
+        accuracy_by_position(trained("none", seed, causal, "position"), ids, targets) for causal in (False, True)
+    ]
+    return CausalPositionResult(
+        length, tuple(results[0][1:].tolist()), tuple(results[1][1:].tolist()), 1 / (length - 1)
+    )
+
+
+def causal_claims(result: CausalPositionResult) -> dict[str, bool]:
+    """Each sentence the notebook states about ``causal_positions``, true or false."""
+    if not isinstance(result, CausalPositionResult):
+        raise TypeError(f"result must be a CausalPositionResult; got {type(result).__name__}")
+    bidirectional = sum(result.bidirectional) / len(result.bidirectional)
+    causal = sum(result.causal) / len(result.causal)
+    n = len(result.bidirectional) * TEST_SEQUENCES
+    above = 3 * math.sqrt(result.chance * (1 - result.chance) / n)  # three standard errors
+    return {
+        "bidirectional, no positions: chance, never above it": (
+            result.chance - BIDIRECTIONAL_SLACK <= bidirectional <= result.chance + above
+        ),
+        "causal, no positions: every position named": min(result.causal) >= CAUSAL_MIN,
+        "causal far above bidirectional": causal >= CAUSAL_MIN > bidirectional,
+    }

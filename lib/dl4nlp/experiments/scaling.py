@@ -1,0 +1,198 @@
+"""Notebook 09's experiments: a live schedule race, and the claims about the shipped sweep, per seed.
+
+``schedule_race(seed)`` trains one small model three ways with the same initial
+weights and batches (cosine, constant, and warmup-stable-decay branched off the
+constant run) and returns their final held-out losses: the live version of the
+sweep's schedule comparison. ``sweep_claims(results, seed)`` computes, from the
+shipped sweep (``dl4nlp.sweep.load_sweep()``), every number the notebook's prose
+interprets, for one of the sweep's two seeds; the notebook asserts them on seed 0
+and ``tests/claims/test_09_scaling.py`` on both. Helpers select runs from the
+results with ``dl4nlp.sweep_analysis``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from dl4nlp.compute_optimal import aicc, envelope, fit_slope, loo_rmse
+from dl4nlp.data import load_text
+from dl4nlp.recipes.scaling_run import Run, train_run
+from dl4nlp.recipes.scaling_spec import SweepSpec, trunk_and_branches
+from dl4nlp.scaling import fit_power_law
+from dl4nlp.sweep import CharData
+from dl4nlp.sweep_analysis import (
+    data_slopes,
+    envelope_allocation,
+    final_loss,
+    finished_cosine,
+    fixed_data,
+    isoflop_allocation,
+    isoflop_profiles,
+    parametric_allocation,
+    schedule_pairs,
+)
+
+# ---- thresholds of the claims (shared by notebook and tests) --------------------------------
+SCHEDULE_MIN_STEPS = 900  # from this many steps (1.8M characters) on, the schedules rank as Hoffmann et al. saw
+BENDING_SIZES = ("1x8", "1x16", "2x16", "2x24", "2x32")  # L(D) bends: the last local slope is under ...
+BENDING_RATIO = 0.5  # ... this fraction of the steepest (first seed: the second has three budgets per size)
+STEADY_SIZES = ("3x40", "3x64")  # L(D) still straight: the last local slope is over ...
+STEADY_RATIO = 0.7  # ... this fraction of the steepest
+ISOFLOP_EXCLUDES = 0.5  # the IsoFLOP interval of a excludes Hoffmann et al.'s 0.5 ...
+ISOFLOP_INCLUDES = 0.73  # ... and includes Kaplan et al.'s 0.73, on both seeds
+SHAPE_SPREAD_MIN = 0.05  # the worst shape ends more than this fraction above the best, ...
+SHAPE_SPREAD_MAX = 0.08  # ... and less than this
+EMERGENCE_K = 8  # exact match of this many characters: the all-or-nothing metric of the widget
+EMERGENCE_RISE = 20  # along the envelope, whole-word completions rise more than this factor ...
+SMOOTH_RISE = 3  # ... while the letters of the same completions rise less than this factor,
+SMOOTH_R2 = 0.9  # and a straight line in log C explains more than this share of their variance
+CONVENTION_NAMES = ("counted", "chinchilla", "kaplan")
+
+
+# ---- the live schedule race -----------------------------------------------------------------
+@dataclass(frozen=True)
+class ScheduleRace:
+    """Final held-out losses of one size trained three ways for ``steps`` steps from the same start."""
+
+    seed: int
+    size: str
+    steps: int
+    lr: float
+    cosine: float
+    constant: float
+    wsd: float
+    curves: dict  # schedule -> [(step, held-out loss), ...]
+
+
+def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> ScheduleRace:
+    """Train ``size`` for ``steps`` steps with a cosine, a constant and a warmup-stable-decay schedule (the last
+    branched off the constant run), same initial weights and batches for the three; the sweep's settings."""
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    spec = SweepSpec(seed=seed, second_seed=None if seed != 1 else 2, lr_search_steps=steps)
+    data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+    settings = spec.settings()
+    device = torch.device("cpu")
+    with tempfile.TemporaryDirectory() as folder:
+        trunk, wsd = trunk_and_branches(spec, size, [steps], lr, seed)
+        records = {
+            "cosine": train_run(Run(size, "cosine", steps, lr, seed), data, settings, Path(folder), device),
+            "constant": train_run(trunk, data, settings, Path(folder), device),
+        }
+        records["wsd"] = train_run(wsd, data, settings, Path(folder), device)
+    curves = {k: [(p["step"], p["heldout_loss"]) for p in r["curve"]] for k, r in records.items()}
+    return ScheduleRace(
+        seed=seed,
+        size=size,
+        steps=steps,
+        lr=lr,
+        cosine=final_loss(records["cosine"]),
+        constant=final_loss(records["constant"]),
+        wsd=final_loss(records["wsd"]),
+        curves=curves,
+    )
+
+
+# ---- the claims about the shipped sweep, for one seed -----------------------------------------
+@dataclass(frozen=True)
+class SweepClaims:
+    """Every number notebook 09's prose interprets, computed from the shipped sweep for one seed."""
+
+    seed: int
+    schedules: tuple  # dicts: size, steps, cosine, wsd, constant, longest_cosine_at_steps
+    fixed_sizes: tuple
+    fixed_n: np.ndarray  # total parameters of the fixed-data runs
+    fixed_loss: np.ndarray
+    aicc_plain: float
+    aicc_floor: float
+    loo_plain: float
+    loo_floor: float
+    floor: float  # E of the fit with a floor
+    floor_interval: tuple  # its 95 % bootstrap interval (residual bootstrap of the power law)
+    iso_levels: np.ndarray
+    iso_n_opt: np.ndarray
+    iso_inside: np.ndarray
+    a_isoflop: object  # Slope, or None with fewer than 3 profiles
+    a_envelope: dict  # convention -> Slope
+    parametric: object  # sweep_analysis.Parametric
+    shapes: tuple  # (name, n_layers, d_model, non-embedding parameters, loss) at the fixed budget
+    slopes: dict  # size -> local slopes -dlog L/dlog D between neighbouring grid budgets (sizes with >= 3)
+    frontier_flops: np.ndarray  # the envelope's finished runs (no cheaper run is better), by compute
+    char_accuracy: np.ndarray  # their greedy next-character accuracy (continuous metric)
+    exact: np.ndarray  # exact match of the next EMERGENCE_K characters (all-or-nothing)
+    completion_exact: np.ndarray  # words completed entirely right from their first letter (all-or-nothing)
+    completion_chars: np.ndarray  # letters of those completions right (continuous, the same predictions)
+
+
+def _floor_fits(n: np.ndarray, loss: np.ndarray):
+    plain = fit_power_law(n, loss, n_bootstrap=0)
+    floor = fit_power_law(n, loss, irreducible=True, n_bootstrap=200)
+    return plain, floor
+
+
+def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaims:
+    """The claims' numbers for ``seed`` (the sweep's first or second seed)."""
+    if seed not in {r["seed"] for r in results["runs"].values()}:
+        raise ValueError(f"the sweep has no runs of seed {seed!r}")
+    fixed = fixed_data(results, seed)
+    n = np.array([r["total_params"] for r in fixed], dtype=float)
+    loss = np.array([final_loss(r) for r in fixed])
+    plain, floor = _floor_fits(n, loss)
+    loo_plain = loo_rmse(lambda x, y: fit_power_law(x, y, n_bootstrap=0), n, loss)
+    loo_floor = loo_rmse(lambda x, y: fit_power_law(x, y, irreducible=True, n_bootstrap=0), n, loss)
+    profiles = isoflop_profiles(results, seed)
+    inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
+    kinds = fixed_data(results, seed, shapes=True)
+    k = EMERGENCE_K
+    runs = finished_cosine(results, seed)
+    front = [runs[i] for i in envelope([r["flops"] for r in runs], [final_loss(r) for r in runs])]
+    return SweepClaims(
+        seed=seed,
+        schedules=tuple(schedule_pairs(results, seed)),
+        fixed_sizes=tuple(r["size"] for r in fixed),
+        fixed_n=n,
+        fixed_loss=loss,
+        aicc_plain=aicc(plain.rss, len(n), 2),
+        aicc_floor=aicc(floor.rss, len(n), 3),
+        loo_plain=loo_plain,
+        loo_floor=loo_floor,
+        floor=floor.irreducible,
+        floor_interval=_floor_interval(n, loss, floor),
+        iso_levels=np.array([p.level for p in profiles]),
+        iso_n_opt=np.array([p.by_n.n_opt for p in profiles]),
+        iso_inside=np.array([p in inside for p in profiles]),
+        a_isoflop=isoflop_allocation(profiles, n_bootstrap).a if len(inside) >= 3 else None,
+        a_envelope={
+            c: envelope_allocation(results, seed, c, n_bootstrap).a for c in ("counted", "chinchilla", "kaplan")
+        },
+        parametric=parametric_allocation(results, seed, n_bootstrap=n_bootstrap),
+        shapes=tuple((r["size"], r["n_layers"], r["d_model"], r["non_embedding_params"], final_loss(r)) for r in kinds),
+        slopes={size: local for size, (_, _, local) in data_slopes(results, seed).items()},
+        frontier_flops=np.array([r["flops"] for r in front], dtype=float),
+        char_accuracy=np.array([r["final"]["token_accuracy"] for r in front]),
+        exact=np.array([r["final"]["exact_match"][k - 1] for r in front]),
+        completion_exact=np.array([r["final"]["completion_exact_match"] for r in front]),
+        completion_chars=np.array([r["final"]["completion_char_accuracy"] for r in front]),
+    )
+
+
+def _floor_interval(n: np.ndarray, loss: np.ndarray, fit, n_bootstrap: int = 200, seed: int = 0) -> tuple:
+    """95 % interval of the floor E: refit resamples of the log residuals around the fit."""
+    rng = np.random.default_rng(seed)
+    residuals = np.log(loss) - np.log(fit(n))
+    draws = []
+    for _ in range(n_bootstrap):
+        resampled = fit(n) * np.exp(rng.choice(residuals, size=len(n)))
+        try:
+            draws.append(fit_power_law(n, resampled, irreducible=True, n_bootstrap=0).irreducible)
+        except ValueError:
+            continue
+    return float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))
+
+
+__all__ = ["ScheduleRace", "SweepClaims", "schedule_race", "sweep_claims", "fit_slope"]

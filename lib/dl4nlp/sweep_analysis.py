@@ -1,0 +1,265 @@
+"""Reading the shipped scaling sweep: select runs, and apply Hoffmann et al.'s three methods to one seed.
+
+Every analysis takes the sweep's results (``dl4nlp.sweep.load_sweep()``) and a
+seed, uses finished runs only (a run's final held-out loss, never a point in the
+middle of its schedule), and counts parameters and compute by one of three
+conventions (``CONVENTIONS``):
+
+- ``'counted'``: total parameters, and the training FLOPs the sweep counted
+  (three forward passes: linear layers, dense attention, the output layer);
+- ``'chinchilla'``: total parameters N_T and C = 6 N_T D (Hoffmann et al. 2022);
+- ``'kaplan'``: non-embedding parameters N and C = 6 N D (Kaplan et al. 2020).
+
+Taught in notebook 09.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from dl4nlp.compute_optimal import (
+    IsoFLOPMinimum,
+    ParametricFit,
+    Slope,
+    envelope,
+    fit_parametric,
+    fit_slope,
+    isoflop_minimum,
+    local_slopes,
+)
+from dl4nlp.sweep import SCHEDULES
+
+ROLES = ("lr_search", "grid", "schedules", "fixed_data")
+CONVENTIONS = {
+    "counted": ("total_params", "flops"),
+    "chinchilla": ("total_params", "total_param_flops"),
+    "kaplan": ("non_embedding_params", "kaplan_flops"),
+}
+
+
+def _convention(name: str) -> tuple[str, str]:
+    if name not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {tuple(CONVENTIONS)}; got {name!r}")
+    return CONVENTIONS[name]
+
+
+def select(
+    results: dict,
+    *,
+    role: Optional[str] = None,
+    seed: Optional[int] = None,
+    size: Optional[str] = None,
+    schedule: Optional[str] = None,
+) -> list[dict]:
+    """The runs with this role ('lr_search', 'grid', 'schedules', 'fixed_data'), seed, size and schedule (each
+    optional) that did not diverge, sorted by non-embedding size, then size name, then steps."""
+    if not isinstance(results, dict) or not isinstance(results.get("runs"), dict):
+        raise ValueError("results must be the sweep's results (dl4nlp.sweep.load_sweep()); found no 'runs'")
+    if role is not None and role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES} or None; got {role!r}")
+    if schedule is not None and schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES} or None; got {schedule!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed must be an integer or None; got {seed!r}")
+    out = [
+        r
+        for r in results["runs"].values()
+        if not r["diverged"]
+        and (role is None or role in r["roles"])
+        and (seed is None or r["seed"] == seed)
+        and (size is None or r["size"] == size)
+        and (schedule is None or r["schedule"] == schedule)
+    ]
+    return sorted(out, key=lambda r: (r["non_embedding_params"], r["size"], r["steps"]))
+
+
+def seeds(results: dict) -> list[int]:
+    """The seeds the sweep trained (first the main one)."""
+    spec = results["recipe"]["spec"]
+    return [spec["seed"]] + ([spec["second_seed"]] if spec.get("second_seed") is not None else [])
+
+
+def final_loss(run: dict) -> float:
+    """Held-out loss (nats per character) at the end of a finished run."""
+    return float(run["curve"][-1]["heldout_loss"])
+
+
+def loss_at(run: dict, step: int) -> float:
+    """Held-out loss of a run at one of its evaluation points."""
+    for point in run["curve"]:
+        if point["step"] == step:
+            return float(point["heldout_loss"])
+    points = [p["step"] for p in run["curve"]]
+    raise ValueError(f"run {run['id']} was not evaluated at step {step}; its points: {points}")
+
+
+def finished_cosine(results: dict, seed: int) -> list[dict]:
+    """Every finished cosine run of ``seed`` at its size's chosen learning rate (the grid and the fixed-data
+    runs), the shapes of the deeper-versus-wider comparison excluded."""
+    sizes = set(results["recipe"]["spec"]["sizes"])
+    runs = {r["id"]: r for role in ("grid", "fixed_data") for r in select(results, role=role, seed=seed)}
+    if not runs:
+        raise ValueError(f"the sweep has no finished cosine runs of seed {seed!r}; its seeds: {seeds(results)}")
+    return sorted((r for r in runs.values() if r["size"] in sizes), key=lambda r: (r["flops"], r["id"]))
+
+
+# --- method 1: the envelope of finished runs ----------------------------------------
+@dataclass(frozen=True)
+class Allocation:
+    """N_opt ∝ C^a and D_opt ∝ C^b, fitted to the compute-optimal points of one method."""
+
+    compute: np.ndarray
+    n_opt: np.ndarray
+    d_opt: np.ndarray
+    loss: np.ndarray  # the loss at each compute-optimal point
+    a: Slope
+    b: Slope
+
+
+def envelope_allocation(results: dict, seed: int, convention: str = "counted", n_bootstrap: int = 1000) -> Allocation:
+    """Method 1: the finished runs no cheaper run beats; N_opt(C) and D_opt(C) are their sizes and tokens."""
+    n_key, c_key = _convention(convention)
+    runs = finished_cosine(results, seed)
+    front = [runs[i] for i in envelope([r[c_key] for r in runs], [final_loss(r) for r in runs])]
+    c = np.array([r[c_key] for r in front], dtype=float)
+    n = np.array([r[n_key] for r in front], dtype=float)
+    d = np.array([r["tokens"] for r in front], dtype=float)
+    loss = np.array([final_loss(r) for r in front])
+    return Allocation(c, n, d, loss, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
+
+
+# --- method 2: IsoFLOP profiles -------------------------------------------------------
+@dataclass(frozen=True)
+class Profile:
+    """The grid runs of one compute level and the parabolas through them (in log N and in log D)."""
+
+    level: float
+    runs: list
+    n: np.ndarray
+    d: np.ndarray
+    loss: np.ndarray
+    by_n: IsoFLOPMinimum
+    by_d: IsoFLOPMinimum
+
+
+def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profile]:
+    """Method 2: the grid runs of ``seed`` by compute level (counted FLOPs, total parameters), with a parabola
+    of loss against log N and against log D through each level with at least ``min_runs`` sizes."""
+    if isinstance(min_runs, bool) or not isinstance(min_runs, int) or min_runs < 3:
+        raise ValueError(f"min_runs must be an integer >= 3 (a parabola has three parameters); got {min_runs!r}")
+    levels: dict[float, list] = {}
+    for run in select(results, role="grid", seed=seed):
+        levels.setdefault(run["level"], []).append(run)
+    out = []
+    for level in sorted(levels):
+        runs = levels[level]
+        if len(runs) < min_runs:
+            continue
+        n = np.array([r["total_params"] for r in runs], dtype=float)
+        d = np.array([r["tokens"] for r in runs], dtype=float)
+        loss = np.array([final_loss(r) for r in runs])
+        out.append(Profile(level, runs, n, d, loss, isoflop_minimum(n, loss), isoflop_minimum(d, loss)))
+    return out
+
+
+def isoflop_allocation(profiles: list[Profile], n_bootstrap: int = 1000) -> Allocation:
+    """N_opt ∝ C^a and D_opt ∝ C^b through the vertices of the profiles whose minimum lies inside their sizes."""
+    inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
+    if len(inside) < 3:
+        raise ValueError(f"need at least 3 profiles with their minimum inside; got {len(inside)} of {len(profiles)}")
+    c = np.array([p.level for p in inside])
+    n = np.array([p.by_n.n_opt for p in inside])
+    d = np.array([p.by_d.n_opt for p in inside])
+    loss = np.array([p.by_n.loss for p in inside])
+    return Allocation(c, n, d, loss, fit_slope(c, n, n_bootstrap), fit_slope(c, d, n_bootstrap))
+
+
+# --- method 3: the parametric loss -----------------------------------------------------
+@dataclass(frozen=True)
+class Parametric:
+    """L(N, D) = E + A/N^alpha + B/D^beta over the finished cosine runs of one seed, with bootstrap intervals."""
+
+    fit: ParametricFit
+    a: float
+    b: float
+    intervals: dict  # name -> (2.5 %, 97.5 %) of E, alpha, beta, a over bootstrap resamples of the runs
+    n_points: int
+
+
+def parametric_allocation(
+    results: dict, seed: int, convention: str = "counted", n_bootstrap: int = 200, rng_seed: int = 0
+) -> Parametric:
+    """Method 3 with a bootstrap over runs (each resample refitted from the full fit's parameters)."""
+    n_key, _ = _convention(convention)
+    runs = finished_cosine(results, seed)
+    n = np.array([r[n_key] for r in runs], dtype=float)
+    d = np.array([r["tokens"] for r in runs], dtype=float)
+    loss = np.array([final_loss(r) for r in runs])
+    fit = fit_parametric(n, d, loss)
+    rng = np.random.default_rng(rng_seed)
+    draws = []
+    for _ in range(n_bootstrap):
+        pick = rng.integers(0, len(runs), len(runs))
+        if len(set(n[pick])) < 2 or len(set(d[pick])) < 2:
+            continue
+        f = fit_parametric(n[pick], d[pick], loss[pick], start=fit)
+        draws.append((f.E, f.alpha, f.beta, f.allocation()[0]))
+    draws = np.array(draws)
+    names = ("E", "alpha", "beta", "a")
+    intervals = {
+        k: (float(np.percentile(draws[:, i], 2.5)), float(np.percentile(draws[:, i], 97.5)))
+        for i, k in enumerate(names)
+    }
+    a, b = fit.allocation()
+    return Parametric(fit, a, b, intervals, len(runs))
+
+
+# --- the other readings ------------------------------------------------------------
+def data_slopes(results: dict, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """For each size with at least three grid budgets: tokens D, final loss L, and the local slopes
+    −d log L / d log D between neighbouring budgets."""
+    out = {}
+    for size in results["recipe"]["spec"]["sizes"]:
+        runs = select(results, role="grid", seed=seed, size=size)
+        if len(runs) >= 3:
+            d = np.array([r["tokens"] for r in runs], dtype=float)
+            loss = np.array([final_loss(r) for r in runs])
+            out[size] = (d, loss, local_slopes(d, loss))
+    return out
+
+
+def fixed_data(results: dict, seed: int, shapes: bool = False) -> list[dict]:
+    """The fixed-data runs of ``seed`` (every size, or with ``shapes`` every shape and its reference), all at the
+    same number of steps and at their chosen rates."""
+    spec = results["recipe"]["spec"]
+    wanted = set(spec["shapes"]) | {spec["shape_reference"]} if shapes else set(spec["sizes"])
+    return [r for r in select(results, role="fixed_data", seed=seed) if r["size"] in wanted]
+
+
+def schedule_pairs(results: dict, seed: int) -> list[dict]:
+    """For each size trained with all three schedules and each of its budgets: the finished cosine and
+    warmup-stable-decay losses, the constant-rate run at that step, and the longest cosine run at that step
+    (NaN where that step is not among its evaluations, or is the longest run's own end)."""
+    out = []
+    for trunk in select(results, role="schedules", seed=seed, schedule="constant"):
+        cosine = {r["steps"]: r for r in select(results, role="grid", seed=seed, size=trunk["size"])}
+        wsd = {r["steps"]: r for r in select(results, role="schedules", seed=seed, size=trunk["size"], schedule="wsd")}
+        longest = cosine[max(cosine)]
+        for steps in sorted(set(cosine) & set(wsd)):
+            mid = {p["step"]: p["heldout_loss"] for p in longest["curve"]}.get(steps, math.nan)
+            mid = math.nan if steps == longest["steps"] else mid  # the longest run's own end is no comparison
+            out.append(
+                {
+                    "size": trunk["size"],
+                    "steps": steps,
+                    "cosine": final_loss(cosine[steps]),
+                    "wsd": final_loss(wsd[steps]),
+                    "constant": loss_at(trunk, steps),
+                    "longest_cosine_at_steps": mid,
+                }
+            )
+    return out
