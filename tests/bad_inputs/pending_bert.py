@@ -51,6 +51,7 @@ pending(
     "dl4nlp.experiments.bert.few_labels",
     "dl4nlp.experiments.bert.gains_by_seed",
     "dl4nlp.experiments.bert.less_context",
+    "dl4nlp.experiments.bert.sweep_by_seed",
     "dl4nlp.experiments.bert.load_learning_curve",
     "dl4nlp.experiments.bert.load_mask_sweep",
     "dl4nlp.experiments.bert.sweep_summary",
