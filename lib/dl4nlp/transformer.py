@@ -18,8 +18,19 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_ids,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+    within_model,
+)
 from dl4nlp.attention import MultiHeadAttention
-from dl4nlp.positional import make_positional
+from dl4nlp.positional import POSITIONAL_KINDS, make_positional
 
 
 @dataclass
@@ -40,18 +51,30 @@ class TransformerConfig:
     layer_norm_eps: float = 1e-5
 
     def __post_init__(self) -> None:
-        if self.d_ff is None:
+        if self.d_ff is None and isinstance(self.d_model, int):
             self.d_ff = 4 * self.d_model
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            check_int(name, getattr(self, name))
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model must be divisible by n_heads; got d_model={self.d_model}, n_heads={self.n_heads}"
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
+        check_number("dropout", self.dropout, 0.0, 1.0, high_open=True)
+        check_choice("positional", self.positional, POSITIONAL_KINDS)
+        if self.positional == "sinusoidal" and self.d_model % 2:
+            raise ValueError(f"d_model must be even for positional='sinusoidal' (sin/cos pairs); got {self.d_model}")
+        for name in ("norm_first", "fast_attention", "tie_weights"):
+            check_bool(name, getattr(self, name))
+        check_number("layer_norm_eps", self.layer_norm_eps, 0.0, low_open=True)
+
+
+def _check_input(module: nn.Module, x: torch.Tensor, d_model: int) -> None:
+    check_tensor("x", x, shape=("B", "T", d_model), dtype="float", finite=True)
+    check_same_dtype("x", x, module)
+
+
+def _is_gelu(activation) -> bool:
+    return activation is F.gelu or (isinstance(activation, nn.GELU) and activation.approximate == "none")
 
 
 class TransformerBlock(nn.Module):
@@ -59,7 +82,9 @@ class TransformerBlock(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         C = config.d_model
+        self.config = config
         self.norm_first = config.norm_first
         self.self_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
         self.linear1 = nn.Linear(C, config.d_ff)
@@ -75,31 +100,58 @@ class TransformerBlock(nn.Module):
         return self.dropout(self.linear2(self.dropout(F.gelu(self.linear1(x)))))  # (B, T, C)
 
     def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
+        _check_input(self, x, self.config.d_model)
         if self.norm_first:
             x = x + self._attend(self.norm1(x), mask, causal)
             return x + self._feed_forward(self.norm2(x))
         x = self.norm1(x + self._attend(x, mask, causal))
         return self.norm2(x + self._feed_forward(x))
 
+    @classmethod
     @torch.no_grad()
-    def load_from_torch(self, reference: nn.TransformerEncoderLayer) -> TransformerBlock:
-        """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` (GELU, same sizes)."""
-        if reference.norm_first != self.norm_first:
-            raise ValueError(f"reference must have norm_first={self.norm_first}; got {reference.norm_first}")
-        self.self_attn.load_from_torch(reference.self_attn)
+    def from_torch(
+        cls, reference: nn.TransformerEncoderLayer, config: Optional[TransformerConfig] = None
+    ) -> TransformerBlock:
+        """A block with the sizes, dtype, device and weights of a ``torch.nn.TransformerEncoderLayer``.
+
+        The reference must use GELU (as the block does) and have biases. ``config``
+        (optional) supplies what the reference does not fix (dropout, the fast
+        attention path) and must agree with it on the sizes; without it the block
+        gets the reference's sizes and ``vocab_size=1`` (a block has no vocabulary).
+        The two agree in eval mode.
+        """
+        check_type("reference", reference, nn.TransformerEncoderLayer, "a torch.nn.TransformerEncoderLayer")
+        if not _is_gelu(reference.activation):
+            name = getattr(reference.activation, "__name__", type(reference.activation).__name__)
+            raise ValueError(f"reference must use the block's activation, GELU (exact); got {name}")
+        if reference.linear1.bias is None or reference.norm1.bias is None:
+            raise ValueError("reference must have biases (bias=True), as the block does; got bias=False")
+        sizes = dict(
+            d_model=reference.self_attn.embed_dim,
+            n_heads=reference.self_attn.num_heads,
+            d_ff=reference.linear1.out_features,
+            norm_first=reference.norm_first,
+            layer_norm_eps=reference.norm1.eps,
+        )
+        if config is None:
+            config = TransformerConfig(vocab_size=1, n_layers=1, dropout=reference.dropout.p, **sizes)
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
+        for name, value in sizes.items():
+            if getattr(config, name) != value:
+                mine = getattr(config, name)
+                raise ValueError(f"config must match the reference: {name}={mine}; reference has {value}")
+        weight = reference.linear1.weight
+        block = cls(config).to(weight.device, weight.dtype)
+        block.self_attn = MultiHeadAttention.from_torch(reference.self_attn, fast=config.fast_attention)
         for mine, theirs in [
-            (self.linear1, reference.linear1),
-            (self.linear2, reference.linear2),
-            (self.norm1, reference.norm1),
-            (self.norm2, reference.norm2),
+            (block.linear1, reference.linear1),
+            (block.linear2, reference.linear2),
+            (block.norm1, reference.norm1),
+            (block.norm2, reference.norm2),
         ]:
-            if mine.weight.shape != theirs.weight.shape:
-                raise ValueError(
-                    f"shape mismatch: expected {tuple(mine.weight.shape)}, got {tuple(theirs.weight.shape)}"
-                )
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
-        return self
+        return block
 
 
 class TransformerEncoder(nn.Module):
@@ -107,6 +159,7 @@ class TransformerEncoder(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         self.config = config
         self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
         self.final_norm = (
@@ -114,13 +167,19 @@ class TransformerEncoder(nn.Module):
         )
 
     def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
+        _check_input(self, x, self.config.d_model)
         for block in self.blocks:  # (B, T, C) throughout
             x = block(x, mask=mask, causal=causal)
         return self.final_norm(x)
 
-    def attention_weights(self) -> list[Optional[torch.Tensor]]:
+    def attention_weights(self) -> list[torch.Tensor]:
         """Each block's attention weights (B, H, T, T) from the last forward pass (readable path only)."""
-        return [block.self_attn.last_weights for block in self.blocks]
+        if self.config.fast_attention:
+            raise ValueError("attention_weights needs the readable path, not the fast one; got fast_attention=True")
+        weights = [block.self_attn.last_weights for block in self.blocks]
+        if any(w is None for w in weights):
+            raise ValueError("no attention weights yet: run a forward pass first; got None")
+        return weights
 
 
 class TransformerLM(nn.Module):
@@ -128,6 +187,7 @@ class TransformerLM(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, config.d_model)
         self.position = make_positional(config.positional, config.max_len, config.d_model)
@@ -137,14 +197,23 @@ class TransformerLM(nn.Module):
         if config.tie_weights:
             self.lm_head.weight = self.token_embedding.weight
 
+    def _check_ids(self, name: str, ids: torch.Tensor) -> None:
+        check_ids(name, ids, self.config.vocab_size, shape=("B", "T"))
+        if self.config.positional != "none" and ids.shape[1] > self.config.max_len:
+            raise ValueError(
+                f"{name} must have at most max_len={self.config.max_len} positions; got shape {tuple(ids.shape)}"
+            )
+
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if ids.dim() != 2:
-            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)}")
-        x = self.position(self.token_embedding(ids))  # (B, T, C)
-        return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
+        self._check_ids("ids", ids)
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            x = self.position(self.token_embedding(ids))  # (B, T, C)
+            return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
 
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
+        self._check_ids("ids", ids)
+        check_ids("targets", targets, self.config.vocab_size, shape=tuple(ids.shape))
         logits = self(ids)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
@@ -153,8 +222,11 @@ class TransformerLM(nn.Module):
         self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0, generator: Optional[torch.Generator] = None
     ) -> torch.Tensor:
         """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy."""
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0; got {temperature!r}")
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
+        check_int("new_tokens", new_tokens, low=0)
+        check_number("temperature", temperature, 0.0)
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         for _ in range(new_tokens):
             logits = self(ids[:, -self.config.max_len :])[:, -1]  # (B, V)
             if temperature == 0:
@@ -180,6 +252,7 @@ def count_parameters(module: nn.Module, exclude_embeddings: bool = False) -> int
     ``exclude_embeddings=True`` leaves out ``nn.Embedding`` tables (token and
     learned position embeddings), the convention of Kaplan et al. (2020).
     """
+    check_type("module", module, nn.Module, "a torch.nn.Module")
     seen, total = set(), 0
     skip = set()
     if exclude_embeddings:
