@@ -310,7 +310,7 @@ b_q, b_k, b_v = reference.in_proj_bias.chunk(3)
 x = torch.randn(3, 6, 8, dtype=torch.float64, generator=generator)  # (B, T, C)
 
 by_hand = multi_head_by_hand(x, w_q, w_k, w_v, reference.out_proj.weight, b_q, b_k, b_v, reference.out_proj.bias, 2)
-library = MultiHeadAttention(8, 2).double().load_from_torch(reference)
+library = MultiHeadAttention.from_torch(reference)
 expected, expected_weights = reference(x, x, x, average_attn_weights=False)
 
 # %% [markdown]
@@ -321,7 +321,7 @@ expected, expected_weights = reference(x, x, x, average_attn_weights=False)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-fast = MultiHeadAttention(8, 2, fast=True).double().load_from_torch(reference)
+fast = MultiHeadAttention.from_torch(reference, fast=True)
 assert torch.allclose(by_hand, expected, atol=1e-12) and torch.allclose(library(x), expected, atol=1e-12)
 assert torch.allclose(fast(x), expected, atol=1e-12)
 assert torch.allclose(library.last_weights, expected_weights, atol=1e-12)  # (B, H, T, T)

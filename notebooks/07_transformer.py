@@ -325,7 +325,7 @@ for norm_first in (False, True):
     reference = nn.TransformerEncoderLayer(16, 4, 64, dropout=0.0, activation="gelu", batch_first=True,
                                            norm_first=norm_first).double().eval()
     config = TransformerConfig(vocab_size=1, d_model=16, n_heads=4, d_ff=64, norm_first=norm_first)
-    ours = TransformerBlock(config).double().load_from_torch(reference).eval()
+    ours = TransformerBlock.from_torch(reference, config).eval()
     x = torch.randn(3, 9, 16, dtype=torch.float64)
     causal = nn.Transformer.generate_square_subsequent_mask(9, dtype=torch.float64)
     assert torch.allclose(ours(x), reference(x), atol=1e-12)
@@ -725,7 +725,7 @@ interactive_figure(
 # %%
 torch.manual_seed(0)
 reference = nn.MultiheadAttention(16, 4, batch_first=True).double()
-ours = MultiHeadAttention(16, 4).double().load_from_torch(reference)
+ours = MultiHeadAttention.from_torch(reference)
 query, memory = torch.randn(2, 5, 16, dtype=torch.float64), torch.randn(2, 9, 16, dtype=torch.float64)
 assert torch.allclose(ours(query, context=memory), reference(query, memory, memory)[0], atol=1e-12)
 keep = torch.arange(9)[None] < torch.tensor([9, 6])[:, None]  # the second source is 6 long, then padding

@@ -66,7 +66,8 @@ def test_worked_example_scores_scale_to_softmax():
 def test_multi_head_matches_nn_multiheadattention(fast, bias):
     torch.manual_seed(0)
     reference = nn.MultiheadAttention(16, 4, bias=bias, batch_first=True).double()
-    mine = MultiHeadAttention(16, 4, bias=bias, fast=fast).double().load_from_torch(reference)
+    mine = MultiHeadAttention.from_torch(reference, fast=fast)
+    assert mine.q_proj.weight.dtype == torch.float64 and (mine.q_proj.bias is not None) == bias
     x, context = rand(3, 5, 16), rand(3, 7, 16, seed=1)
     expected, expected_weights = reference(x, context, context, average_attn_weights=False)
     assert torch.allclose(mine(x, context), expected, atol=1e-12)
@@ -78,7 +79,7 @@ def test_multi_head_matches_nn_multiheadattention(fast, bias):
 def test_multi_head_masks_match_nn_multiheadattention(fast):
     torch.manual_seed(1)
     reference = nn.MultiheadAttention(8, 2, batch_first=True).double()
-    mine = MultiHeadAttention(8, 2, fast=fast).double().load_from_torch(reference)
+    mine = MultiHeadAttention.from_torch(reference, fast=fast)
     x = rand(2, 6, 8)
     # causal: torch takes a float/bool mask where True means *masked*
     expected, _ = reference(x, x, x, attn_mask=~causal_mask(6))
@@ -93,18 +94,72 @@ def test_errors_name_expected_and_received():
         MultiHeadAttention(10, 3)
     with pytest.raises(ValueError, match=r"x must have shape \(B, T, 8\); got \(2, 5\)"):
         MultiHeadAttention(8, 2)(torch.zeros(2, 5))
-    with pytest.raises(ValueError, match="share their last dimension d_k; got 4 and 3"):
+    with pytest.raises(ValueError, match=r"k must have the last dimension d_k = 4 of q; got shape \(1, 2, 3\)"):
         scaled_dot_product_attention(torch.zeros(1, 2, 4), torch.zeros(1, 2, 3), torch.zeros(1, 2, 3))
-    with pytest.raises(ValueError, match="same length T_k; got 2 and 3"):
+    with pytest.raises(ValueError, match=r"v must have the length T_k = 2 of k; got shape \(1, 3, 4\)"):
         scaled_dot_product_attention(torch.zeros(1, 2, 4), torch.zeros(1, 2, 4), torch.zeros(1, 3, 4))
     with pytest.raises(TypeError, match="mask must be a bool tensor"):
         masked_softmax(torch.zeros(2), torch.ones(2))
-    with pytest.raises(ValueError, match=r"every length must be in \[1, 4\]; got \[5\]"):
+    with pytest.raises(ValueError, match=r"every length in lengths must be in \[1, 4\]; got \[5\]"):
         padding_mask(torch.tensor([5]), 4)
-    with pytest.raises(ValueError, match="length must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="length must be an integer >= 1; got 0"):
         causal_mask(0)
-    with pytest.raises(ValueError, match="num_heads"):
-        MultiHeadAttention(8, 2).load_from_torch(nn.MultiheadAttention(8, 4))
+    with pytest.raises(ValueError, match="kdim"):
+        MultiHeadAttention.from_torch(nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
+
+
+def test_nan_and_inf_scores_are_errors_not_hidden_by_the_mask():
+    mask = torch.tensor([True, True, False])
+    with pytest.raises(ValueError, match=r"scores must be finite; got nan at index \(0,\)"):
+        masked_softmax(torch.tensor([math.nan, 1.0, 2.0]), mask)
+    with pytest.raises(ValueError, match="scores must be finite; got inf"):
+        attend(torch.tensor([[[math.inf, 1.0, 2.0]]]), torch.zeros(1, 3, 2), mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_from_torch_keeps_the_reference_dtype(dtype):
+    reference = nn.MultiheadAttention(8, 2, batch_first=True).to(dtype)
+    mine = MultiHeadAttention.from_torch(reference)
+    assert {p.dtype for p in mine.parameters()} == {dtype}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    B=st.integers(1, 3),
+    Tq=st.integers(1, 5),
+    Tk=st.integers(1, 5),
+    causal=st.booleans(),
+    mask_kind=st.sampled_from(["none", "keys", "full", "2d"]),
+    seed=st.integers(0, 10_000),
+)
+def test_fast_path_equals_readable_path_on_every_input_it_accepts(B, Tq, Tk, causal, mask_kind, seed):
+    """Any sizes, causal with T_q != T_k (aligned at the start), any mask, rows with no allowed key included."""
+    generator = torch.Generator().manual_seed(seed)
+    H, C = 2, 8
+    mask = {
+        "none": None,
+        "keys": torch.rand(B, 1, 1, Tk, generator=generator) < 0.6,
+        "full": torch.rand(B, H, Tq, Tk, generator=generator) < 0.5,
+        "2d": torch.rand(Tq, Tk, generator=generator) < 0.5,
+    }[mask_kind]
+    torch.manual_seed(seed)
+    readable = MultiHeadAttention(C, H).double()
+    fast = MultiHeadAttention(C, H, fast=True).double()
+    fast.load_state_dict(readable.state_dict())
+    x, context = rand(B, Tq, C, seed=seed), rand(B, Tk, C, seed=seed + 1)
+    expected = readable(x, context, mask=mask, causal=causal)
+    assert torch.allclose(fast(x, context, mask=mask, causal=causal), expected, atol=1e-12)
+    q, k, v = rand(B, H, Tq, 4, seed=seed), rand(B, H, Tk, 4, seed=seed + 2), rand(B, H, Tk, 3, seed=seed + 3)
+    from dl4nlp.attention import _fused_attention
+
+    out, _ = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+    assert torch.allclose(_fused_attention(q, k, v, mask, causal), out, atol=1e-12)
+
+
+def test_causal_with_fewer_queries_than_keys_is_aligned_at_the_start():
+    q, k, v = rand(1, 1, 1, 4), rand(1, 1, 3, 4, seed=1), rand(1, 1, 3, 2, seed=2)
+    _, weights = scaled_dot_product_attention(q, k, v, causal=True)
+    assert weights[0, 0, 0].tolist() == [1.0, 0.0, 0.0]  # query 0 sees key 0 only
 
 
 # --- score functions for encoder-decoder attention (notebook 04) ------------
@@ -180,7 +235,7 @@ def test_attend_is_the_weighted_sum_of_values_and_respects_the_mask():
 
 
 def test_score_errors_name_expected_and_received():
-    with pytest.raises(ValueError, match="score must be one of .* got 'cosine'"):
+    with pytest.raises(ValueError, match="kind must be one of .* got 'cosine'"):
         make_score("cosine", 4, 4)
     with pytest.raises(ValueError, match="dot score needs d_query == d_key; got d_query=3, d_key=4"):
         DotScore(3, 4)
@@ -188,7 +243,7 @@ def test_score_errors_name_expected_and_received():
         GeneralScore(3, 4)(torch.zeros(2, 4), torch.zeros(2, 5, 4))
     with pytest.raises(ValueError, match=r"keys must have shape \(B, T_k, 4\); got \(2, 5, 3\)"):
         AdditiveScore(3, 4)(torch.zeros(2, 1, 3), torch.zeros(2, 5, 3))
-    with pytest.raises(ValueError, match="same batch size; got 2 and 3"):
+    with pytest.raises(ValueError, match=r"keys must have the batch size of query, 2; got shape \(3, 5, 4\)"):
         DotScore(4, 4)(torch.zeros(2, 1, 4), torch.zeros(3, 5, 4))
-    with pytest.raises(ValueError, match="agree on T_k; got 3 and 4"):
+    with pytest.raises(ValueError, match=r"values must have shape \(B=1, T_k=3, d_v\) .*; got \(1, 4, 2\)"):
         attend(torch.zeros(1, 1, 3), torch.zeros(1, 4, 2))

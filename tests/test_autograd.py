@@ -55,8 +55,29 @@ def test_deep_graph_does_not_hit_recursion_limit():
     assert len(topological_order(y)) == 10001  # 5000 products, 5000 constants, x
 
 
+class Node:
+    """A node of another scalar engine (as notebook 01's students write): data, grad, inputs, op; no label."""
+
+    def __init__(self, data, inputs=(), op=""):
+        self.data, self.grad, self.inputs, self.op = data, 0.0, tuple(inputs), op
+
+
+def test_topological_order_and_zero_grad_take_any_engines_nodes():
+    a, b = Node(2.0), Node(3.0)
+    product = Node(6.0, (a, b), "*")
+    f = Node(8.0, (product, a), "+")
+    order = topological_order(f)
+    assert order.index(a) < order.index(product) < order.index(f) and order.index(b) < order.index(product)
+    assert len(order) == 4
+    a.grad = 1.0
+    zero_grad(order)
+    assert a.grad == 0.0
+    with pytest.raises(TypeError, match="input float 2.0"):
+        topological_order(Node(2.0, (2.0,), "exp"))
+
+
 def test_bad_inputs_raise_clear_errors():
-    with pytest.raises(TypeError, match="int or float; got str"):
+    with pytest.raises(TypeError, match="data must be an int or float; got str"):
         Value("1")
     with pytest.raises(TypeError, match="exponent"):
         Value(2.0) ** Value(2.0)

@@ -129,7 +129,7 @@ def test_masking_is_reproducible_with_a_generator():
 @pytest.mark.parametrize(
     "kwargs, error, message",
     [
-        (dict(mask_prob=1.5), ValueError, r"mask_prob must be in \[0, 1\]; got 1.5"),
+        (dict(mask_prob=1.5), ValueError, r"mask_prob must be a finite number in \[0.0, 1.0\]; got 1.5"),
         (dict(mask_token_prob=0.8, random_token_prob=0.1, keep_prob=0.2), ValueError, "must be 1 with each >= 0"),
         (dict(mask_id=9), ValueError, r"mask_id must be one of special_ids \[0, 1, 2, 3, 4\]; got 9"),
     ],
@@ -138,7 +138,7 @@ def test_masking_errors(kwargs, error, message):
     args = dict(mask_id=MASK, special_ids=SPECIAL, vocab_size=V) | kwargs
     with pytest.raises(error, match=message):
         mask_tokens(torch.zeros(2, 3, dtype=torch.long), **args)
-    with pytest.raises(TypeError, match="ids must be a torch.long tensor; got dtype torch.float32"):
+    with pytest.raises(TypeError, match="ids must be an integer tensor; got dtype torch.float32"):
         mask_tokens(torch.zeros(2, 3), mask_id=MASK, special_ids=SPECIAL, vocab_size=V)
 
 
@@ -193,10 +193,12 @@ def test_heads_padding_and_loss():
     loss, stats = pretraining_loss(model, batch, nsp_weight=0.0)
     reference = F.cross_entropy(model.mlm_logits(hidden).reshape(-1, V), labels.reshape(-1))  # ignores -100
     assert loss.item() == pytest.approx(reference.item(), abs=1e-5)
-    with pytest.raises(ValueError, match=r"segments must have the shape of ids \(2, 10\); got \(2, 9\)"):
+    with pytest.raises(ValueError, match=r"segments must have shape \(2, 10\); got \(2, 9\)"):
         model(ids, torch.zeros(2, 9, dtype=torch.long))
     with pytest.raises(ValueError, match="size must be one of"):
         bert_config("huge")
+    with pytest.raises(TypeError, match="chosen must be a bool tensor; got dtype torch.int64"):
+        model.mlm_logits(hidden, chosen.long())  # a 0/1 long mask would index rows: (B, T, T, V) logits
 
 
 SENTENCES = [

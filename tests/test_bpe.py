@@ -82,7 +82,7 @@ def test_pre_tokenize_numerals_and_accents():
     # ½ and ² are numerals Python's \w accepts but Unicode's word class does not; a combining accent is a mark
     assert pre_tokenize("x² ½ cafe\u0301!", lowercase=False) == ["x", "²", "½", "cafe\u0301", "!"]
     assert pre_tokenize("Ⓐb\x1cc", lowercase=False) == ["Ⓐb", "\x1c", "c"]  # circled letters are alphabetic
-    with pytest.raises(TypeError, match="text must be a str; got int"):
+    with pytest.raises(TypeError, match="text must be a string; got int"):
         pre_tokenize(3)
 
 
@@ -107,7 +107,7 @@ def test_fast_path_with_continuation_learns_the_same_merges(counts, num_merges):
 def test_pre_tokenize_and_errors():
     assert pre_tokenize("The dog, barked!") == ["the", "dog", ",", "barked", "!"]
     assert pre_tokenize("The dog", lowercase=False) == ["The", "dog"]
-    with pytest.raises(ValueError, match="num_merges must be a non-negative integer; got -1"):
+    with pytest.raises(ValueError, match="num_merges must be an integer >= 0; got -1"):
         train_bpe(TOY, -1)
     with pytest.raises(ValueError, match="score must be one of"):
         train_bpe(TOY, 1, score="unigram")
@@ -122,7 +122,9 @@ def test_word_vocab():
     assert vocab.encode("The cat sat on a mat") == [5, 8, 7, 1, 1, 1]
     assert vocab.decode(vocab.encode("the cat")) == "the cat"
     assert vocab.special_ids == [0, 1, 2, 3, 4] and len(vocab) == 9
-    with pytest.raises(ValueError, match="max_size must be an integer above 5; got 3"):
+    with pytest.raises(ValueError, match="max_size must be an integer >= 6; got 3"):
         WordVocab.build(["a"], max_size=3)
     with pytest.raises(ValueError, match=r"missing \['\[MASK\]'\]"):
         WordVocab(["a"], specials=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
+    with pytest.raises(TypeError, match="texts must be a list of strings .*; got str 'the cat'"):
+        WordVocab.build("the cat", max_size=9)  # one string used to give a vocabulary of its characters

@@ -56,6 +56,18 @@ def test_draw_graph_shows_every_value_and_gradient():
     plt.close(fig)
 
 
+def test_draw_graph_takes_another_engines_nodes_without_labels():
+    class Node:  # notebook 01's Scalar: data, grad, inputs, op; no label
+        def __init__(self, data, inputs=(), op=""):
+            self.data, self.grad, self.inputs, self.op = data, 0.5, tuple(inputs), op
+
+    a, b = Node(2.0), Node(3.0)
+    fig = draw_graph(Node(6.0, (a, b), "*"))
+    texts = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    assert sorted(texts) == sorted(["2\ngrad 0.5", "3\ngrad 0.5", "6\ngrad 0.5", "*"])
+    plt.close(fig)
+
+
 def test_plot_gradient_norms_is_log_scale_with_one_line_per_setting():
     fig = plot_gradient_norms({"a": [1.0, 0.1, 0.01], "b": [1.0, 1.0, 1.0]})
     ax = fig.axes[0]

@@ -22,6 +22,7 @@ from dl4nlp.date_task import (
     reverse_pairs,
 )
 from dl4nlp.plots import plot_attention
+from dl4nlp.seq2seq import Seq2Seq
 
 
 def test_every_format_on_a_known_date():
@@ -109,20 +110,23 @@ def test_reverse_pairs_and_the_batch_sampler():
 def test_errors_name_expected_and_received():
     with pytest.raises(ValueError, match="fmt must be one of .* got 'iso'"):
         format_date(dt.date(2000, 1, 1), "iso")
-    with pytest.raises(ValueError, match="day must be in \\[1, 31\\]; got 32"):
+    with pytest.raises(ValueError, match="day must be an integer in \\[1, 31\\]; got 32"):
         ordinal_word(32)
-    with pytest.raises(ValueError, match="n_dates must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="n_dates must be an integer >= 1; got 0"):
         date_task.make_pair(random.Random(0), 0)
-    with pytest.raises(ValueError, match=r"tokens \['!'\] are not in the vocabulary"):
+    with pytest.raises(ValueError, match=r"text has tokens \['!'\] that are not in the vocabulary"):
         SOURCE_VOCAB.encode("1 may 2000!")
     with pytest.raises(ValueError, match="alphabet must be non-empty and must not repeat tokens"):
         Seq2SeqVocab("aa")
-    with pytest.raises(ValueError, match=r"batch_size must be in \[1, 3\] .* got 4"):
+    with pytest.raises(ValueError, match=r"batch_size must be an integer in \[1, 3\]; got 4"):
         batch_sampler(make_pairs(3), 4)
-    with pytest.raises(ValueError, match="lengths must be positive integers; got \\[0\\]"):
+    with pytest.raises(ValueError, match="lengths must be an integer >= 1; got 0"):
         reverse_pairs(3, [0])
     with pytest.raises(ValueError, match="pairs must not be empty"):
         encode_batch([])
+    model = Seq2Seq(len(SOURCE_VOCAB), len(TARGET_VOCAB), d_embed=4, d_hidden=4)
+    with pytest.raises(TypeError, match="sources must be a list of strings; got str '3 may 2020'"):
+        date_task.translate(model, "3 may 2020")  # a string used to be read as 10 one-character sources
 
 
 def test_plot_attention_draws_one_cell_per_weight():
@@ -222,7 +226,7 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
     assert Seq2Seq.load(out).config.score == "general"
     with pytest.raises(FileExistsError, match="pass --overwrite"):
         date_models.main(["--score", "general", "--steps", "2", "--out", str(out)])
-    with pytest.raises(ValueError, match="the output must be a .pt file"):
+    with pytest.raises(ValueError, match="must be a .pt file"):
         date_models.main(["--score", "dot", "--steps", "2", "--out", str(tmp_path / "results.json")])
     assert not (tmp_path / "results.json").exists()
 
@@ -242,3 +246,9 @@ def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
         recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_date_model(recipe, progress=False, stop_after=5)
     assert history.loss == record["results"]["loss"][:5]
+
+
+def test_lengths_may_be_any_sequence_of_ints_but_not_a_string():
+    assert len(reverse_pairs(3, range(2, 5))) == 3  # notebook 04 passes a range
+    with pytest.raises(TypeError, match="lengths must be a list of lengths; got str '23'"):
+        reverse_pairs(3, "23")

@@ -37,7 +37,7 @@ def test_decoder_block_matches_nn_transformer_decoder_layer(norm_first):
 def test_cross_attention_matches_nn_multihead_attention():
     torch.manual_seed(1)
     reference = nn.MultiheadAttention(12, 3, batch_first=True).double().eval()
-    mine = MultiHeadAttention(12, 3).double().load_from_torch(reference)
+    mine = MultiHeadAttention.from_torch(reference)
     query, context = torch.randn(2, 4, 12, dtype=torch.float64), torch.randn(2, 9, 12, dtype=torch.float64)
     expected, expected_weights = reference(query, context, context, average_attn_weights=False)
     assert torch.allclose(mine(query, context=context), expected, atol=1e-12)

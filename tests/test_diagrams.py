@@ -24,7 +24,7 @@ def test_bad_input_is_named():
         d.box("a", "again", (1, 1))
     with pytest.raises(KeyError, match="no box named 'z'"):
         d.arrow("a", "z")
-    with pytest.raises(ValueError, match="must be positive"):
+    with pytest.raises(ValueError, match="width must be a finite number > 0.0; got 0.0"):
         d.box("c", "c", (0, 0), width=0)
     with pytest.raises(ValueError, match="no boxes"):
         Diagram().draw()
@@ -55,7 +55,7 @@ def test_unrolled_rnn_names_bad_input():
 
     with pytest.raises(ValueError, match="steps must be an integer from 1 to 8"):
         unrolled_rnn(nn.RNN(2, 3), steps=0)
-    with pytest.raises(ValueError, match="draws a vanilla RNN"):
+    with pytest.raises(ValueError, match="model must be a vanilla RNN"):
         unrolled_rnn(nn.LSTM(2, 3))
     with pytest.raises(TypeError, match="model must be an nn.RNN"):
         unrolled_rnn("rnn")

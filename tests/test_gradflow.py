@@ -74,16 +74,16 @@ def test_float64_keeps_tiny_gradients_nonzero():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(depth=0), "depth must be a positive integer; got 0"),
+        (dict(depth=0), "depth must be an integer >= 1; got 0"),
         (dict(depth=3, activation="gelu"), "activation must be one of"),
-        (dict(depth=3, weight_scale=0.0), "weight_scale must be positive; got 0.0"),
+        (dict(depth=3, weight_scale=0.0), "weight_scale must be a finite number > 0.0; got 0.0"),
         (dict(depth=3, weight_scale=float("nan")), "weight_scale must be a finite number"),
         (dict(depth=3, upstream="mean"), "upstream must be one of"),
         (dict(depth=3, branch_scale=0.5), "branch_scale scales a residual branch, so it needs residual=True"),
-        (dict(depth=3, residual=True, branch_scale=-1.0), "branch_scale must be non-negative"),
-        (dict(depth=3, batch=0), "batch must be a positive integer"),
-        (dict(depth=3, width=0), "width must be a positive integer"),
-        (dict(depth=3, seed=-1), "seed must be a non-negative integer"),
+        (dict(depth=3, residual=True, branch_scale=-1.0), "branch_scale must be a finite number >= 0.0; got -1.0"),
+        (dict(depth=3, batch=0), "batch must be an integer >= 1; got 0"),
+        (dict(depth=3, width=0), "width must be an integer >= 1; got 0"),
+        (dict(depth=3, seed=-1), "seed must be an integer >= 0; got -1"),
     ],
 )
 def test_bad_settings_are_named(kwargs, message):
@@ -98,7 +98,7 @@ def test_first_over_last_and_time_step_norms_name_bad_input():
         first_over_last(np.array([0.0, 1.0]))
     with pytest.raises(TypeError, match="loss_of_inputs must be a function"):
         time_step_gradient_norms("loss", torch.zeros(2, 3, 4))
-    with pytest.raises(ValueError, match="inputs must be floating point"):
+    with pytest.raises(TypeError, match="inputs must be a floating-point tensor; got dtype torch.int64"):
         time_step_gradient_norms(lambda x: x.sum(), torch.zeros(2, 3, dtype=torch.long))
     with pytest.raises(ValueError, match="must return a scalar tensor"):
         time_step_gradient_norms(lambda x: x, torch.zeros(2, 3, 4))

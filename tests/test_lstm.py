@@ -101,18 +101,33 @@ def test_unrolled_gru_equals_torch_gru(batch, steps, inputs, hidden, seed):
 
 
 def test_errors_name_what_was_expected():
-    with pytest.raises(TypeError, match="expected a torch.nn.LSTM; got GRU"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.LSTM; got GRU"):
         UnrolledLSTM.from_torch(nn.GRU(2, 3))
-    with pytest.raises(TypeError, match="expected a torch.nn.GRU; got LSTM"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.GRU; got LSTM"):
         UnrolledGRU.from_torch(nn.LSTM(2, 3))
-    with pytest.raises(ValueError, match=r"layer must be in \[0, 2\); got 5"):
+    with pytest.raises(ValueError, match=r"layer must be an integer in \[0, 1\]; got 5"):
         UnrolledLSTM.from_torch(nn.LSTM(2, 3, num_layers=2), layer=5)
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, 2\); got \(1, 3\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, 2\); got \(1, 3\)"):
         LSTMCell(2, 3)(torch.zeros(1, 3), (torch.zeros(1, 3), torch.zeros(1, 3)))
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, time, 2\); got \(4, 2\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, 2\); got \(4, 2\)"):
         UnrolledLSTM(2, 3)(torch.zeros(4, 2))
-    with pytest.raises(TypeError, match="expected a torch.nn.LSTM; got RNN"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.LSTM; got RNN"):
         set_forget_bias_(nn.RNN(2, 3), 1.0)
+
+
+@pytest.mark.parametrize("cls, reference", [(UnrolledLSTM, nn.LSTM), (UnrolledGRU, nn.GRU)])
+def test_from_torch_keeps_the_reference_dtype(cls, reference):
+    assert {p.dtype for p in cls.from_torch(reference(2, 3).double()).parameters()} == {torch.float64}
+
+
+def test_an_lstm_state_is_a_pair_of_batch_by_hidden_tensors():
+    cell, x = LSTMCell(2, 3), torch.zeros(2, 2)
+    with pytest.raises(TypeError, match=r"state must be a pair \(h, c\) of \(B, 3\) tensors; got a tensor"):
+        cell(x, torch.zeros(2, 3))  # one tensor would be split into h and c by rows
+    with pytest.raises(ValueError, match=r"state h must have shape \(B=2, 3\), one state per sequence; got \(1, 3\)"):
+        cell(x, (torch.zeros(1, 3), torch.zeros(1, 3)))
+    with pytest.raises(ValueError, match=r"state h must have shape \(B, 3\); got \(1, 2, 3\)"):
+        UnrolledLSTM(2, 3)(torch.zeros(2, 4, 2), (torch.zeros(1, 2, 3), torch.zeros(1, 2, 3)))
 
 
 def test_forget_bias_sets_the_initial_forget_gate():
@@ -196,9 +211,9 @@ def test_fast_trace_refuses_what_it_cannot_trace():
         lstm_trace(nn.LSTM(2, 3, num_layers=2, batch_first=True), torch.zeros(1, 4, 2))
     with pytest.raises(ValueError, match="one-layer, one-direction"):
         lstm_trace(nn.LSTM(2, 3), torch.zeros(1, 4, 2))
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, time, 2\)"):
+    with pytest.raises(ValueError, match=r"x must not be empty; got shape \(1, 0, 2\)"):
         lstm_trace(nn.LSTM(2, 3, batch_first=True), torch.zeros(1, 0, 2))
-    with pytest.raises(TypeError, match="expected a torch.nn.LSTM; got GRU"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.LSTM; got GRU"):
         lstm_trace(nn.GRU(2, 3, batch_first=True), torch.zeros(1, 4, 2))
 
 
@@ -215,17 +230,17 @@ def test_bad_states_and_inputs_are_named():
     x = torch.zeros(4, 2)
     with pytest.raises(TypeError, match=r"state must be a pair \(h, c\)"):
         cell(x, torch.zeros(2, 3))  # one tensor is not (h, c)
-    with pytest.raises(ValueError, match=r"h must have shape \(4, 3\); got \(1, 4, 3\)"):
+    with pytest.raises(ValueError, match=r"state h must have shape \(B, 3\); got \(1, 4, 3\)"):
         cell(x, (torch.zeros(1, 4, 3), torch.zeros(1, 4, 3)))  # nn.LSTM's (layers, B, H)
-    with pytest.raises(ValueError, match=r"c must have shape \(4, 3\); got \(1, 3\)"):
+    with pytest.raises(ValueError, match=r"state c must have shape \(B=4, 3\), one state per sequence; got \(1, 3\)"):
         cell(x, (torch.zeros(4, 3), torch.zeros(1, 3)))  # no silent broadcast of a batch-1 state
-    with pytest.raises(ValueError, match=r"h must have shape \(4, 3\); got \(1, 3\)"):
+    with pytest.raises(ValueError, match=r"h must have shape \(B=4, 3\), one state per sequence; got \(1, 3\)"):
         GRUCell(2, 3)(x, torch.zeros(1, 3))
     with pytest.raises(TypeError, match="floating-point"):
         cell(torch.zeros(4, 2, dtype=torch.long), (torch.zeros(4, 3), torch.zeros(4, 3)))
-    with pytest.raises(ValueError, match="at least one step"):
+    with pytest.raises(ValueError, match=r"x must not be empty; got shape \(1, 0, 2\)"):
         UnrolledLSTM(2, 3)(torch.zeros(1, 0, 2))
-    with pytest.raises(ValueError, match=r"h must have shape \(1, 3\); got \(1, 1, 3\)"):
+    with pytest.raises(ValueError, match=r"h must have shape \(B, 3\); got \(1, 1, 3\)"):
         UnrolledGRU(2, 3)(torch.zeros(1, 4, 2), torch.zeros(1, 1, 3))
     with pytest.raises(ValueError, match="hidden_size must be a positive integer; got 0"):
         LSTMCell(2, 0)
@@ -396,7 +411,7 @@ def test_final_states_read_each_text_from_a_fresh_state():
         with torch.no_grad():
             alone, _ = model.recurrent(model.embedding(torch.tensor([vocab.encode(text)])))
         assert torch.allclose(state, alone[0, -1], atol=1e-6)
-    with pytest.raises(ValueError, match="non-empty list of non-empty strings"):
+    with pytest.raises(TypeError, match="texts must be a list of strings; got str 'ab'"):
         final_states(model, vocab, "ab")
 
 
@@ -412,17 +427,17 @@ def test_recurrent_lm_config_is_a_dataclass_and_ids_are_checked():
         model.config.hidden_size = 3
     with pytest.raises(ValueError, match="unknown fields"):
         RecurrentLM.from_config({"vocab_size": 7, "size": 3})
-    with pytest.raises(ValueError, match=r"ids must lie in \[0, 7\); got ids from 0 to 7"):
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 7\); got 7"):
         model(torch.tensor([[0, 7]]))
-    with pytest.raises(TypeError, match="integer token ids"):
+    with pytest.raises(TypeError, match="ids must be an integer tensor; got dtype torch.float32"):
         model(torch.zeros(1, 3))
-    with pytest.raises(ValueError, match=r"shape \(batch, time\)"):
+    with pytest.raises(ValueError, match=r"ids must have shape \(B, T\); got \(3,\)"):
         model(torch.zeros(3, dtype=torch.long))
     with pytest.raises(ValueError, match="kind must be one of"):
         RecurrentLMConfig(vocab_size=3, kind="transformer")
     tagger = RecurrentTagger(vocab_size=4, num_classes=3, hidden_size=5, num_layers=2, bidirectional=True)
     assert tagger(torch.zeros(2, 6, dtype=torch.long)).shape == (2, 6, 3)
-    with pytest.raises(ValueError, match=r"tokens must lie in \[0, 4\)"):
+    with pytest.raises(ValueError, match=r"tokens must hold ids in \[0, 4\); got 4"):
         tagger(torch.full((1, 2), 4))
 
 
@@ -457,9 +472,9 @@ def test_stream_batches_continue_each_stream_and_restart():
     assert first.tolist() == [[0, 1, 2, 3, 4, 5, 6], [20, 21, 22, 23, 24, 25, 26]]
     assert second[:, 0].tolist() == first[:, -1].tolist()  # the next window starts where the last one ended
     assert next_batch(3)[1] and torch.equal(next_batch(3)[0], first)  # 3 windows per stream, then over again
-    with pytest.raises(ValueError, match="needs more than length=30 ids; got 20"):
+    with pytest.raises(ValueError, match="streams more than length=30 ids; got 41 ids, 20 per stream"):
         stream_batches(ids, batch_size=2, length=30)
-    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1; got 0"):
         stream_batches(ids, batch_size=0, length=3)
 
 
@@ -470,7 +485,7 @@ def test_update_bias_makes_a_fresh_gru_copy_its_state():
     reference = set_update_bias_(nn.GRU(2, 3, num_layers=2), 2.0)
     _, _, trace = UnrolledGRU.from_torch(reference, layer=1)(torch.zeros(1, 1, 3))
     assert torch.allclose(trace["update"], torch.sigmoid(torch.tensor(2.0)).expand(1, 1, 3))
-    with pytest.raises(TypeError, match="expected a torch.nn.GRU; got LSTM"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.GRU; got LSTM"):
         set_update_bias_(nn.LSTM(2, 3), 1.0)
     with pytest.raises(ValueError, match="value must be a finite number; got nan"):
         set_forget_bias_(nn.LSTM(2, 3), float("nan"))

@@ -20,6 +20,7 @@ def test_unigram_and_bigram_closed_forms():
 def test_perplexity_is_e_to_the_loss_and_uniform_gives_the_vocabulary_size():
     assert perplexity(0.0) == 1.0
     assert perplexity(math.log(65)) == pytest.approx(65)
+    assert perplexity(1000.0) == math.inf  # beyond the largest float, as torch.exp(torch.tensor(1000.0))
     train = torch.arange(10)
     assert perplexity(count_model_loss(train, torch.tensor([[3, 4, 5]]), 10)) == pytest.approx(10)
 

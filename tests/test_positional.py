@@ -60,14 +60,14 @@ def test_binary_encoding_counts():
     for j in range(4):  # bit j flips every 2^j positions
         flips = (bits[1:, j] != bits[:-1, j]).nonzero().flatten() + 1
         assert torch.equal(flips % 2**j, torch.zeros_like(flips))
-    with pytest.raises(ValueError, match=r"max_len must be an integer in \[1, 2\*\*n_bits = 16\]; got 17"):
+    with pytest.raises(ValueError, match=r"max_len must be an integer in \[1, 16\]; got 17"):
         binary_encoding(17, 4)
 
 
 def test_clipped_relative_positions():
     table = clipped_relative_positions(5, 2)
     assert table[0].tolist() == [0, 1, 2, 2, 2] and table[4].tolist() == [-2, -2, -2, -1, 0]
-    with pytest.raises(ValueError, match="max_distance must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="max_distance must be an integer >= 1; got 0"):
         clipped_relative_positions(5, 0)
 
 
@@ -80,6 +80,33 @@ def test_rotary_scores_depend_only_on_the_relative_offset(m, n, shift, half):
     shifted = (rotary(q, positions=[m + shift]) * rotary(k, positions=[n + shift])).sum()
     assert score.item() == pytest.approx(shifted.item(), abs=1e-9)
     assert rotary(q, positions=[0]).equal(q)  # position 0: no rotation
+
+
+ROTARY_TOLERANCE = {torch.float64: 1e-12, torch.float32: 1e-5, torch.float16: 4e-3, torch.bfloat16: 4e-2}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lead=st.lists(st.integers(1, 3), max_size=2),
+    T=st.integers(1, 6),
+    half_d=st.integers(1, 4),
+    dtype=st.sampled_from(list(ROTARY_TOLERANCE)),
+    positions=st.sampled_from(["default", "integers", "floats"]),
+    seed=st.integers(0, 10_000),
+)
+def test_rotary_fast_path_equals_readable_path_on_every_input_it_accepts(lead, T, half_d, dtype, positions, seed):
+    """Any leading dimensions, any even d, every float dtype (bfloat16 and float16 included), any positions."""
+    generator = torch.Generator().manual_seed(seed)
+    x = (torch.randn(*lead, T, 2 * half_d, generator=generator, dtype=torch.float64) * 2).to(dtype)
+    where = {
+        "default": None,
+        "integers": torch.randint(-50, 50, (T,), generator=generator),
+        "floats": torch.randn(T, generator=generator, dtype=torch.float64) * 30,
+    }[positions]
+    readable, fast = rotary(x, positions=where), rotary(x, positions=where, fast=True)
+    assert fast.dtype == readable.dtype == dtype and fast.shape == readable.shape == x.shape
+    scale = x.double().abs().max().item()
+    assert torch.allclose(fast.double(), readable.double(), rtol=0, atol=ROTARY_TOLERANCE[dtype] * scale)
 
 
 def test_rotary_fast_path_equals_readable_path_and_keeps_norms():
@@ -96,7 +123,7 @@ def test_frequency_range():
     w = frequencies(512)
     assert w[0].item() == 1.0 and w[-1].item() == pytest.approx(10000 ** (-510 / 512))
     assert 2 * math.pi / w[-1].item() < 2 * math.pi * 10000  # the slowest wavelength stays below 2π·base
-    with pytest.raises(ValueError, match="base must be greater than 1; got 1"):
+    with pytest.raises(ValueError, match="base must be a finite number > 1.0; got 1"):
         frequencies(8, base=1)
 
 

@@ -17,7 +17,7 @@ def test_inside_quotes_opens_closes_and_ends_at_a_paragraph():
     expected = [c == "1" for c in "00111000011100"]  # the blank line ends it
     assert inside_quotes(text).tolist() == expected
     assert inside_quotes('say "hi" now', '"', '"').tolist() == [False] * 4 + [True] * 3 + [False] * 5
-    with pytest.raises(ValueError, match="single characters"):
+    with pytest.raises(ValueError, match="open_quote must be a single character; got '<<'"):
         inside_quotes("x", "<<", ">>")
 
 
@@ -47,8 +47,13 @@ def test_unit_auc_extremes_and_errors():
     assert unit_auc(acts, labels).tolist() == [1.0, 0.0, 0.5]  # unit 3: one win, one loss, two ties
     with pytest.raises(ValueError, match="both classes; got 4 positive and 0 negative"):
         unit_auc(acts, np.ones(4, dtype=bool))
-    with pytest.raises(ValueError, match=r"need activations \(N, H\) and labels \(N,\)"):
+    with pytest.raises(ValueError, match=r"labels must have shape \(4,\), one per row of activations; got \(3,\)"):
         unit_auc(acts, labels[:3])
+    acts[1, 1] = np.nan  # a NaN unit used to score 0.75 (AUC) and 0.0 (correlation)
+    with pytest.raises(ValueError, match=r"activations must be finite; got nan at index \(1, 1\)"):
+        unit_auc(acts, labels)
+    with pytest.raises(ValueError, match=r"activations must be finite; got nan at index \(1, 1\)"):
+        unit_correlation(acts, np.arange(4.0))
 
 
 def test_unit_correlation_matches_numpy():
@@ -112,7 +117,7 @@ def test_nearest_centroid_accuracy_leaves_each_vector_out():
         nearest_centroid_accuracy(tiny, np.array([0, 0, 0, 1]))
     with pytest.raises(ValueError, match="finite"):
         nearest_centroid_accuracy(np.full((4, 2), np.nan), np.array([0, 0, 1, 1]))
-    with pytest.raises(ValueError, match=r"need vectors \(N, D\) and labels \(N,\)"):
+    with pytest.raises(ValueError, match=r"labels must have shape \(4,\), one per vector; got \(2,\)"):
         nearest_centroid_accuracy(tiny, np.array([0, 1]))
 
 
@@ -124,7 +129,7 @@ def test_probes_refuse_nan_wrong_types_and_constant_targets():
         unit_correlation(np.array([[np.inf], [0.0], [1.0], [2.0]]), np.arange(4.0))
     with pytest.raises(ValueError, match="target must vary"):
         unit_correlation(np.ones((4, 2)), np.ones(4))
-    with pytest.raises(ValueError, match="labels must be booleans"):
+    with pytest.raises(ValueError, match="labels must be bools or 0/1"):
         unit_auc(np.zeros((4, 1)), np.array([0.5, 1, 0, 1]))
     assert unit_auc(np.arange(4.0)[:, None], np.array([0, 1, 0, 1])).tolist() == [0.75]  # 0/1 integers are fine
     with pytest.raises(TypeError, match="text must be a str"):

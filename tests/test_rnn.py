@@ -55,20 +55,34 @@ def test_second_layer_and_reverse_direction_are_copied():
 
 
 def test_from_torch_errors_name_what_was_expected():
-    with pytest.raises(TypeError, match="expected a torch.nn.RNN; got LSTM"):
+    with pytest.raises(TypeError, match="module must be a torch.nn.RNN; got LSTM"):
         UnrolledRNN.from_torch(nn.LSTM(2, 3))
-    with pytest.raises(ValueError, match=r"layer must be in \[0, 1\); got 1"):
+    with pytest.raises(ValueError, match=r"layer must be an integer in \[0, 0\]; got 1"):
         UnrolledRNN.from_torch(nn.RNN(2, 3), layer=1)
     with pytest.raises(ValueError, match="reverse=True needs a bidirectional module"):
         UnrolledRNN.from_torch(nn.RNN(2, 3), reverse=True)
-    with pytest.raises(ValueError, match="bias=True; got bias=False"):
+    with pytest.raises(ValueError, match=r"bias=True.*; got bias=False"):
         UnrolledRNN.from_torch(nn.RNN(2, 3, bias=False))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_from_torch_keeps_the_reference_dtype(dtype):
+    model = UnrolledRNN.from_torch(nn.RNN(2, 3, batch_first=True).to(dtype))
+    assert {p.dtype for p in model.parameters()} == {dtype}
+
+
+def test_states_of_the_wrong_shape_are_errors_not_broadcast():
+    cell, x = RNNCell(3, 5), torch.zeros(2, 3)
+    with pytest.raises(ValueError, match=r"h must have shape \(B=2, 5\), one state per sequence; got \(1, 5\)"):
+        cell(x, torch.zeros(1, 5))  # a batch-1 state would broadcast over the batch
+    with pytest.raises(ValueError, match=r"h0 must have shape \(B, 5\); got \(1, 2, 5\)"):
+        UnrolledRNN(3, 5)(torch.zeros(2, 4, 3), torch.zeros(1, 2, 5))  # nn.RNN's (layers, B, H)
+
+
 def test_bad_shapes_and_choices_are_named():
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, 3\); got \(2, 4\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, 3\); got \(2, 4\)"):
         RNNCell(3, 5)(torch.zeros(2, 4), torch.zeros(2, 5))
-    with pytest.raises(ValueError, match=r"x must have shape \(batch, time, 3\); got \(2, 3\)"):
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, 3\); got \(2, 3\)"):
         UnrolledRNN(3, 5)(torch.zeros(2, 3))
     with pytest.raises(ValueError, match="nonlinearity must be one of .* got 'sigmoid'"):
         RNNCell(3, 5, nonlinearity="sigmoid")
@@ -117,9 +131,9 @@ def test_sample_is_reproducible_and_cold_sampling_is_greedy():
             greedy.append(token)
             ids.append(token)
     assert sample(model, [1, 2], 10, temperature=1e-4, generator=torch.Generator().manual_seed(0)) == greedy
-    with pytest.raises(ValueError, match="temperature must be positive; got 0"):
+    with pytest.raises(ValueError, match="temperature must be a finite number > 0.0; got 0.0"):
         sample(model, [1], 3, temperature=0)
-    with pytest.raises(ValueError, match="empty prompt"):
+    with pytest.raises(ValueError, match=r"prompt must not be empty; got \[\]"):
         sample(model, [], 3)
 
 
@@ -127,7 +141,7 @@ def test_scaled_orthogonal_has_all_singular_values_equal_to_the_radius():
     w = scaled_orthogonal(16, 0.7, torch.Generator().manual_seed(0))
     assert torch.allclose(torch.linalg.svdvals(w), torch.full((16,), 0.7, dtype=torch.float64), atol=1e-12)
     assert torch.allclose(torch.linalg.eigvals(w).abs(), torch.full((16,), 0.7, dtype=torch.float64), atol=1e-10)
-    with pytest.raises(ValueError, match="radius must be positive; got 0"):
+    with pytest.raises(ValueError, match="radius must be a finite number > 0.0; got 0.0"):
         scaled_orthogonal(4, 0)
 
 
@@ -163,7 +177,7 @@ def test_jacobian_norms_match_autograd(nonlinearity):
 
 
 def test_jacobian_norms_errors():
-    with pytest.raises(ValueError, match="steps must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="steps must be an integer >= 1; got 0"):
         jacobian_norms(torch.eye(3), 0)
     with pytest.raises(ValueError, match="nonlinearity must be one of .* got 'gelu'"):
         jacobian_norms(torch.eye(3), 3, "gelu")

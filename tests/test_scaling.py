@@ -74,9 +74,9 @@ def test_cpu_flash_attention_formula_takes_tensors_or_shapes():
 
 def test_bad_counting_arguments_are_refused():
     model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=1, n_layers=1, max_len=8))
-    with pytest.raises(ValueError, match="n_ctx must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="n_ctx must be an integer >= 1; got 0"):
         measure_forward_flops(model, 0)
-    with pytest.raises(ValueError, match="batch_size must be a positive integer; got 1.5"):
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1; got 1.5"):
         measure_forward_flops(model, 4, batch_size=1.5)
 
 
@@ -94,7 +94,7 @@ def test_attention_flops_grow_quadratically_per_sequence():
 def test_small_formulas_and_their_errors():
     assert training_flops(1e6, 2e6) == 1.2e13
     assert attention_share(12 * 64, 64) == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="n_ctx must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="n_ctx must be an integer >= 1; got 0"):
         flops_breakdown(TransformerConfig(vocab_size=5, d_model=8, n_heads=1), 0)
 
 
@@ -134,10 +134,12 @@ def test_fit_rejects_bad_input():
         fit_power_law([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="at least 3 points to fit a power law; got 2"):
         fit_power_law([1, 2], [1, 2])
-    with pytest.raises(ValueError, match="finite and positive"):
+    with pytest.raises(ValueError, match=r"y must be finite and > 0.0; got 0.0 at index \(1,\)"):
         fit_power_law([1, 2, 3], [1, 0, 2])
     with pytest.raises(ValueError, match="do not decrease"):
         fit_power_law([1, 2, 3], [1, 2, 3], irreducible=True, n_bootstrap=0)
+    with pytest.raises(ValueError, match="two distinct values to fit an exponent; got all 1000.0"):
+        fit_power_law([1e3, 1e3, 1e3], [3.0, 2.0, 1.0])  # used to give a standard error of about 4e7
 
 
 def test_frontier_takes_the_lowest_curve_where_it_exists():
@@ -153,6 +155,8 @@ def test_frontier_takes_the_lowest_curve_where_it_exists():
         frontier([a], [10, 1])
     with pytest.raises(ValueError, match="equal length; got 2 and 1"):
         frontier([([1, 2], [1.0])], [1])
+    with pytest.raises(ValueError, match=r"curves\[0\] flops must be strictly increasing; got \[100.0, 1.0\]"):
+        frontier([([100, 1], [1.0, 4.0])], [1, 10])  # unsorted flops used to give a wrong frontier
 
 
 def test_plot_helpers_draw_points_fits_and_curves():

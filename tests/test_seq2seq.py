@@ -94,9 +94,9 @@ def test_beam_search_can_score_below_greedy_it_is_not_exhaustive():
 
 def test_search_errors_name_expected_and_received():
     step, state = table_step({(): [0.3, 0.7]})
-    with pytest.raises(ValueError, match="beam_size must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="beam_size must be an integer >= 1; got 0"):
         beam_search(step, state, bos=BOS, eos=EOS, beam_size=0, max_len=2)
-    with pytest.raises(ValueError, match="max_len must be a positive integer; got -1"):
+    with pytest.raises(ValueError, match="max_len must be an integer >= 1; got -1"):
         beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=-1)
     with pytest.raises(KeyError, match=r"no next-token probabilities for prefix \(1,\)"):
         beam_search(step, state, bos=BOS, eos=EOS, beam_size=2, max_len=2)
@@ -194,11 +194,11 @@ def test_the_attention_model_learns_to_reverse_short_strings(one_thread):
 
 
 def test_model_errors_name_expected_and_received():
-    with pytest.raises(ValueError, match="d_hidden must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="d_hidden must be an integer >= 1; got 0"):
         Seq2Seq(10, 10, d_hidden=0)
     with pytest.raises(ValueError, match="score must be one of .* got 'cosine'"):
         Seq2Seq(10, 10, score="cosine")
-    with pytest.raises(ValueError, match=r"src must be \(B, S\) with src_lengths \(B,\); got \(5,\) and \(1,\)"):
+    with pytest.raises(ValueError, match=r"src must have shape \(B, S\); got \(5,\)"):
         small_model().encode(torch.zeros(5, dtype=torch.long), torch.tensor([5]))
 
 
@@ -222,13 +222,21 @@ def test_every_decoder_steps_like_it_decodes_and_ignores_padding(variant):
         assert torch.all(weights[b, :, length:] == 0)
 
 
-def test_luong_fast_path_equals_the_step_loop():
-    model = small_model("general", seed=7)
-    batch = date_task.encode_batch(date_task.make_pairs(4, seed=7))
+@pytest.mark.parametrize("score", [None, "dot", "general", "additive"])
+@pytest.mark.parametrize("seed", [7, 8])
+def test_luong_fast_path_equals_the_step_loop(score, seed):
+    """Every score (and none: the bottleneck), on batches of dates of different lengths."""
+    torch.manual_seed(seed)
+    model = Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=8, d_hidden=16, score=score)
+    model = model.double().eval()
+    batch = date_task.encode_batch(date_task.make_pairs(4, seed=seed))
     state = model.encode(batch["src"], batch["src_lengths"])
-    fast, w_fast, _ = model.decode(batch["tgt_in"], state)
-    slow, w_slow, _ = model.decode_steps(batch["tgt_in"], state)
-    assert not model.stepwise and torch.allclose(fast, slow, atol=1e-12) and torch.allclose(w_fast, w_slow, atol=1e-12)
+    fast, w_fast, end_fast = model.decode(batch["tgt_in"], state)
+    slow, w_slow, end_slow = model.decode_steps(batch["tgt_in"], state)
+    assert not model.stepwise and torch.allclose(fast, slow, rtol=0, atol=1e-12)
+    assert (w_fast is None) == (w_slow is None) == (score is None)
+    assert score is None or torch.allclose(w_fast, w_slow, rtol=0, atol=1e-12)
+    assert all(torch.allclose(a, b, rtol=0, atol=1e-12) for a, b in zip(end_fast, end_slow))
 
 
 def test_the_bahdanau_query_is_the_previous_state():
@@ -275,7 +283,7 @@ def test_config_errors_name_expected_and_received():
         Seq2SeqConfig(10, 10, score=None, input_feeding=True)
     model = Seq2Seq.from_config(Seq2SeqConfig(10, 12, d_hidden=8, score="general"))
     assert model.config.target_vocab_size == 12 and model.output.out_features == 12
-    with pytest.raises(ValueError, match=r"src ids must be in \[0, 10\); got \[0, 11\]"):
+    with pytest.raises(ValueError, match=r"src must hold ids in \[0, 10\); got 11"):
         model.encode(torch.tensor([[0, 11]]), torch.tensor([2]))
 
 

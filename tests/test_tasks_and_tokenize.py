@@ -71,9 +71,9 @@ def test_char_vocab_round_trip(text):
 
 def test_char_vocab_errors_name_the_problem():
     vocab = CharVocab("abc")
-    with pytest.raises(KeyError, match="character 'z' is not in the vocabulary of 3 characters"):
+    with pytest.raises(KeyError, match="text has the character 'z', which is not in the vocabulary of 3 characters"):
         vocab.encode("az")
-    with pytest.raises(ValueError, match=r"ids must lie in \[0, 3\); got \[3\]"):
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 3\); got 3"):
         vocab.decode([0, 3])
     with pytest.raises(ValueError, match=r"these repeat: \['a'\]"):
         CharVocab("aba")
@@ -97,11 +97,11 @@ def test_straighten_quotes_replaces_only_double_curly_quotes():
 
 def test_char_vocab_refuses_what_is_not_text_or_integer_ids():
     vocab = CharVocab("abc")
-    with pytest.raises(TypeError, match="text must be a str; got int"):
+    with pytest.raises(TypeError, match="text must be a string; got int"):
         vocab.encode(12)
-    with pytest.raises(TypeError, match=r"ids must be integers; got \[1.5\]"):
+    with pytest.raises(TypeError, match="ids must hold integer ids; got float 1.5"):
         vocab.decode([1.5])
-    with pytest.raises(ValueError, match="1-D integer tensor"):
+    with pytest.raises(ValueError, match=r"ids must be a 1-D sequence of ids; got shape \(1, 2\)"):
         vocab.decode(torch.tensor([[0, 1]]))
     with pytest.raises(ValueError, match="non-empty str"):
         CharVocab.from_text("")

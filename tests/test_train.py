@@ -56,9 +56,9 @@ def test_divergence_stops_the_run_instead_of_raising():
 def test_bad_arguments_are_named():
     next_batch, _ = regression_task()
     model = torch.nn.Linear(2, 1)
-    with pytest.raises(ValueError, match="steps must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="steps must be an integer >= 1; got 0"):
         train(model, mse, next_batch, steps=0)
-    with pytest.raises(ValueError, match="clip_norm must be positive or None; got -1"):
+    with pytest.raises(ValueError, match="clip_norm must be a finite number > 0.0; got -1"):
         train(model, mse, next_batch, steps=1, clip_norm=-1)
     with pytest.raises(ValueError, match=r"scalar tensor; got shape \(32, 1\)"):
         train(model, lambda m, b: m(b[0]), next_batch, steps=1, progress=False)

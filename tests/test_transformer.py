@@ -4,6 +4,8 @@ import math
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from dl4nlp.positional import (
@@ -33,7 +35,7 @@ def test_positional_modules_add_to_embeddings_and_refuse_long_inputs():
         learned(torch.zeros(1, 11, 8))
     with pytest.raises(ValueError, match="d_model must be a positive even integer; got 7"):
         sinusoidal_encoding(10, 7)
-    with pytest.raises(ValueError, match="positional must be one of"):
+    with pytest.raises(ValueError, match="kind must be one of"):
         make_positional("rotary-ish", 10, 8)
 
 
@@ -46,7 +48,8 @@ def test_block_matches_nn_transformer_encoder_layer(norm_first):
         .double()
         .eval()
     )
-    mine = TransformerBlock(config).double().load_from_torch(reference).eval()
+    mine = TransformerBlock.from_torch(reference, config).eval()
+    assert {p.dtype for p in mine.parameters()} == {torch.float64}
     x = torch.randn(3, 6, 16, dtype=torch.float64)
     assert torch.allclose(mine(x), reference(x), atol=1e-10)
     causal = nn.Transformer.generate_square_subsequent_mask(6, dtype=torch.float64)
@@ -60,6 +63,38 @@ def test_fast_and_readable_attention_paths_agree():
     fast.load_state_dict(slow.state_dict())
     ids = torch.randint(0, 20, (2, 9))
     assert torch.allclose(slow(ids), fast(ids), atol=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    B=st.integers(1, 3),
+    T=st.integers(1, 6),
+    n_heads=st.sampled_from([1, 2, 4]),
+    norm_first=st.booleans(),
+    causal=st.booleans(),
+    mask_kind=st.sampled_from(["none", "padding", "2d"]),
+    seed=st.integers(0, 10_000),
+)
+def test_fast_and_readable_encoders_agree_on_every_input_they_accept(
+    B, T, n_heads, norm_first, causal, mask_kind, seed
+):
+    """Pre- and post-norm blocks, padding and (T, T) masks, causal or not, in float64."""
+    generator = torch.Generator().manual_seed(seed)
+    config = dict(vocab_size=10, d_model=8, n_heads=n_heads, n_layers=2, norm_first=norm_first)
+    torch.manual_seed(seed)
+    readable = TransformerEncoder(TransformerConfig(**config)).double().eval()
+    fast = TransformerEncoder(TransformerConfig(**config, fast_attention=True)).double().eval()
+    fast.load_state_dict(readable.state_dict())
+    x = torch.randn(B, T, 8, generator=generator, dtype=torch.float64)
+    mask = {
+        "none": None,
+        "padding": (torch.arange(T)[None, :] < torch.randint(1, T + 1, (B,), generator=generator)[:, None])[
+            :, None, None, :
+        ],
+        "2d": torch.rand(T, T, generator=generator) < 0.6,
+    }[mask_kind]
+    expected = readable(x, mask=mask, causal=causal)
+    assert torch.allclose(fast(x, mask=mask, causal=causal), expected, rtol=0, atol=1e-12)
 
 
 def test_language_model_is_causal_and_learns():
@@ -107,9 +142,10 @@ def test_builds_on_the_meta_device_without_memory():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(vocab_size=0), "vocab_size must be a positive integer; got 0"),
+        (dict(vocab_size=0), "vocab_size must be an integer >= 1; got 0"),
         (dict(vocab_size=5, d_model=10, n_heads=3), "d_model must be divisible by n_heads"),
-        (dict(vocab_size=5, dropout=1.0), r"dropout must be in \[0, 1\); got 1.0"),
+        (dict(vocab_size=5, dropout=1.0), r"dropout must be a finite number in \[0.0, 1.0\); got 1.0"),
+        (dict(vocab_size=5, d_model=9, n_heads=3, positional="sinusoidal"), "d_model must be even"),
     ],
 )
 def test_config_errors(kwargs, message):
@@ -121,5 +157,21 @@ def test_lm_rejects_bad_shapes():
     model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1))
     with pytest.raises(ValueError, match=r"ids must have shape \(B, T\); got \(4,\)"):
         model(torch.zeros(4, dtype=torch.long))
-    with pytest.raises(ValueError, match="temperature must be >= 0"):
+    with pytest.raises(ValueError, match="temperature must be a finite number >= 0.0; got -1"):
         model.generate(torch.zeros(1, 2, dtype=torch.long), 1, temperature=-1)
+    ids = torch.zeros(2, 4, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"targets must have shape \(2, 4\); got \(4, 2\)"):
+        model.loss(ids, ids.T)
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 5\); got 5"):
+        model(torch.full((1, 3), 5))
+
+
+def test_block_from_torch_refuses_a_reference_with_another_activation():
+    relu = nn.TransformerEncoderLayer(8, 2, 16, activation="relu", batch_first=True)
+    with pytest.raises(ValueError, match="reference must use the block's activation, GELU .*; got relu"):
+        TransformerBlock.from_torch(relu)
+    gelu = nn.TransformerEncoderLayer(8, 2, 16, activation="gelu", batch_first=True)
+    with pytest.raises(ValueError, match="config must match the reference: d_ff=32; reference has 16"):
+        TransformerBlock.from_torch(gelu, TransformerConfig(vocab_size=5, d_model=8, n_heads=2, d_ff=32))
+    block = TransformerBlock.from_torch(gelu)  # sizes and dropout from the reference
+    assert (block.config.d_ff, block.config.dropout, block.config.norm_first) == (16, 0.1, False)

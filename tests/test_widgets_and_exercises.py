@@ -83,3 +83,12 @@ def test_check_verdicts(capsys):
     assert "ZeroDivisionError" in capsys.readouterr().out
     assert not check("ex", None, 1.0)
     assert not check("ex", "abc", 1.0)
+    assert not check("ex", "1.0", 1.0)  # text is not a number, even text that reads as one
+    assert "expected numbers, got str '1.0'" in capsys.readouterr().out
+
+
+def test_check_raises_for_the_authors_mistakes_not_the_students():
+    with pytest.raises(TypeError, match="expected must be numbers .*; got str 'one'"):
+        check("ex", 1.0, "one")  # a reference that is not numbers is the notebook's bug
+    with pytest.raises(ValueError, match="atol must be a finite number >= 0.0; got -1.0"):
+        check("ex", 1.0, 1.0, atol=-1)

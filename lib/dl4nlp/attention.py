@@ -21,39 +21,61 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_device,
+    check_int,
+    check_mask,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+    is_int,
+)
 
-def _check_mask(mask: Optional[torch.Tensor]) -> None:
-    if mask is not None and mask.dtype != torch.bool:
-        raise TypeError(f"mask must be a bool tensor (True = may attend); got dtype {mask.dtype}")
+
+def _softmax_where(scores: torch.Tensor, mask: Optional[torch.Tensor], dim: int = -1) -> torch.Tensor:
+    """``masked_softmax`` without the checks (for callers that have checked their inputs)."""
+    if mask is None:
+        return torch.softmax(scores, dim=dim)
+    weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=dim)
+    return weights.masked_fill(~mask.any(dim=dim, keepdim=True), 0.0)  # rows with no allowed entry: 0, not NaN
 
 
 def masked_softmax(scores: torch.Tensor, mask: Optional[torch.Tensor] = None, dim: int = -1) -> torch.Tensor:
     """Softmax of ``scores`` over ``dim`` where ``mask`` is True; masked entries get weight 0.
 
-    A row whose entries are all masked gets all-zero weights (not NaN).
+    A row whose entries are all masked gets all-zero weights (not NaN). The
+    scores must be finite: a NaN or inf is an error, never hidden by the mask.
+
+    >>> masked_softmax(torch.tensor([1.0, 1.0, 5.0]), torch.tensor([True, True, False])).tolist()
+    [0.5, 0.5, 0.0]
     """
-    _check_mask(mask)
-    if mask is None:
-        return torch.softmax(scores, dim=dim)
-    scores = scores.masked_fill(~mask, float("-inf"))
-    weights = torch.softmax(scores, dim=dim)
-    return weights.nan_to_num(0.0)  # rows with no allowed entry: softmax of all -inf is NaN
+    check_tensor("scores", scores, dtype="float", finite=True)
+    check_int("dim", dim, low=-scores.dim(), high=scores.dim() - 1)
+    if mask is not None:
+        check_mask("mask", mask, scores.shape)
+    return _softmax_where(scores, mask, dim)
 
 
 def causal_mask(length: int, device: Optional[torch.device] = None) -> torch.Tensor:
     """(T, T) bool mask letting position t attend to positions 0..t only."""
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive integer; got {length!r}")
+    check_int("length", length)
+    device = None if device is None else check_device("device", device)
     return torch.ones(length, length, dtype=torch.bool, device=device).tril()
 
 
 def padding_mask(lengths: torch.Tensor, max_length: int) -> torch.Tensor:
-    """(B, 1, 1, T) bool mask that hides key positions at or beyond each sequence's length."""
-    lengths = torch.as_tensor(lengths)
-    if lengths.dim() != 1:
-        raise ValueError(f"lengths must be 1-D, one length per sequence; got shape {tuple(lengths.shape)}")
+    """(B, 1, 1, T) bool mask that hides key positions at or beyond each sequence's length.
+
+    ``lengths`` is a 1-D integer tensor (or a list of ints), one length in [1, max_length] per sequence.
+    """
+    check_int("max_length", max_length)
+    if isinstance(lengths, (list, tuple)) and all(is_int(n) for n in lengths):
+        lengths = torch.tensor(lengths, dtype=torch.long)
+    check_tensor("lengths", lengths, ndim=1, dtype="integer", expected="(B,), one length per sequence")
     if (lengths < 1).any() or (lengths > max_length).any():
-        raise ValueError(f"every length must be in [1, {max_length}]; got {lengths.tolist()}")
+        raise ValueError(f"every length in lengths must be in [1, {max_length}]; got {lengths.tolist()}")
     positions = torch.arange(max_length, device=lengths.device)  # (T,)
     return (positions[None, :] < lengths[:, None])[:, None, None, :]  # (B, 1, 1, T)
 
@@ -69,19 +91,58 @@ def scaled_dot_product_attention(
 
     Shapes: q (..., T_q, d_k), k (..., T_k, d_k), v (..., T_k, d_v) ->
     output (..., T_q, d_v) and weights (..., T_q, T_k). ``causal=True`` adds
-    the lower-triangular mask (queries and keys aligned at the start).
+    the lower-triangular mask (queries and keys aligned at the start: query t
+    sees keys 0..t). ``mask`` (bool, True = may attend) broadcasts to the weights.
     """
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"queries and keys must share their last dimension d_k; got {q.shape[-1]} and {k.shape[-1]}")
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(f"keys and values must have the same length T_k; got {k.shape[-2]} and {v.shape[-2]}")
-    _check_mask(mask)
+    check_tensor("q", q, min_ndim=2, dtype="float", finite=True, expected="(..., T_q, d_k)")
+    check_tensor("k", k, min_ndim=2, dtype="float", finite=True, expected="(..., T_k, d_k)")
+    check_tensor("v", v, min_ndim=2, dtype="float", finite=True, expected="(..., T_k, d_v)")
+    if k.shape[-1] != q.shape[-1]:
+        raise ValueError(f"k must have the last dimension d_k = {q.shape[-1]} of q; got shape {tuple(k.shape)}")
+    if v.shape[-2] != k.shape[-2]:
+        raise ValueError(f"v must have the length T_k = {k.shape[-2]} of k; got shape {tuple(v.shape)}")
+    try:
+        batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            f"q, k and v must have leading (batch) dimensions that broadcast; got shapes "
+            f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+        ) from None
+    check_same_dtype("k", k, q)
+    check_same_dtype("v", v, q)
+    check_bool("causal", causal)
+    if mask is not None:
+        check_mask("mask", mask, (*batch, q.shape[-2], k.shape[-2]), expected="the weights (..., T_q, T_k)")
+    return _attention(q, k, v, mask, causal)
+
+
+def _allowed(mask: Optional[torch.Tensor], causal: bool, T_q: int, T_k: int, device) -> Optional[torch.Tensor]:
+    """The mask combined with the causal one (queries and keys aligned at the start), or None."""
+    if not causal:
+        return mask
+    allowed = torch.ones(T_q, T_k, dtype=torch.bool, device=device).tril()  # (T_q, T_k)
+    return allowed if mask is None else mask & allowed
+
+
+def _attention(q, k, v, mask, causal) -> tuple[torch.Tensor, torch.Tensor]:
+    """The readable path without the checks."""
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., T_q, T_k)
-    if causal:
-        allowed = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool, device=q.device).tril()
-        mask = allowed if mask is None else mask & allowed
-    weights = masked_softmax(scores, mask)  # (..., T_q, T_k)
+    weights = _softmax_where(scores, _allowed(mask, causal, q.shape[-2], k.shape[-2], q.device))  # (..., T_q, T_k)
     return weights @ v, weights
+
+
+def _fused_attention(q, k, v, mask, causal) -> torch.Tensor:
+    """The fast path: PyTorch's fused kernel, made to agree with the readable path on every mask.
+
+    The mask is folded in (F.sdpa's own ``is_causal`` aligns differently when T_q != T_k), and a
+    query that may attend to no key gets a zero output, as the readable path's all-zero weights give.
+    """
+    allowed = _allowed(mask, causal, q.shape[-2], k.shape[-2], q.device)
+    if allowed is None:
+        return F.scaled_dot_product_attention(q, k, v)
+    some = allowed.any(dim=-1, keepdim=True)  # (..., T_q, 1): may this query attend anywhere?
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed | ~some)  # no all-masked row: no NaN
+    return out.masked_fill(~some, 0.0)
 
 
 class MultiHeadAttention(nn.Module):
@@ -96,8 +157,12 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = True, fast: bool = False):
         super().__init__()
+        check_int("d_model", d_model)
+        check_int("n_heads", n_heads)
         if d_model % n_heads != 0:
             raise ValueError(f"d_model must be divisible by n_heads; got d_model={d_model}, n_heads={n_heads}")
+        check_bool("bias", bias)
+        check_bool("fast", fast)
         self.d_model, self.n_heads, self.d_head = d_model, n_heads, d_model // n_heads
         self.fast = fast
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
@@ -110,6 +175,27 @@ class MultiHeadAttention(nn.Module):
         B, T, _ = x.shape
         return x.view(B, T, self.n_heads, self.d_head).transpose(1, 2)
 
+    def _check(self, x, context, mask, causal) -> None:
+        C = self.d_model
+        check_tensor("x", x, shape=("B", "T", C), dtype="float", finite=True)
+        check_same_dtype("x", x, self)
+        if context is not None:
+            check_tensor("context", context, shape=("B", "T_k", C), dtype="float", finite=True)
+            if context.shape[0] != x.shape[0]:
+                raise ValueError(
+                    f"context must have the batch size of x, {x.shape[0]}; got shape {tuple(context.shape)}"
+                )
+            check_same_dtype("context", context, self)
+        check_bool("causal", causal)
+        if mask is not None:
+            T_k = (x if context is None else context).shape[1]
+            check_mask("mask", mask, (x.shape[0], self.n_heads, x.shape[1], T_k), expected="(B, H, T_q, T_k)")
+            if mask.dim() not in (2, 4):
+                raise ValueError(
+                    "mask must have shape (T_q, T_k) or (B, H, T_q, T_k), any of them possibly 1 "
+                    f"(a (B, T_q, T_k) mask is ambiguous: use mask[:, None]); got {tuple(mask.shape)}"
+                )
+
     def forward(
         self,
         x: torch.Tensor,
@@ -117,57 +203,68 @@ class MultiHeadAttention(nn.Module):
         mask: Optional[torch.Tensor] = None,
         causal: bool = False,
     ) -> torch.Tensor:
+        self._check(x, context, mask, causal)
         context = x if context is None else context
-        if x.dim() != 3 or x.shape[-1] != self.d_model:
-            raise ValueError(f"x must have shape (B, T, {self.d_model}); got {tuple(x.shape)}")
-        if context.dim() != 3 or context.shape[-1] != self.d_model:
-            raise ValueError(f"context must have shape (B, T, {self.d_model}); got {tuple(context.shape)}")
         q = self._split(self.q_proj(x))  # (B, H, T_q, d_head)
         k = self._split(self.k_proj(context))  # (B, H, T_k, d_head)
         v = self._split(self.v_proj(context))  # (B, H, T_k, d_head)
         if self.fast:
-            _check_mask(mask)
-            if causal:  # F.sdpa forbids attn_mask together with is_causal: fold it in
-                allowed = causal_mask(q.shape[-2], q.device)
-                mask, causal = (allowed if mask is None else mask & allowed), False
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            out = _fused_attention(q, k, v, mask, causal)
             self.last_weights = None
         else:
-            out, self.last_weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
+            out, self.last_weights = _attention(q, k, v, mask, causal)
         B, _, T_q, _ = out.shape
         out = out.transpose(1, 2).reshape(B, T_q, self.d_model)  # concatenate heads: (B, T_q, C)
         return self.out_proj(out)
 
+    @classmethod
     @torch.no_grad()
-    def load_from_torch(self, reference: nn.MultiheadAttention) -> MultiHeadAttention:
-        """Copy the weights of a ``torch.nn.MultiheadAttention`` with the same sizes."""
-        if reference.embed_dim != self.d_model or reference.num_heads != self.n_heads:
+    def from_torch(cls, reference: nn.MultiheadAttention, fast: bool = False) -> MultiHeadAttention:
+        """A ``MultiHeadAttention`` with the sizes, dtype, device and weights of a ``torch.nn.MultiheadAttention``.
+
+        The two agree in eval mode (the reference's dropout on attention weights is not copied).
+        """
+        check_type("reference", reference, nn.MultiheadAttention, "a torch.nn.MultiheadAttention")
+        if not reference._qkv_same_embed_dim:
             raise ValueError(
-                f"reference must have embed_dim={self.d_model}, num_heads={self.n_heads}; "
-                f"got embed_dim={reference.embed_dim}, num_heads={reference.num_heads}"
+                f"reference must project queries, keys and values of one size (kdim = vdim = embed_dim); "
+                f"got embed_dim={reference.embed_dim}, kdim={reference.kdim}, vdim={reference.vdim}"
             )
-        w_q, w_k, w_v = reference.in_proj_weight.chunk(3)
-        for proj, weight in zip((self.q_proj, self.k_proj, self.v_proj), (w_q, w_k, w_v)):
-            proj.weight.copy_(weight)
-        self.out_proj.weight.copy_(reference.out_proj.weight)
-        if reference.in_proj_bias is not None and self.q_proj.bias is not None:
-            for proj, bias in zip((self.q_proj, self.k_proj, self.v_proj), reference.in_proj_bias.chunk(3)):
-                proj.bias.copy_(bias)
-            self.out_proj.bias.copy_(reference.out_proj.bias)
-        return self
+        if reference.bias_k is not None or reference.add_zero_attn:
+            raise ValueError(
+                "reference must have add_bias_kv=False and add_zero_attn=False, which MultiHeadAttention lacks; "
+                f"got add_bias_kv={reference.bias_k is not None}, add_zero_attn={reference.add_zero_attn}"
+            )
+        weight = reference.in_proj_weight
+        bias = reference.in_proj_bias is not None
+        model = cls(reference.embed_dim, reference.num_heads, bias=bias, fast=fast).to(weight.device, weight.dtype)
+        for proj, w in zip((model.q_proj, model.k_proj, model.v_proj), weight.chunk(3)):
+            proj.weight.copy_(w)
+        model.out_proj.weight.copy_(reference.out_proj.weight)
+        if bias:
+            for proj, b in zip((model.q_proj, model.k_proj, model.v_proj), reference.in_proj_bias.chunk(3)):
+                proj.bias.copy_(b)
+            model.out_proj.bias.copy_(reference.out_proj.bias)
+        return model
 
 
 # --- score functions for encoder-decoder attention (notebook 04) ------------
 # Each maps queries (B, T_q, d_q) and keys (B, T_k, d_k) to scores (B, T_q, T_k):
 # how well decoder state s_t matches encoder state h_i. Softmax over i turns a
 # row of scores into the attention distribution alpha(t).
-def _check_query_key(query: torch.Tensor, keys: torch.Tensor, d_query: int, d_key: int) -> None:
-    if query.dim() != 3 or query.shape[-1] != d_query:
-        raise ValueError(f"query must have shape (B, T_q, {d_query}); got {tuple(query.shape)}")
-    if keys.dim() != 3 or keys.shape[-1] != d_key:
-        raise ValueError(f"keys must have shape (B, T_k, {d_key}); got {tuple(keys.shape)}")
+def _check_query_key(module: nn.Module, query: torch.Tensor, keys: torch.Tensor) -> None:
+    check_tensor("query", query, shape=("B", "T_q", module.d_query), dtype="float", finite=True)
+    check_tensor("keys", keys, shape=("B", "T_k", module.d_key), dtype="float", finite=True)
     if query.shape[0] != keys.shape[0]:
-        raise ValueError(f"query and keys must have the same batch size; got {query.shape[0]} and {keys.shape[0]}")
+        raise ValueError(f"keys must have the batch size of query, {query.shape[0]}; got shape {tuple(keys.shape)}")
+    check_same_dtype("keys", keys, query)
+    check_same_dtype("query", query, module)
+
+
+def _check_sizes(**sizes: Optional[int]) -> None:
+    for name, value in sizes.items():
+        if value is not None:
+            check_int(name, value)
 
 
 class DotScore(nn.Module):
@@ -175,12 +272,13 @@ class DotScore(nn.Module):
 
     def __init__(self, d_query: int, d_key: int):
         super().__init__()
+        _check_sizes(d_query=d_query, d_key=d_key)
         if d_query != d_key:
             raise ValueError(f"the dot score needs d_query == d_key; got d_query={d_query}, d_key={d_key}")
         self.d_query = self.d_key = d_query
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        _check_query_key(query, keys, self.d_query, self.d_key)
+        _check_query_key(self, query, keys)
         return query @ keys.transpose(1, 2)  # (B, T_q, T_k)
 
 
@@ -189,12 +287,13 @@ class GeneralScore(nn.Module):
 
     def __init__(self, d_query: int, d_key: int):
         super().__init__()
+        _check_sizes(d_query=d_query, d_key=d_key)
         self.d_query, self.d_key = d_query, d_key
         self.weight = nn.Parameter(torch.empty(d_query, d_key))
         nn.init.normal_(self.weight, std=1.0 / math.sqrt(d_key))
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        _check_query_key(query, keys, self.d_query, self.d_key)
+        _check_query_key(self, query, keys)
         return (query @ self.weight) @ keys.transpose(1, 2)  # (B, T_q, d_k) @ (B, d_k, T_k)
 
 
@@ -207,14 +306,15 @@ class AdditiveScore(nn.Module):
 
     def __init__(self, d_query: int, d_key: int, d_attn: Optional[int] = None):
         super().__init__()
+        _check_sizes(d_query=d_query, d_key=d_key, d_attn=d_attn)
         self.d_query, self.d_key = d_query, d_key
-        d_attn = d_attn or d_key
+        d_attn = d_key if d_attn is None else d_attn
         self.query_proj = nn.Linear(d_query, d_attn, bias=False)
         self.key_proj = nn.Linear(d_key, d_attn, bias=True)
         self.v = nn.Linear(d_attn, 1, bias=False)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        _check_query_key(query, keys, self.d_query, self.d_key)
+        _check_query_key(self, query, keys)
         hidden = torch.tanh(self.query_proj(query)[:, :, None, :] + self.key_proj(keys)[:, None, :, :])
         return self.v(hidden).squeeze(-1)  # (B, T_q, T_k, d_attn) -> (B, T_q, T_k)
 
@@ -224,8 +324,7 @@ SCORES = {"dot": DotScore, "general": GeneralScore, "additive": AdditiveScore}
 
 def make_score(kind: str, d_query: int, d_key: int) -> nn.Module:
     """One of the score modules by name: ``'dot'``, ``'general'`` (bilinear) or ``'additive'`` (MLP)."""
-    if kind not in SCORES:
-        raise ValueError(f"score must be one of {tuple(SCORES)}; got {kind!r}")
+    check_choice("kind", kind, SCORES)
     return SCORES[kind](d_query, d_key)
 
 
@@ -237,7 +336,15 @@ def attend(
     scores (B, T_q, T_k), values (B, T_k, d_v), mask broadcastable to the
     scores -> (context (B, T_q, d_v), weights (B, T_q, T_k)).
     """
-    if scores.shape[-1] != values.shape[-2]:
-        raise ValueError(f"scores and values must agree on T_k; got {scores.shape[-1]} and {values.shape[-2]}")
-    weights = masked_softmax(scores, mask)  # (B, T_q, T_k)
+    check_tensor("scores", scores, shape=("B", "T_q", "T_k"), dtype="float", finite=True)
+    B, _, T_k = scores.shape
+    check_tensor("values", values, shape=("B", "T_k", "d_v"), dtype="float", finite=True)
+    if values.shape[:2] != (B, T_k):
+        raise ValueError(
+            f"values must have shape (B={B}, T_k={T_k}, d_v) to match the scores; got {tuple(values.shape)}"
+        )
+    check_same_dtype("values", values, scores)
+    if mask is not None:
+        check_mask("mask", mask, scores.shape, expected="the scores (B, T_q, T_k)")
+    weights = _softmax_where(scores, mask)  # (B, T_q, T_k)
     return weights @ values, weights

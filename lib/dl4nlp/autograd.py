@@ -32,7 +32,12 @@ class Value:
 
     def __init__(self, data: Number, inputs: Tuple[Value, ...] = (), op: str = "", label: str = ""):
         if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise TypeError(f"Value expects an int or float; got {type(data).__name__} {data!r}")
+            raise TypeError(f"Value data must be an int or float; got {type(data).__name__} {data!r}")
+        if not math.isfinite(data):
+            raise ValueError(f"Value data must be a finite number; got {data!r}")
+        bad = [x for x in inputs if not isinstance(x, Value)]
+        if bad:
+            raise TypeError(f"Value inputs must be Values; got {type(bad[0]).__name__} {bad[0]!r}")
         self.data = float(data)
         self.grad = 0.0
         self.inputs = tuple(inputs)
@@ -74,6 +79,10 @@ class Value:
     def __pow__(self, exponent: Number) -> Value:
         if isinstance(exponent, bool) or not isinstance(exponent, (int, float)):
             raise TypeError(f"Value ** expects a constant int or float exponent; got {exponent!r}")
+        if self.data == 0 and exponent < 0:
+            raise ValueError(f"{self.data} ** {exponent} is a division by zero: the base must not be 0 here")
+        if self.data < 0 and not float(exponent).is_integer():
+            raise ValueError(f"{self.data} ** {exponent} is not a real number: a negative base needs a whole exponent")
         out = Value(self.data**exponent, (self,), f"**{exponent:g}")
 
         def _backward() -> None:  # d(a^n)/da = n a^(n-1)
@@ -83,6 +92,8 @@ class Value:
         return out
 
     def exp(self) -> Value:
+        if self.data > 709.78:  # math.exp overflows a float beyond log(max float)
+            raise ValueError(f"exp({self.data}) overflows a float; the argument must be at most about 709.78")
         out = Value(math.exp(self.data), (self,), "exp")
 
         def _backward() -> None:  # d(e^a)/da = e^a
@@ -171,7 +182,15 @@ def _stable_sigmoid(x: float) -> float:
 
 
 def topological_order(root: Value) -> list[Value]:
-    """Every Value that ``root`` depends on, each listed after all of its inputs."""
+    """Every node that ``root`` depends on, each listed after all of its inputs.
+
+    A node is a ``Value`` or any engine's node with a tuple of ``.inputs``
+    (notebook 01's ``Scalar`` orders its graph with this function).
+    """
+    if not hasattr(root, "inputs"):
+        raise TypeError(
+            f"root must be a graph node, a Value (anything with .inputs); got {type(root).__name__} {root!r:.60}"
+        )
     order: list[Value] = []
     seen: set[int] = set()
     stack: list[tuple[Value, bool]] = [(root, False)]
@@ -184,12 +203,25 @@ def topological_order(root: Value) -> list[Value]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        stack.extend((parent, False) for parent in node.inputs if id(parent) not in seen)
+        for parent in node.inputs:
+            if not hasattr(parent, "inputs"):
+                raise TypeError(
+                    f"every input of a graph node must be a node (with .inputs); {node!r:.40} has an input "
+                    f"{type(parent).__name__} {parent!r:.40}"
+                )
+            if id(parent) not in seen:
+                stack.append((parent, False))
     return order
 
 
 def zero_grad(values: Iterable[Value]) -> None:
     """Reset ``.grad`` to 0 for each of ``values``."""
+    if isinstance(values, (Value, str)) or not isinstance(values, Iterable):
+        raise TypeError(f"values must be an iterable of Values; got {type(values).__name__} {values!r:.60}")
+    values = list(values)
+    bad = [v for v in values if not hasattr(v, "grad")]
+    if bad:
+        raise TypeError(f"values must hold Values (nodes with .grad) only; got {type(bad[0]).__name__} {bad[0]!r:.60}")
     for value in values:
         value.grad = 0.0
 
@@ -206,10 +238,15 @@ def engine_gradients(build: Callable[..., object], inputs: Iterable[float], valu
     """
     if not callable(build):
         raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    if isinstance(inputs, (str, bytes)):
+        raise TypeError(f"inputs must be a list of numbers; got {type(inputs).__name__} {inputs!r:.40}")
     values = [float(x) for x in inputs]
     if not values or not all(math.isfinite(x) for x in values):
         raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
     leaves = [value_type(x) for x in values]
+    if not all(hasattr(leaves[0], name) for name in ("data", "grad", "backward")):
+        got = getattr(value_type, "__name__", type(value_type).__name__)
+        raise TypeError(f"value_type must be a scalar engine's class, with .data, .grad and .backward(); got {got}")
     out = build(*leaves)
     if not all(hasattr(out, name) for name in ("data", "grad", "backward")):
         got = type(out).__name__
@@ -229,10 +266,17 @@ def torch_gradients(build: Callable[..., object], inputs: Iterable[float]) -> li
     """
     import torch  # local import: the engine itself needs only the standard library
 
+    if not callable(build):
+        raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    if isinstance(inputs, (str, bytes)):
+        raise TypeError(f"inputs must be a list of numbers; got {type(inputs).__name__} {inputs!r:.40}")
     values = [float(x) for x in inputs]
     if not values or not all(math.isfinite(x) for x in values):
         raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
     leaves = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in values]
     out = build(*leaves)
+    if not isinstance(out, torch.Tensor) or out.numel() != 1:
+        got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else type(out).__name__
+        raise ValueError(f"build must return one number (a scalar tensor here); got {got}")
     grads = torch.autograd.grad(out, leaves, allow_unused=True)
     return [out.item()] + [0.0 if g is None else g.item() for g in grads]

@@ -16,6 +16,7 @@ BERT that ``python -m dl4nlp.recipes.tiny_bert`` trained. Taught in notebook 08.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -24,6 +25,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_ids,
+    check_ids_list,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_sequence,
+    check_tensor,
+    check_type,
+    within_model,
+)
 from dl4nlp.checkpoint import PathLike, load_checkpoint
 from dl4nlp.data import data_path
 from dl4nlp.positional import make_positional
@@ -81,18 +93,23 @@ def mask_tokens(
     whole, with probability ``mask_prob``; each of its pieces is then
     corrupted 80/10/10 on its own.
     """
-    if not 0.0 <= mask_prob <= 1.0:
-        raise ValueError(f"mask_prob must be in [0, 1]; got {mask_prob!r}")
-    shares = (mask_token_prob, random_token_prob, keep_prob)
-    if min(shares) < 0 or not math.isclose(sum(shares), 1.0, abs_tol=1e-9):
-        raise ValueError(
-            f"mask_token_prob + random_token_prob + keep_prob must be 1 with each >= 0; "
-            f"got {mask_token_prob} + {random_token_prob} + {keep_prob} = {sum(shares)}"
-        )
-    if ids.dtype != torch.long:
-        raise TypeError(f"ids must be a torch.long tensor; got dtype {ids.dtype}")
+    check_int("vocab_size", vocab_size)
+    check_ids("ids", ids, vocab_size, bound="vocab_size", shape=("B", "T"))
+    special_ids = check_ids_list("special_ids", special_ids, vocab_size)
+    check_int("mask_id", mask_id, low=0, high=vocab_size - 1)
     if mask_id not in special_ids:
         raise ValueError(f"mask_id must be one of special_ids {list(special_ids)}; got {mask_id}")
+    check_number("mask_prob", mask_prob, 0.0, 1.0)
+    shares = dict(mask_token_prob=mask_token_prob, random_token_prob=random_token_prob, keep_prob=keep_prob)
+    for name, share in shares.items():
+        check_number(name, share, 0.0, 1.0)
+    if not math.isclose(sum(shares.values()), 1.0, abs_tol=1e-9):
+        raise ValueError(
+            f"mask_token_prob + random_token_prob + keep_prob must be 1 with each >= 0; "
+            f"got {mask_token_prob} + {random_token_prob} + {keep_prob} = {sum(shares.values())}"
+        )
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     special = torch.tensor(sorted(set(special_ids)), device=ids.device)
     ordinary_ids = torch.arange(vocab_size, device=ids.device)
     ordinary_ids = ordinary_ids[~torch.isin(ordinary_ids, special)]  # what a random replacement may be
@@ -154,8 +171,11 @@ def pair_inputs(a: Sequence, b: Sequence, cls="[CLS]", sep="[SEP]") -> tuple[lis
     >>> pair_inputs(["my", "dog"], ["he"])
     (['[CLS]', 'my', 'dog', '[SEP]', 'he', '[SEP]'], [0, 0, 0, 0, 1, 1], [0, 1, 2, 3, 4, 5])
 
-    Works for token strings or ids (pass the ids of [CLS] and [SEP]).
+    Works for token strings or ids (pass the ids of [CLS] and [SEP]); ``a`` and
+    ``b`` are lists (a string would be read one character at a time).
     """
+    a = check_sequence("a", a, nonempty=False, what="a list of tokens or ids")
+    b = check_sequence("b", b, nonempty=False, what="a list of tokens or ids")
     tokens = [cls, *a, sep, *b, sep]
     segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)
     return tokens, segments, list(range(len(tokens)))
@@ -170,6 +190,10 @@ def bert_config(size: str = "base", **overrides) -> TransformerConfig:
     """
     if size not in SIZES:
         raise ValueError(f"size must be one of {tuple(SIZES)}; got {size!r}")
+    known = {f.name for f in dataclasses.fields(TransformerConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"overrides must be fields of TransformerConfig {sorted(known)}; got {unknown}")
     fields = dict(max_len=512, norm_first=False, positional="learned", layer_norm_eps=1e-12, tie_weights=True)
     fields.update(SIZES[size])
     fields.update(overrides)
@@ -186,6 +210,8 @@ class Bert(nn.Module):
 
     def __init__(self, config: TransformerConfig, type_vocab_size: int = 2):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
+        check_int("type_vocab_size", type_vocab_size)
         C = config.d_model
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, C)
@@ -205,11 +231,13 @@ class Bert(nn.Module):
 
     def embed(self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None) -> torch.Tensor:
         """LayerNorm(token + segment + position embeddings): (B, T) -> (B, T, C)."""
-        if ids.dim() != 2:
-            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)}")
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
+        if self.config.positional != "none" and ids.shape[1] > self.config.max_len:
+            raise ValueError(
+                f"ids must have at most max_len={self.config.max_len} positions; got shape {tuple(ids.shape)}"
+            )
         segments = torch.zeros_like(ids) if segments is None else segments
-        if segments.shape != ids.shape:
-            raise ValueError(f"segments must have the shape of ids {tuple(ids.shape)}; got {tuple(segments.shape)}")
+        check_ids("segments", segments, self.segment_embedding.num_embeddings, shape=tuple(ids.shape))
         x = self.position(self.token_embedding(ids) + self.segment_embedding(segments))  # (B, T, C)
         return self.dropout(self.embedding_norm(x))
 
@@ -217,17 +245,47 @@ class Bert(nn.Module):
         self, ids: torch.Tensor, segments: Optional[torch.Tensor] = None, valid: Optional[torch.Tensor] = None
     ) -> torch.Tensor:
         """Hidden states (B, T, C); ``valid`` (B, T) bool is False at padding, which no token attends to."""
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
+        if valid is not None:
+            check_tensor("valid", valid, dtype="bool", shape=tuple(ids.shape))
         mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
-        return self.encoder(self.embed(ids, segments), mask=mask)
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            return self.encoder(self.embed(ids, segments), mask=mask)
+
+    def _check_hidden(self, hidden: torch.Tensor) -> None:
+        check_tensor("hidden", hidden, shape=("B", "T", self.config.d_model), dtype="float", finite=True)
+        check_same_dtype("hidden", hidden, self)
 
     def mlm_logits(self, hidden: torch.Tensor, chosen: Optional[torch.Tensor] = None) -> torch.Tensor:
-        """Vocabulary scores (N, V) at the ``chosen`` (B, T) positions, or (B, T, V) everywhere."""
+        """Vocabulary scores (N, V) at the ``chosen`` (B, T) bool positions, or (B, T, V) everywhere."""
+        self._check_hidden(hidden)
+        if chosen is not None:
+            check_tensor("chosen", chosen, dtype="bool", shape=tuple(hidden.shape[:2]), nonempty=False)
         h = hidden[chosen] if chosen is not None else hidden  # (N, C)
         return self.mlm_decoder(self.mlm_norm(F.gelu(self.mlm_transform(h))))
 
     def nsp_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """(B, 2) scores of NotNext (0) and IsNext (1) from the [CLS] position."""
+        self._check_hidden(hidden)
         return self.nsp_head(torch.tanh(self.pooler(hidden[:, 0])))
+
+
+def _check_batch(model: Bert, batch: dict, nsp: bool) -> None:
+    check_type("batch", batch, dict, "a dict of tensors (input_ids, segments, valid, labels, is_next)")
+    needed = ("input_ids", "segments", "valid", "labels") + (("is_next",) if nsp else ())
+    missing = [key for key in needed if key not in batch]
+    if missing:
+        raise ValueError(f"batch must hold {list(needed)}; missing {missing}")
+    shape = tuple(getattr(batch["input_ids"], "shape", ()))
+    labels = check_tensor("batch['labels']", batch["labels"], dtype="integer", shape=shape or ("B", "T"))
+    V = model.config.vocab_size
+    bad = labels[(labels != IGNORE_INDEX) & ((labels < 0) | (labels >= V))]
+    if len(bad):
+        raise ValueError(f"batch['labels'] must hold ids in [0, {V}) or IGNORE_INDEX={IGNORE_INDEX}; got {bad[0]}")
+    if nsp:
+        is_next = check_tensor("batch['is_next']", batch["is_next"], dtype="integer", shape=shape[:1] or ("B",))
+        if ((is_next != 0) & (is_next != 1)).any():
+            raise ValueError(f"batch['is_next'] must hold 0 (NotNext) or 1 (IsNext); got {is_next.tolist()}")
 
 
 def pretraining_loss(model: Bert, batch: dict, nsp_weight: float = 1.0) -> tuple[torch.Tensor, dict]:
@@ -236,6 +294,9 @@ def pretraining_loss(model: Bert, batch: dict, nsp_weight: float = 1.0) -> tuple
     ``batch`` holds ``input_ids``, ``segments``, ``valid``, ``labels`` (B, T)
     and ``is_next`` (B,). Returns the loss and a dict of floats for logging.
     """
+    check_type("model", model, Bert, "a Bert")
+    nsp_weight = check_number("nsp_weight", nsp_weight, 0.0)
+    _check_batch(model, batch, nsp=bool(nsp_weight))
     hidden = model(batch["input_ids"], batch["segments"], batch["valid"])
     chosen = batch["labels"] != IGNORE_INDEX  # (B, T)
     logits = model.mlm_logits(hidden, chosen)  # (N, V)
@@ -255,6 +316,7 @@ def pretraining_loss(model: Bert, batch: dict, nsp_weight: float = 1.0) -> tuple
 
 def parameter_breakdown(model: Bert) -> dict[str, int]:
     """Parameters per component (tied weights counted once, where they first appear); sums to the total."""
+    check_type("model", model, Bert, "a Bert")
     groups = {
         "token embeddings": [model.token_embedding],
         "position embeddings": [model.position],

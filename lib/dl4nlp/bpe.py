@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
+from dl4nlp._checks import check_choice, check_ids_list, check_int, check_str, check_strings, check_type, given, is_int
+
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 SCORES = ("frequency", "wordpiece")
 
@@ -68,8 +70,7 @@ def _pattern(extra_word_chars: str) -> re.Pattern:
 
 def word_pattern(text: str) -> re.Pattern:
     """``\\w+|[^\\w\\s]+`` with Unicode's classes, for the characters that occur in ``text``."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     extra = "".join(sorted(c for c in set(text) if ord(c) > 127 and is_word_char(c)))
     return _pattern(extra)
 
@@ -82,14 +83,14 @@ def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
     >>> pre_tokenize("café ½ x²", lowercase=False)
     ['café', '½', 'x', '²']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     text = text.lower() if lowercase else text
     return word_pattern(text).findall(text)
 
 
 def word_counts(text: str, lowercase: bool = True) -> Counter:
     """How often each pre-tokenized word occurs in ``text``."""
+    check_str("text", text)
     return Counter(pre_tokenize(text, lowercase=lowercase))
 
 
@@ -117,6 +118,17 @@ class BPE:
     ranks: dict[tuple[str, str], int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        check_strings("alphabet", self.alphabet, nonempty=False)
+        check_type("merges", self.merges, list, "a list of Merge records")
+        symbols = set(self.alphabet)
+        for index, merge in enumerate(self.merges):
+            check_type(f"merges[{index}]", merge, Merge, "a Merge record")
+            if merge.left not in symbols or merge.right not in symbols:
+                raise ValueError(
+                    f"merges[{index}] joins {merge.left!r} and {merge.right!r}; each must be in the alphabet "
+                    "or made by an earlier merge"
+                )
+            symbols.add(_join(merge.left, merge.right, self.continuation))
         self.ranks = {(m.left, m.right): rank for rank, m in enumerate(self.merges)}
 
     def joined(self, merge: Merge) -> str:
@@ -130,6 +142,12 @@ class BPE:
 
     def tokenize_word(self, word: str) -> list[str]:
         """Split one word: apply the learned merges, earliest-learned first, until none applies."""
+        check_str("word", word, nonempty=True, what="one word (a string)")
+        if any(c.isspace() for c in word):
+            raise ValueError(f"word must be one word, without spaces (use tokenize for text); got {word!r}")
+        return self._split(word)
+
+    def _split(self, word: str) -> list[str]:
         symbols = _initial_symbols(word, self.continuation)
         while len(symbols) > 1:
             ranked = [(self.ranks.get(pair, len(self.ranks)), i) for i, pair in enumerate(zip(symbols, symbols[1:]))]
@@ -142,9 +160,11 @@ class BPE:
 
     def tokenize(self, text: str, lowercase: bool = True, continuation: str = "") -> list[str]:
         """Pre-tokenize ``text`` and split every word; ``continuation='##'`` marks word-inner pieces as BERT does."""
+        check_str("text", text)
+        check_str("continuation", continuation)
         pieces = []
         for word in pre_tokenize(text, lowercase=lowercase):
-            split = self.tokenize_word(word)
+            split = self._split(word)
             if self.continuation:  # the inner pieces carry their prefix already
                 pieces += split
             else:
@@ -190,13 +210,14 @@ def _merge_word(symbols: Sequence[str], left: str, right: str, joined: str) -> l
 
 
 def _check(counts: Mapping[str, int], num_merges: int, score: str) -> None:
-    if not isinstance(num_merges, int) or num_merges < 0:
-        raise ValueError(f"num_merges must be a non-negative integer; got {num_merges!r}")
-    if score not in SCORES:
-        raise ValueError(f"score must be one of {SCORES}; got {score!r}")
-    bad = [(w, c) for w, c in counts.items() if not w or not isinstance(c, int) or c < 1]
+    check_type("counts", counts, Mapping, "a mapping from word to count (e.g. word_counts(text))")
+    if not counts:
+        raise ValueError("counts must hold at least one word; got {}")
+    bad = [(w, c) for w, c in counts.items() if not isinstance(w, str) or not w or not is_int(c) or c < 1]
     if bad:
         raise ValueError(f"counts must map non-empty words to positive integer counts; got {bad[:3]}")
+    check_int("num_merges", num_merges, low=0)
+    check_choice("score", score, SCORES)
 
 
 def train_bpe(
@@ -308,20 +329,31 @@ class WordVocab:
     """
 
     def __init__(self, tokens: Sequence[str], specials: Sequence[str] = SPECIAL_TOKENS):
+        check_strings("tokens", tokens, nonempty=False)
+        check_strings("specials", specials)
         missing = [s for s in SPECIAL_TOKENS if s not in specials]
         if missing:
             raise ValueError(f"specials must contain {SPECIAL_TOKENS}; missing {missing}")
         self.itos = list(specials) + [t for t in tokens if t not in specials]
         if len(set(self.itos)) != len(self.itos):
-            raise ValueError("tokens must be distinct")
+            repeated = sorted({t for t in self.itos if self.itos.count(t) > 1})
+            raise ValueError(f"tokens must be distinct; got {repeated} more than once")
         self.stoi = {token: i for i, token in enumerate(self.itos)}
         self.specials = tuple(specials)
 
     @classmethod
     def build(cls, texts: Iterable[str], max_size: int, min_count: int = 1, lowercase: bool = True) -> WordVocab:
-        """The ``max_size`` most frequent words of ``texts`` (special tokens included in the size)."""
-        if not isinstance(max_size, int) or max_size <= len(SPECIAL_TOKENS):
-            raise ValueError(f"max_size must be an integer above {len(SPECIAL_TOKENS)}; got {max_size!r}")
+        """The ``max_size`` most frequent words of ``texts`` (special tokens included in the size).
+
+        ``texts`` is a list (or iterable) of strings; one string would be read one character at a time.
+        """
+        if isinstance(texts, (str, bytes)):
+            raise TypeError(f"texts must be a list of strings (one per text); got {given(texts)}")
+        if not isinstance(texts, (list, tuple)) and isinstance(texts, Iterable):
+            texts = list(texts)
+        texts = check_strings("texts", texts)
+        check_int("max_size", max_size, low=len(SPECIAL_TOKENS) + 1)
+        check_int("min_count", min_count)
         counts: Counter = Counter()
         for text in texts:
             counts.update(pre_tokenize(text, lowercase=lowercase))
@@ -341,8 +373,9 @@ class WordVocab:
 
     def encode(self, text: str, lowercase: bool = True) -> list[int]:
         """Ids of the words of ``text`` (unknown words -> ``[UNK]``)."""
+        check_str("text", text)
         return [self[w] for w in pre_tokenize(text, lowercase=lowercase)]
 
     def decode(self, ids: Iterable[int]) -> str:
         """The tokens of ``ids`` joined by spaces."""
-        return " ".join(self.itos[int(i)] for i in ids)
+        return " ".join(self.itos[i] for i in check_ids_list("ids", ids, len(self), nonempty=False))

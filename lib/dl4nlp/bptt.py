@@ -32,6 +32,8 @@ from typing import Optional
 
 import torch
 
+from dl4nlp._checks import check_tensor, check_type
+
 PARAMETER_NAMES = ("W_e", "W_h", "b", "U", "c")
 
 
@@ -42,6 +44,8 @@ def init_rnn_lm_params(
     for name, value in [("input_size", input_size), ("hidden_size", hidden_size), ("vocab_size", vocab_size)]:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     bound = hidden_size**-0.5
     shapes = {
         "W_e": (hidden_size, input_size),
@@ -56,8 +60,8 @@ def init_rnn_lm_params(
     }
 
 
-def check_rnn_lm_inputs(params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor) -> None:
-    """Raise ``ValueError`` unless params, x (B, T, I) and targets (B, T) fit together."""
+def _check_params_and_x(params: dict[str, torch.Tensor], x: torch.Tensor, h0: Optional[torch.Tensor]) -> None:
+    """params of the shapes PARAMETER_NAMES need (finite floats), x (B, T, I) floats, h0 (B, H) or None."""
     if not isinstance(params, dict) or sorted(params) != sorted(PARAMETER_NAMES):
         got = sorted(params) if isinstance(params, dict) else type(params).__name__
         raise ValueError(f"params must be a dict with keys {sorted(PARAMETER_NAMES)}; got {got}")
@@ -67,9 +71,31 @@ def check_rnn_lm_inputs(params: dict[str, torch.Tensor], x: torch.Tensor, target
     for name, shape in expected.items():
         if None in shape or tuple(params[name].shape) != shape:
             raise ValueError(f"params[{name!r}] must have shape {shape}; got {tuple(params[name].shape)}")
+    for name in PARAMETER_NAMES:
+        check_tensor(f"params[{name!r}]", params[name], dtype="float", finite=True)
+    dtypes = {name: str(params[name].dtype).replace("torch.", "") for name in PARAMETER_NAMES}
+    if len(set(dtypes.values())) > 1:
+        raise TypeError(f"params must share one dtype; got {dtypes}")
+    dtype = params["W_e"].dtype
     if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[2] != inputs or x.shape[0] < 1 or x.shape[1] < 1:
         got = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"x must have shape (B, T, {inputs}) with B, T >= 1; got {got}")
+    check_tensor("x", x, dtype="float", finite=True)
+    if h0 is not None:
+        check_tensor(
+            "h0", h0, shape=(x.shape[0], hidden), dtype="float", finite=True, expected=f"(B={x.shape[0]}, {hidden})"
+        )
+    for name, tensor in (("x", x), ("h0", h0)):
+        if tensor is not None and tensor.dtype != dtype:
+            raise TypeError(f"{name} must have the params' dtype, {dtype}; got {tensor.dtype}")
+
+
+def check_rnn_lm_inputs(
+    params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor, h0: Optional[torch.Tensor] = None
+) -> None:
+    """Raise an error unless params, x (B, T, I), targets (B, T) and h0 (B, H) (if given) fit together."""
+    _check_params_and_x(params, x, h0)
+    vocab = params["U"].shape[0]
     if not isinstance(targets, torch.Tensor) or tuple(targets.shape) != tuple(x.shape[:2]):
         got = tuple(targets.shape) if isinstance(targets, torch.Tensor) else type(targets).__name__
         raise ValueError(f"targets must have shape {tuple(x.shape[:2])}; got {got}")
@@ -78,14 +104,13 @@ def check_rnn_lm_inputs(params: dict[str, torch.Tensor], x: torch.Tensor, target
             f"targets must be int64 token ids in [0, {vocab}); got {targets.dtype} in "
             f"[{targets.min().item()}, {targets.max().item()}]"
         )
-    if not torch.isfinite(x).all():
-        raise ValueError("x must be finite; got NaN or inf")
 
 
 def rnn_lm_forward(
     params: dict[str, torch.Tensor], x: torch.Tensor, h0: Optional[torch.Tensor] = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Hidden states h(0..T) (B, T+1, H) and scores s(1..T) (B, T, V); differentiable by autograd."""
+    _check_params_and_x(params, x, h0)
     h = x.new_zeros(x.shape[0], params["W_h"].shape[0]) if h0 is None else h0  # (B, H)
     states, scores = [h], []
     for t in range(x.shape[1]):
@@ -103,7 +128,7 @@ def rnn_lm_gradients(
     Returns ``(J, grads)`` with ``grads`` keyed by 'W_e', 'W_h', 'b', 'U', 'c', 'x', 'h0',
     each of the shape of what it differentiates.
     """
-    check_rnn_lm_inputs(params, x, targets)
+    check_rnn_lm_inputs(params, x, targets, h0)
     batch, steps, _ = x.shape
     with torch.no_grad():
         states, scores = rnn_lm_forward(params, x, h0)  # (B, T+1, H), (B, T, V)
@@ -134,7 +159,7 @@ def rnn_lm_autograd_gradients(
     params: dict[str, torch.Tensor], x: torch.Tensor, targets: torch.Tensor, h0: Optional[torch.Tensor] = None
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """The same loss and gradients as ``rnn_lm_gradients``, computed by ``torch.autograd`` (the reference)."""
-    check_rnn_lm_inputs(params, x, targets)
+    check_rnn_lm_inputs(params, x, targets, h0)
     leaves = {name: value.detach().clone().requires_grad_(True) for name, value in params.items()}
     leaves["x"] = x.detach().clone().requires_grad_(True)
     leaves["h0"] = x.new_zeros(x.shape[0], params["W_h"].shape[0]) if h0 is None else h0.detach().clone()

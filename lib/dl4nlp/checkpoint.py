@@ -19,12 +19,14 @@ a crash or Ctrl-C never leaves a half-written file where a good one was, and
 ``check_output`` refuses to replace an existing file unless asked.
 
 >>> import tempfile, torch
->>> folder = Path(tempfile.mkdtemp())
+>>> scratch = tempfile.TemporaryDirectory()
+>>> folder = Path(scratch.name)
 >>> info = save_checkpoint(folder / "w.pt", kind="demo", config={"size": 2},
 ...                        state_dict={"w": torch.ones(2)}, provenance={"command": "doctest"})
 >>> loaded = load_checkpoint(folder / "w.pt", kind="demo")
 >>> loaded.config, loaded.state_dict["w"].tolist(), info["artifact"]["bytes"] > 0
 ({'size': 2}, [1.0, 1.0], True)
+>>> scratch.cleanup()
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import torch
 
+from dl4nlp._checks import check_callable, check_device, check_file, check_path, check_str, check_type
 from dl4nlp._version import __version__
 
 FORMAT = "dl4nlp-checkpoint"
@@ -56,7 +59,8 @@ def atomic_write(path: PathLike, write: Callable[[Path], None]) -> Path:
 
     Either the whole new file is there afterwards or the old one is untouched.
     """
-    path = Path(path)
+    path = _file_to_write(path)
+    check_callable("write", write, "a function write(tmp_path) that writes the file")
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
@@ -72,9 +76,20 @@ def atomic_write(path: PathLike, write: Callable[[Path], None]) -> Path:
     return path
 
 
+def _file_to_write(path: Any) -> Path:
+    path = check_path("path", path)
+    if path.is_dir():
+        raise IsADirectoryError(f"path must name a file to write; got the folder {path}")
+    return path
+
+
 def write_json(path: PathLike, obj: Any) -> Path:
-    """Write ``obj`` as indented JSON, atomically."""
-    text = json.dumps(obj, indent=1, sort_keys=False) + "\n"
+    """Write ``obj`` as indented JSON, atomically (strict JSON: no NaN or infinity)."""
+    path = _file_to_write(path)
+    try:
+        text = json.dumps(obj, indent=1, sort_keys=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"obj must be JSON (dicts, lists, strings, finite numbers); {error}") from None
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
@@ -84,9 +99,9 @@ def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[st
     A recipe writes its provenance to ``path.with_suffix('.json')``, so a checkpoint
     path must not itself end in ``.json`` (it would be overwritten by its own recipe).
     """
-    path = Path(path)
+    path = _file_to_write(path)
     if suffix is not None and path.suffix != suffix:
-        raise ValueError(f"the output must be a {suffix} file; got {str(path)!r}")
+        raise ValueError(f"the output must be a {suffix} file; got path {str(path)!r}")
     if path.exists() and not overwrite:
         raise FileExistsError(
             f"{path} exists; the recipe never replaces a file unless asked: pass --overwrite "
@@ -97,6 +112,7 @@ def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[st
 
 def sha256sum(path: PathLike) -> str:
     """Hex SHA-256 of a file's bytes."""
+    path = check_file("path", path)
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -106,7 +122,10 @@ def sha256sum(path: PathLike) -> str:
 
 def provenance_path(path: PathLike) -> Path:
     """Where the provenance of the checkpoint ``path`` lives: the same name with ``.json``."""
-    return Path(path).with_suffix(".json")
+    path = check_path("path", path)
+    if path.suffix == ".json":  # its provenance would be the file itself
+        raise ValueError(f"path must be a checkpoint (such as model.pt), not a provenance .json; got {str(path)!r}")
+    return path.with_suffix(".json")
 
 
 def environment() -> dict[str, Any]:
@@ -162,6 +181,10 @@ def save_checkpoint(
     path = check_output(path, overwrite=overwrite, suffix=".pt")
     if not isinstance(kind, str) or not kind:
         raise ValueError(f"kind must be a non-empty string; got {kind!r}")
+    check_type("state_dict", state_dict, Mapping, "a mapping from name to tensor")
+    check_type("provenance", provenance, Mapping, "a mapping (the provenance record)")
+    if extra is not None:
+        check_type("extra", extra, Mapping, "a mapping or None")
     bad = [name for name, value in state_dict.items() if not isinstance(value, torch.Tensor)]
     if bad:
         raise TypeError(f"state_dict must map names to tensors; not tensors: {bad[:5]}")
@@ -230,18 +253,24 @@ def read_provenance(path: PathLike) -> dict:
             f"the checksum that proves {Path(path).name} intact"
         )
     try:
-        return json.loads(record_path.read_text(encoding="utf-8"))
+        record = json.loads(record_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise ValueError(f"{record_path} is not valid JSON ({error}); expected a checkpoint's provenance") from None
+    if not isinstance(record, dict):
+        kind = type(record).__name__
+        raise ValueError(f"{record_path} must hold a JSON object, a checkpoint's provenance; got {kind}")
+    return record
 
 
 def verify_checksum(path: PathLike, provenance: Optional[Mapping[str, Any]] = None) -> None:
     """Raise ``ValueError`` unless the file's size and SHA-256 equal those its provenance records."""
-    path = Path(path)
+    path = check_file("path", path, "a checkpoint file")
+    if provenance is not None:
+        check_type("provenance", provenance, Mapping, "a mapping (the provenance record) or None")
     provenance = read_provenance(path) if provenance is None else provenance
     artifact = provenance.get("artifact")
     if not isinstance(artifact, Mapping) or "sha256" not in artifact:
-        raise ValueError(f"{provenance_path(path)} records no artifact checksum; expected artifact.sha256")
+        raise ValueError(f"the provenance of {path} records no artifact checksum; expected artifact.sha256")
     size = path.stat().st_size
     if size != artifact.get("bytes", size):
         raise ValueError(
@@ -268,7 +297,9 @@ def load_checkpoint(
     damaged file, a file that is not a dl4nlp checkpoint, or one of another kind.
     ``verify=False`` skips the checksum (for a checkpoint a recipe is still writing).
     """
-    path = Path(path)
+    path = check_path("path", path)
+    check_str("kind", kind, nonempty=True)
+    map_location = check_device("map_location", map_location)
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}; expected a {kind!r} checkpoint (.pt)")
     if path.stat().st_size == 0:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dl4nlp._checks import check_choice, check_file, check_int, check_str, check_type
+
 if TYPE_CHECKING:
     import torch
 
@@ -46,6 +48,9 @@ def data_dir() -> Path:
 
 def data_path(name: str) -> Path:
     """Path of a shipped file, e.g. ``data_path('tinystories.txt')``; errors name what exists."""
+    check_str("name", name, nonempty=True, what="the name of a file in the data folder")
+    if Path(name).name != name:
+        raise ValueError(f"name must be a file name in the data folder, not a path; got {name!r}")
     path = data_dir() / name
     if not path.is_file():
         shipped = sorted(p.name for p in data_dir().iterdir() if p.is_file())
@@ -55,8 +60,7 @@ def data_path(name: str) -> Path:
 
 def load_text(name: str) -> str:
     """The text of a shipped corpus (one of ``CORPORA``), read as UTF-8."""
-    if name not in CORPORA:
-        raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {name!r}")
+    check_choice("corpus", name, CORPORA)
     return data_path(name).read_text(encoding="utf-8")
 
 
@@ -72,6 +76,7 @@ class FileCheck:
 
 def md5sum(path: Path) -> str:
     """Hex md5 of a file's bytes."""
+    path = check_file("path", path)
     digest = hashlib.md5()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -98,7 +103,14 @@ def random_windows(
     """
     import torch
 
-    if ids.dim() != 1 or len(ids) < length:
-        raise ValueError(f"ids must be a 1-D tensor of at least length={length} ids; got shape {tuple(ids.shape)}")
+    from dl4nlp._checks import check_ids
+
+    check_ids("ids", ids, None, ndim=1, expected="(N,), one text as ids")
+    check_int("batch_size", batch_size)
+    check_int("length", length)
+    if len(ids) < length:
+        raise ValueError(f"ids must hold at least length={length} ids; got shape {tuple(ids.shape)}")
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     starts = torch.randint(0, len(ids) - length + 1, (batch_size,), generator=generator)
     return torch.stack([ids[s : s + length] for s in starts.tolist()])  # (B, length)

@@ -32,6 +32,16 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_choice,
+    check_ids_list,
+    check_int,
+    check_sequence,
+    check_str,
+    check_strings,
+    check_type,
+    given,
+)
 from dl4nlp.seq2seq import Seq2Seq
 
 MONTHS = [
@@ -75,8 +85,7 @@ _UNITS = [
 
 def ordinal_word(day: int) -> str:
     """1 -> 'first', 21 -> 'twenty-first', 30 -> 'thirtieth'."""
-    if not 1 <= day <= 31:
-        raise ValueError(f"day must be in [1, 31]; got {day!r}")
+    check_int("day", day, 1, 31)
     if day < 20:
         return _UNITS[day]
     tens, unit = divmod(day, 10)
@@ -87,6 +96,7 @@ def ordinal_word(day: int) -> str:
 
 def ordinal_suffix(day: int) -> str:
     """1 -> '1st', 2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
+    check_int("day", day, 1, 31)
     suffix = "th" if 11 <= day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     return f"{day}{suffix}"
 
@@ -131,20 +141,20 @@ def _fields(date: dt.date) -> dict[str, str]:
     }
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {tuple(FORMATS)}; got {fmt!r}")
+def _check_format(fmt: str, date: dt.date) -> None:
+    check_choice("fmt", fmt, FORMATS)
+    check_type("date", date, dt.date, "a datetime.date")
 
 
 def format_date(date: dt.date, fmt: str) -> str:
     """Write ``date`` in the named format (one of ``FORMATS``)."""
-    _check_format(fmt)
+    _check_format(fmt, date)
     return FORMATS[fmt].format(**_fields(date))
 
 
 def field_spans(date: dt.date, fmt: str) -> dict[str, tuple[int, int]]:
     """Where the day, month, year (and weekday) sit in ``format_date(date, fmt)``: kind -> (start, end)."""
-    _check_format(fmt)
+    _check_format(fmt, date)
     values, spans, position = _fields(date), {}, 0
     for literal, name, _, _ in string.Formatter().parse(FORMATS[fmt]):
         position += len(literal)
@@ -176,8 +186,22 @@ def _check_split(split: Optional[str]) -> None:
         raise ValueError(f"split must be one of {SPLITS} or None (either); got {split!r}")
 
 
+def _check_pairs(pairs, name: str = "pairs", nonempty: bool = True) -> None:
+    """A (non-empty) list of (source, target) pairs of strings."""
+    if isinstance(pairs, tuple) and len(pairs) == 2 and all(isinstance(p, str) for p in pairs):
+        raise TypeError(f"{name} must be a list of (source, target) pairs; got a single pair, {given(pairs)}")
+    check_sequence(name, pairs, nonempty=nonempty, what="a list of (source, target) pairs of strings")
+    for index, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            count = f"{len(pair)} items" if isinstance(pair, (tuple, list)) else given(pair)
+            raise ValueError(f"{name}[{index}] must be a (source, target) pair of strings; got {count}")
+        for part in pair:
+            check_str(f"{name}[{index}]", part, what="a (source, target) pair of strings")
+
+
 def dates_of(pairs: Sequence[tuple[str, str]]) -> set[str]:
     """The ISO dates in the targets of date pairs."""
+    _check_pairs(pairs, nonempty=False)
     return {iso for _, target in pairs for iso in target.split(" ")}
 
 
@@ -196,6 +220,9 @@ class Overlap:
 
 def overlap(train: Sequence[tuple[str, str]], test: Sequence[tuple[str, str]], dates: bool = True) -> Overlap:
     """Count the test pairs whose input, or (``dates=True``) any of whose dates, also occur in ``train``."""
+    _check_pairs(train, "train", nonempty=False)
+    _check_pairs(test, "test")
+    check_type("dates", dates, bool, "True or False")
     train_sources = {source for source, _ in train}
     train_dates = dates_of(train) if dates else set()
     same_source = sum(source in train_sources for source, _ in test)
@@ -220,13 +247,20 @@ class Seq2SeqVocab:
     SPECIALS = ("<pad>", "<bos>", "<eos>")
 
     def __init__(self, alphabet: str | Sequence[str], separator: str = ""):
+        if not isinstance(alphabet, str):
+            check_strings("alphabet", alphabet)
+        check_str("separator", separator)
         symbols = list(alphabet)
         if not symbols or len(set(symbols)) != len(symbols):
-            raise ValueError(f"alphabet must be non-empty and must not repeat tokens; got {alphabet!r}")
+            repeated = sorted({c for c in symbols if symbols.count(c) > 1})
+            raise ValueError(
+                f"alphabet must be non-empty and must not repeat tokens; got {alphabet!r}, repeating {repeated}"
+            )
         if separator and any(separator in symbol or not symbol for symbol in symbols):
             raise ValueError(f"tokens must be non-empty and must not contain the separator {separator!r}")
         if not separator and any(len(symbol) != 1 for symbol in symbols):
-            raise ValueError("tokens longer than one character need a separator, e.g. separator=' '")
+            long = [symbol for symbol in symbols if len(symbol) != 1]
+            raise ValueError(f"alphabet tokens longer than one character need a separator (separator=' '); got {long}")
         self.separator = separator
         self.itos = list(self.SPECIALS) + symbols
         self.stoi = {ch: i for i, ch in enumerate(self.itos)}
@@ -237,8 +271,7 @@ class Seq2SeqVocab:
 
     def tokens(self, text: str) -> list[str]:
         """``text`` cut into tokens: its characters, or its separator-delimited symbols."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a string; got {type(text).__name__}")
+        check_str("text", text)
         if not self.separator:
             return list(text)
         return text.split(self.separator) if text else []
@@ -249,18 +282,21 @@ class Seq2SeqVocab:
         unknown = sorted(set(tokens) - self._symbols)
         if unknown:
             known = self.separator.join(self.itos[3:])
-            raise ValueError(f"tokens {unknown} are not in the vocabulary {known!r}")
+            raise ValueError(f"text has tokens {unknown} that are not in the vocabulary {known!r}")
         return [self.stoi[ch] for ch in tokens] + ([self.EOS] if eos else [])
 
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``, stopping at the first EOS and skipping PAD and BOS."""
         out = []
-        for i in (int(i) for i in ids):
+        for i in check_ids_list("ids", ids, len(self), nonempty=False):
             if i == self.EOS:
                 break
             if i not in (self.PAD, self.BOS):
                 out.append(self.itos[i])
         return self.separator.join(out)
+
+    def _unknown(self, text: str) -> list[str]:
+        return sorted(set(self.tokens(text)) - self._symbols)
 
 
 SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")
@@ -279,8 +315,14 @@ def encode_batch(
     ``tgt_in`` (B, T) = BOS + target (the decoder's inputs under teacher
     forcing) and ``tgt_out`` (B, T) = target + EOS (what it must predict), PAD-filled.
     """
-    if not pairs:
-        raise ValueError("pairs must not be empty")
+    _check_pairs(pairs)
+    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    check_type("target_vocab", target_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    for index, pair in enumerate(pairs):
+        for side, text, vocab in [("source", pair[0], source_vocab), ("target", pair[1], target_vocab)]:
+            unknown = vocab._unknown(text)
+            if unknown:
+                raise ValueError(f"pairs[{index}] {side} has tokens {unknown} not in the {side} vocabulary")
     sources = [source_vocab.encode(s) for s, _ in pairs]
     targets = [target_vocab.encode(t) for _, t in pairs]
     S, T, PAD = max(map(len, sources)), max(map(len, targets)), Seq2SeqVocab.PAD
@@ -297,6 +339,9 @@ def random_date(
 
     With ``split`` ('train' or 'test') the draw is repeated until the date belongs to it.
     """
+    check_type("rng", rng, random.Random, "a random.Random")
+    check_int("first_year", first_year, 1, dt.MAXYEAR)
+    check_int("last_year", last_year, first_year, dt.MAXYEAR)
     _check_split(split)
     start, end = dt.date(first_year, 1, 1).toordinal(), dt.date(last_year, 12, 31).toordinal()
     while True:
@@ -309,9 +354,12 @@ def make_pair(
     rng: random.Random, n_dates: int = 1, formats: Optional[Sequence[str]] = None, split: Optional[str] = "train"
 ) -> tuple[str, str]:
     """One (source, target) pair with ``n_dates`` dates of ``split``, each in a format drawn from ``formats``."""
-    if not isinstance(n_dates, int) or n_dates < 1:
-        raise ValueError(f"n_dates must be a positive integer; got {n_dates!r}")
-    formats = list(formats or FORMATS)
+    check_type("rng", rng, random.Random, "a random.Random")
+    check_int("n_dates", n_dates)
+    formats = list(FORMATS) if formats is None else check_strings("formats", formats)
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise ValueError(f"formats must be names from {tuple(FORMATS)}; got {unknown[0]!r}")
     dates = [random_date(rng, split=split) for _ in range(n_dates)]
     source = " and ".join(format_date(d, rng.choice(formats)) for d in dates)
     return source, " ".join(d.isoformat() for d in dates)
@@ -329,8 +377,10 @@ def make_pairs(
     Reproducible by ``seed``. Training sets use ``split='train'`` (the default) and
     test sets ``split='test'``, so that no test date is ever seen in training.
     """
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
+    check_int("n", n)
+    for count in check_sequence("n_dates", n_dates, what="a list of numbers of dates"):
+        check_int("n_dates", count)
+    check_int("seed", seed, low=None)
     _check_split(split)
     rng = random.Random(seed)
     return [make_pair(rng, rng.choice(list(n_dates)), formats, split) for _ in range(n)]
@@ -347,8 +397,11 @@ def reverse_pairs(
     Every output character comes from one input position, the mirrored one,
     so the task needs alignment and its information grows with the length.
     """
-    if not lengths or min(lengths) < 1:
-        raise ValueError(f"lengths must be positive integers; got {list(lengths)}")
+    check_int("n", n)
+    for length in check_sequence("lengths", lengths, what="a list of lengths"):
+        check_int("lengths", length)
+    check_str("alphabet", alphabet, nonempty=True)
+    check_int("seed", seed, low=None)
     _check_split(split)
     rng = random.Random(seed)
     out = []
@@ -372,9 +425,9 @@ def batch_sampler(
     and target, because a recurrent layer's cost grows with the longest
     sequence in the batch.
     """
-    if not 1 <= batch_size <= len(pairs):
-        raise ValueError(f"batch_size must be in [1, {len(pairs)}] (the number of pairs); got {batch_size!r}")
     pool = encode_batch(pairs, source_vocab, target_vocab)
+    check_int("batch_size", batch_size, 1, len(pairs))
+    check_int("seed", seed, low=0)
     target_lengths = (pool["tgt_out"] != Seq2SeqVocab.PAD).sum(1)
     generator = torch.Generator().manual_seed(seed)
 
@@ -399,7 +452,15 @@ def translate(
     target_vocab: Seq2SeqVocab = TARGET_VOCAB,
     max_len: int = 12,
 ) -> list[str]:
-    """Greedy translations of ``sources`` by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
+    """Greedy translations of ``sources`` (a list of strings) by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    check_strings("sources", sources)
+    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    for index, source in enumerate(sources):
+        unknown = source_vocab._unknown(source)
+        if unknown:
+            raise ValueError(f"sources[{index}] has tokens {unknown} that are not in the source vocabulary")
+    check_int("max_len", max_len)
     batch = encode_batch([(s, "") for s in sources], source_vocab, target_vocab)
     device = next(model.parameters()).device
     ids, _ = model.greedy_decode(batch["src"].to(device), batch["src_lengths"].to(device), max_len=max_len)
@@ -418,6 +479,7 @@ def attention_weights(
     One row per output token and one column per input token, the end token
     included in both (so a row sums to one over the input). The model must have attention.
     """
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     if not isinstance(source, str) or not isinstance(target, str):
         raise TypeError(f"source and target must be strings; got {type(source).__name__} and {type(target).__name__}")
     if model.config.score is None:
@@ -436,8 +498,8 @@ def sequence_accuracy(
     target_vocab: Seq2SeqVocab = TARGET_VOCAB,
 ) -> float:
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
-    if not pairs:
-        raise ValueError("pairs must not be empty")
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    _check_pairs(pairs)
     max_len = max(len(target_vocab.tokens(t)) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
     return sum(out == t for out, (_, t) in zip(outputs, pairs)) / len(pairs)

@@ -90,8 +90,8 @@ class DecoderBlock(nn.Module):
             layer_norm_eps=reference.norm1.eps,
         )
         block = cls(config).to(reference.linear1.weight.dtype)
-        block.self_attn.load_from_torch(reference.self_attn)
-        block.multihead_attn.load_from_torch(reference.multihead_attn)
+        block.self_attn = MultiHeadAttention.from_torch(reference.self_attn, fast=config.fast_attention)
+        block.multihead_attn = MultiHeadAttention.from_torch(reference.multihead_attn, fast=config.fast_attention)
         for name in ("linear1", "linear2", "norm1", "norm2", "norm3"):
             getattr(block, name).load_state_dict(getattr(reference, name).state_dict())
         return block.eval() if not reference.training else block

@@ -18,6 +18,7 @@ from typing import ContextManager, Optional, Union
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_device
 from dl4nlp._version import __version__
 
 DEVICE_CHOICES = ("cpu", "cuda", "mps")
@@ -86,7 +87,7 @@ def autocast(device: Union[torch.device, str]) -> ContextManager:
     never use it for the numbers they print and assert (notebook 00 measures
     the difference). Use as ``with autocast(device): loss = model(x)``.
     """
-    device = torch.device(device)
+    device = check_device("device", device)
     if device.type == "cuda" and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
         return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
@@ -94,7 +95,7 @@ def autocast(device: Union[torch.device, str]) -> ContextManager:
 
 def describe_environment(device: Optional[Union[torch.device, str]] = None) -> str:
     """One line: library, torch and Python versions, and the device (GPU name and memory)."""
-    device = get_device() if device is None else torch.device(device)
+    device = get_device() if device is None else check_device("device", device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         where = f"cuda ({props.name}, {props.total_memory / 2**30:.1f} GiB)"

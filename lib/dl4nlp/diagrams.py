@@ -22,7 +22,19 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
+
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_str,
+    check_strings,
+    check_type,
+    given,
+)
+from dl4nlp.lstm import GRUCell, LSTMCell
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -68,6 +80,18 @@ class Diagram:
     arrows: list[Arrow] = field(default_factory=list)
     groups: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:  # usually built empty; given parts, they must be what box/arrow/group make
+        check_type("boxes", self.boxes, dict, "a dict of name -> Box")
+        bad = [(k, v) for k, v in self.boxes.items() if not (isinstance(k, str) and isinstance(v, Box))]
+        if bad:
+            raise TypeError(f"boxes must map names to Boxes; got {bad[0][0]!r:.30} -> {type(bad[0][1]).__name__}")
+        check_type("arrows", self.arrows, list, "a list of Arrows")
+        if not all(isinstance(a, Arrow) for a in self.arrows):
+            raise TypeError(f"arrows must hold Arrows only; got {[type(a).__name__ for a in self.arrows]}")
+        check_type("groups", self.groups, list, "a list of (label, (left, bottom, right, top))")
+        if not all(isinstance(g, tuple) and len(g) == 2 and isinstance(g[0], str) for g in self.groups):
+            raise TypeError(f"groups must hold (label, (left, bottom, right, top)) pairs; got {self.groups!r:.60}")
+
     def __repr__(self) -> str:
         return f"Diagram({len(self.boxes)} boxes, {len(self.arrows)} arrows)"
 
@@ -81,30 +105,41 @@ class Diagram:
         height: float = 0.6,
     ) -> Diagram:
         """Add a box centred at ``xy``; ``kind`` is one of ``KINDS``."""
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {tuple(KINDS)}; got {kind!r}")
+        check_choice("kind", kind, KINDS)
+        check_str("name", name, nonempty=True)
         if name in self.boxes:
-            raise ValueError(f"a box named {name!r} exists already; box names must be unique")
-        if width <= 0 or height <= 0:
-            raise ValueError(f"width and height must be positive; got {width!r} and {height!r}")
-        self.boxes[name] = Box(name, label, (float(xy[0]), float(xy[1])), kind, width, height)
+            raise ValueError(f"name must be unique: a box named {name!r} exists already")
+        check_str("label", label)
+        if not isinstance(xy, (tuple, list)) or len(xy) != 2:
+            raise TypeError(f"xy must be a pair of numbers (x, y); got {given(xy)}")
+        x, y = (check_number("xy", v) for v in xy)
+        check_number("width", width, 0.0, low_open=True)
+        check_number("height", height, 0.0, low_open=True)
+        self.boxes[name] = Box(name, label, (x, y), kind, width, height)
         return self
 
     def arrow(
         self, source: str, target: str, label: str = "", bend: float = 0.0, dashed: bool = False, style: str = "-|>"
     ) -> Diagram:
         """Add an arrow from box ``source`` to box ``target`` (both must exist)."""
-        for end in (source, target):
-            if end not in self.boxes:
-                raise KeyError(f"no box named {end!r}; boxes: {sorted(self.boxes)}")
+        for role, end in (("source", source), ("target", target)):
+            if not isinstance(end, str) or end not in self.boxes:
+                raise KeyError(f"{role} must name a box; no box named {end!r}; boxes: {sorted(self.boxes)}")
+        check_str("label", label)
+        check_number("bend", bend)
+        check_bool("dashed", dashed)
+        check_choice("style", style, ArrowStyle.get_styles())
         self.arrows.append(Arrow(source, target, label, bend, style, dashed))
         return self
 
     def group(self, label: str, names: list[str], pad: float = 0.35) -> Diagram:
         """Draw a labelled frame around the boxes ``names`` (e.g. one layer, one block, one time step)."""
+        check_str("label", label)
+        names = check_strings("names", names)
         missing = [n for n in names if n not in self.boxes]
-        if missing or not names:
-            raise KeyError(f"group needs existing boxes; missing {missing or names}")
+        if missing:
+            raise KeyError(f"names must name existing boxes; missing {missing}; boxes: {sorted(self.boxes)}")
+        check_number("pad", pad, 0.0)
         boxes = [self.boxes[n] for n in names]
         left = min(b.xy[0] - b.width / 2 for b in boxes) - pad
         right = max(b.xy[0] + b.width / 2 for b in boxes) + pad
@@ -126,7 +161,11 @@ class Diagram:
     def draw(self, ax: Optional[plt.Axes] = None, title: str = "", scale: float = 1.0) -> plt.Figure:
         """Render the diagram; the figure's size follows the diagram's extent times ``scale``."""
         if not self.boxes:
-            raise ValueError("the diagram has no boxes to draw")
+            raise ValueError("the diagram has no boxes to draw: add one with box() first")
+        check_number("scale", scale, 0.0, low_open=True)
+        check_str("title", title)
+        if ax is not None:
+            check_type("ax", ax, plt.Axes, "a matplotlib Axes or None")
         left, right, bottom, top = self._extent()
         if ax is None:
             width, height = right - left + 0.6, top - bottom + 0.6
@@ -231,7 +270,7 @@ def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
     vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
     if isinstance(recurrent, nn.RNNBase):
         if recurrent.mode != "RNN_TANH" and recurrent.mode != "RNN_RELU":
-            raise ValueError(f"unrolled_rnn draws a vanilla RNN; got a {type(recurrent).__name__}")
+            raise ValueError(f"model must be a vanilla RNN (unrolled_rnn draws one); got a {type(recurrent).__name__}")
         return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
     if all(hasattr(recurrent, a) for a in ("input_size", "hidden_size", "nonlinearity")):
         return vocab, recurrent.input_size, recurrent.hidden_size, recurrent.nonlinearity
@@ -287,6 +326,7 @@ def lstm_cell_diagram(cell) -> Diagram:
     ``PeepholeLSTMCell`` adds dashed peephole arrows from the cell state to its
     gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 03.
     """
+    check_type("cell", cell, LSTMCell, "a dl4nlp.lstm.LSTMCell (or a variant)")
     hidden, inputs = cell.hidden_size, cell.input_size
     peephole = hasattr(cell, "weight_peephole")
     coupled = cell.weight_ih.shape[0] == 3 * hidden
@@ -330,6 +370,7 @@ def gru_cell_diagram(cell) -> Diagram:
     Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
     (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 03.
     """
+    check_type("cell", cell, GRUCell, "a dl4nlp.lstm.GRUCell")
     hidden, inputs = cell.hidden_size, cell.input_size
     d = Diagram()
     d.box("h_prev", "h(t−1)", (0, 4), "state", width=1.3)
@@ -425,8 +466,12 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     config = getattr(model, "config", None)
     if config is None or not hasattr(config, "decoder"):
         raise TypeError(f"model must be a dl4nlp.seq2seq.Seq2Seq; got {type(model).__name__}")
+    check_str("source", source)
+    check_str("target", target)
     if not source or not target:
         raise ValueError(f"source and target must be non-empty; got {source!r} and {target!r}")
+    if step is not None:
+        check_int("step", step, low=None)
     T = len(target)
     step = T - 1 if step is None else step
     if not 0 <= step < T:

@@ -1,7 +1,9 @@
 """Checking a student's exercise answer against a reference, kindly.
 
-``check`` never raises: it prints what is right or wrong and returns a bool, so
-a student can run it on an unfinished answer. Solution cells ``assert`` it.
+``check`` never raises for the student's answer: it prints what is right or
+wrong and returns a bool, so a student can run it on an unfinished answer.
+Solution cells ``assert`` it. A mistake of the notebook's author (a reference
+that is not numbers, a negative tolerance) is an error, raised at once.
 """
 
 from __future__ import annotations
@@ -11,11 +13,19 @@ from typing import Any, Callable
 
 import numpy as np
 
+from dl4nlp._checks import check_number, check_str, given
+
 
 def _as_array(value: Any) -> np.ndarray:
+    """Numbers (a number, list, array or tensor) as a float array; text is not a number, even "1.0"."""
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
-    return np.asarray(value, dtype=float)
+    if isinstance(value, (str, bytes)) or callable(value) or value is None:
+        raise TypeError(f"not numbers: {given(value)}")
+    array = np.asarray(value)
+    if array.dtype.kind in "USV":
+        raise TypeError(f"not numbers: {given(value)}")
+    return array.astype(float)
 
 
 def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> bool:
@@ -24,6 +34,17 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
     Prints a one-line verdict naming the exercise; returns True when every
     number matches to ``atol + rtol * |expected|``.
     """
+    check_str("name", name, nonempty=True)
+    check_number("atol", atol, 0.0)
+    check_number("rtol", rtol, 0.0)
+    try:
+        expected_array = _as_array(expected)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"expected must be numbers (the notebook's reference, not the student's); got {given(expected)}"
+        ) from None
+    if not np.isfinite(expected_array).all():
+        raise ValueError(f"expected must be finite numbers (the notebook's reference); got {expected_array.tolist()}")
     try:
         got = answer() if callable(answer) else answer
     except NotImplementedError:
@@ -36,7 +57,7 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
         print(f"{name}: no answer yet (got {got!r}).")
         return False
     try:
-        got_array, expected_array = _as_array(got), _as_array(expected)
+        got_array = _as_array(got)
     except (TypeError, ValueError):
         print(f"{name}: expected numbers, got {type(got).__name__} {got!r}.")
         return False
@@ -53,4 +74,6 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
 
 def isclose(a: float, b: float, tol: float = 1e-9) -> bool:
     """``math.isclose`` with an absolute tolerance, for checkpoint asserts on scalars."""
+    a, b = check_number("a", a, finite=False), check_number("b", b, finite=False)
+    tol = check_number("tol", tol, 0.0)
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)

@@ -8,12 +8,22 @@ factor per layer. Taught in notebook 01; the recurrent version is notebook 02.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
 import torch
 from torch import nn
+
+from dl4nlp._checks import (
+    check_array,
+    check_callable,
+    check_choice,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+)
 
 ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "sigmoid": torch.sigmoid,
@@ -23,18 +33,6 @@ ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 
 # Where the gradient entering the top layer comes from (see ``layer_gradient_norms``).
 UPSTREAMS = ("independent", "squared")
-
-
-def _check_positive_int(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-
-
-def _check_scale(name: str, value: object, allow_zero: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number; got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'non-negative' if allow_zero else 'positive'}; got {value!r}")
 
 
 class DeepMLP(nn.Module):
@@ -57,14 +55,16 @@ class DeepMLP(nn.Module):
         branch_scale: float = 1.0,
     ):
         super().__init__()
-        _check_positive_int("depth", depth)
-        _check_positive_int("width", width)
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {tuple(ACTIVATIONS)}; got {activation!r}")
-        _check_scale("weight_scale", weight_scale)
-        _check_scale("branch_scale", branch_scale, allow_zero=True)
+        check_int("depth", depth)
+        check_int("width", width)
+        check_choice("activation", activation, ACTIVATIONS)
+        check_number("weight_scale", weight_scale, 0.0, low_open=True)
+        check_number("branch_scale", branch_scale, 0.0)
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         if branch_scale != 1.0 and not residual:
             raise ValueError(f"branch_scale scales a residual branch, so it needs residual=True; got {branch_scale!r}")
+        self.width = width
         self.activation = activation
         self.residual = residual
         self.branch_scale = float(branch_scale)
@@ -79,6 +79,8 @@ class DeepMLP(nn.Module):
 
     def hidden_states(self, x: torch.Tensor) -> list[torch.Tensor]:
         """The output h_l of every layer, first layer first; each (B, width)."""
+        check_tensor("x", x, shape=("B", self.width), dtype="float", finite=True)
+        check_same_dtype("x", x, self)
         act = ACTIVATIONS[self.activation]
         states, h = [], x
         for layer in self.layers:
@@ -121,11 +123,9 @@ def layer_gradient_norms(
     >>> norms.shape, bool((norms > 0).all())
     ((3,), True)
     """
-    if upstream not in UPSTREAMS:
-        raise ValueError(f"upstream must be one of {UPSTREAMS}; got {upstream!r}")
-    _check_positive_int("batch", batch)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_choice("upstream", upstream, UPSTREAMS)
+    check_int("batch", batch)
+    check_int("seed", seed, low=0)
     generator = torch.Generator().manual_seed(seed)
     model = DeepMLP(depth, width, activation, weight_scale, residual, generator=generator, branch_scale=branch_scale)
     model = model.double()  # float64, so that a gradient of 1e-40 is not flushed to 0
@@ -148,7 +148,7 @@ def first_over_last(norms: np.ndarray) -> float:
     >>> first_over_last(np.array([0.5, 1.0, 2.0]))
     0.25
     """
-    norms = np.asarray(norms, dtype=float)
+    norms = check_array("norms", norms, nonempty=False, finite=False)
     if norms.ndim != 1 or len(norms) < 2:
         raise ValueError(f"norms must be a 1-D array of at least 2 layers; got shape {norms.shape}")
     if not np.all(np.isfinite(norms)) or not np.all(norms > 0):
@@ -166,17 +166,18 @@ def time_step_gradient_norms(
     cross-entropy read at the last step, and the norm is taken over the batch
     and feature dimensions of each step's gradient.
     """
-    if not callable(loss_of_inputs):
-        raise TypeError(f"loss_of_inputs must be a function of the inputs; got {type(loss_of_inputs).__name__}")
-    if not isinstance(inputs, torch.Tensor) or inputs.dim() < 2:
-        got = tuple(inputs.shape) if isinstance(inputs, torch.Tensor) else type(inputs).__name__
-        raise ValueError(f"inputs must have shape (batch, time, ...); got {got}")
-    if not inputs.is_floating_point():
-        raise ValueError(f"inputs must be floating point to be differentiated; got {inputs.dtype}")
+    check_callable("loss_of_inputs", loss_of_inputs, "a function of the inputs returning a scalar loss")
+    check_tensor("inputs", inputs, min_ndim=2, dtype="float", finite=True, expected="(batch, time, ...)")
     x = inputs.detach().clone().requires_grad_(True)
     loss = loss_of_inputs(x)
     if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
-        got = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
-        raise ValueError(f"loss_of_inputs must return a scalar tensor; got shape {got}")
-    (grad,) = torch.autograd.grad(loss, x)
+        what = f"shape {tuple(loss.shape)}" if isinstance(loss, torch.Tensor) else type(loss).__name__
+        raise ValueError(f"loss_of_inputs must return a scalar tensor; got {what}")
+    if not torch.isfinite(loss):
+        raise ValueError(f"loss_of_inputs must return a finite loss; got {loss.item()}")
+    if not loss.requires_grad:
+        raise ValueError("loss_of_inputs must return a loss computed from its inputs; got one without a gradient")
+    (grad,) = torch.autograd.grad(loss, x, allow_unused=True)
+    if grad is None:
+        raise ValueError("loss_of_inputs must return a loss computed from its inputs; got one that ignores them")
     return grad.transpose(0, 1).reshape(x.shape[1], -1).norm(dim=1).cpu().numpy()  # (T,)

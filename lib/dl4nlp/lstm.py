@@ -23,8 +23,17 @@ from typing import NamedTuple, Optional, Sequence
 import torch
 from torch import nn
 
+from dl4nlp._checks import (
+    check_device,
+    check_number,
+    check_same_dtype,
+    check_strings,
+    check_tensor,
+    check_type,
+    given,
+)
 from dl4nlp.checkpoint import load_checkpoint
-from dl4nlp.rnn import RecurrentLM, _torch_weights, load_weights_
+from dl4nlp.rnn import RecurrentLM, _check_sequence, _check_state, _torch_weights, load_weights_
 from dl4nlp.tokenize import CharVocab
 
 LSTM_GATES = ("input", "forget", "candidate", "output")  # PyTorch's order of the four row blocks
@@ -58,14 +67,11 @@ class _GatedCell(nn.Module):
         self.bias_hh = nn.Parameter(torch.empty(rows).uniform_(-bound, bound))  # (nH,)
 
     def _check(self, x: torch.Tensor, *states: tuple[str, torch.Tensor]) -> None:
-        """x must be (B, I) floating point; each named state (B, H) with the same B."""
-        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.shape[1] != self.input_size:
-            raise ValueError(f"x must have shape (batch, {self.input_size}); got {_shape(x)}")
-        if not x.is_floating_point():
-            raise TypeError(f"x must be a floating-point tensor; got dtype {x.dtype}")
+        """x must be (B, I), finite, of the cell's dtype; each named state (B, H) likewise, with the same B."""
+        check_tensor("x", x, shape=("B", self.input_size), dtype="float", finite=True)
+        check_same_dtype("x", x, self)
         for name, state in states:
-            if not isinstance(state, torch.Tensor) or tuple(state.shape) != (x.shape[0], self.hidden_size):
-                raise ValueError(f"{name} must have shape ({x.shape[0]}, {self.hidden_size}); got {_shape(state)}")
+            _check_state(name, state, x.shape[0], self.hidden_size, self)
 
 
 class LSTMStep(NamedTuple):
@@ -74,9 +80,11 @@ class LSTMStep(NamedTuple):
     gates: dict  # name -> (B, H)
 
 
-def _split_state(state) -> tuple[torch.Tensor, torch.Tensor]:
-    if not isinstance(state, (tuple, list)) or len(state) != 2:
-        raise TypeError(f"state must be a pair (h, c) of (batch, hidden) tensors; got {_shape(state)}")
+def _split_state(state, hidden: int) -> tuple[torch.Tensor, torch.Tensor]:
+    if not isinstance(state, (tuple, list)):
+        raise TypeError(f"state must be a pair (h, c) of (B, {hidden}) tensors; got {given(state)}")
+    if len(state) != 2:
+        raise ValueError(f"state must be a pair (h, c) of (B, {hidden}) tensors; got {len(state)} tensors")
     return state[0], state[1]
 
 
@@ -92,12 +100,16 @@ class LSTMCell(_GatedCell):
 
     def pre_activations(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """z = W_ih x + b_ih + W_hh h + b_hh, (B, nH): the gates before their non-linearities."""
+        self._check(x, ("h", h))
+        return self._pre_activations(x, h)
+
+    def _pre_activations(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:  # unchecked
         return x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)  # (B, H) each
-        self._check(x, ("h", h), ("c", c))
-        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
+        h, c = _split_state(state, self.hidden_size)  # (B, H) each
+        self._check(x, ("state h", h), ("state c", c))
+        z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)  # (B, H) each
         i = torch.sigmoid(z_i)  # input gate: how much of the candidate to write
         f = torch.sigmoid(z_f)  # forget gate: how much of the old cell to keep
         g = torch.tanh(z_g)  # candidate C̃(t)
@@ -121,9 +133,9 @@ class PeepholeLSTMCell(LSTMCell):
         self.weight_peephole = nn.Parameter(torch.zeros(3, hidden_size))  # (3, H): p_i, p_f, p_o
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)
-        self._check(x, ("h", h), ("c", c))
-        z_i, z_f, z_g, z_o = self.pre_activations(x, h).chunk(4, dim=1)
+        h, c = _split_state(state, self.hidden_size)
+        self._check(x, ("state h", h), ("state c", c))
+        z_i, z_f, z_g, z_o = self._pre_activations(x, h).chunk(4, dim=1)
         p_i, p_f, p_o = self.weight_peephole  # (H,) each
         i = torch.sigmoid(z_i + p_i * c)
         f = torch.sigmoid(z_f + p_f * c)
@@ -145,9 +157,9 @@ class CoupledLSTMCell(LSTMCell):
     n_blocks = 3
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> LSTMStep:
-        h, c = _split_state(state)
-        self._check(x, ("h", h), ("c", c))
-        z_f, z_g, z_o = self.pre_activations(x, h).chunk(3, dim=1)
+        h, c = _split_state(state, self.hidden_size)
+        self._check(x, ("state h", h), ("state c", c))
+        z_f, z_g, z_o = self._pre_activations(x, h).chunk(3, dim=1)
         f, g, o = torch.sigmoid(z_f), torch.tanh(z_g), torch.sigmoid(z_o)
         i = 1 - f  # coupled: write exactly as much as is forgotten
         c = f * c + i * g
@@ -198,10 +210,7 @@ class _Unrolled(nn.Module):
     torch_class: type = nn.LSTM
 
     def _check(self, x: torch.Tensor) -> None:
-        if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.cell.input_size:
-            raise ValueError(f"x must have shape (batch, time, {self.cell.input_size}); got {_shape(x)}")
-        if x.shape[0] == 0 or x.shape[1] == 0:
-            raise ValueError(f"x must hold at least one sequence of at least one step; got shape {_shape(x)}")
+        _check_sequence(self, x, self.cell.input_size)  # (B, T, I), finite, the module's dtype
 
     @classmethod
     def _torch_weights(cls, module: nn.Module, layer: int, reverse: bool) -> dict:
@@ -243,7 +252,7 @@ class UnrolledLSTM(_Unrolled):
     def forward(self, x: torch.Tensor, state: Optional[tuple[torch.Tensor, torch.Tensor]] = None):
         self._check(x)
         zeros = x.new_zeros(x.shape[0], self.cell.hidden_size)  # (B, H)
-        h, c = (zeros, zeros) if state is None else _split_state(state)
+        h, c = (zeros, zeros) if state is None else _split_state(state, self.cell.hidden_size)
         outputs, record = [], {name: [] for name in LSTM_GATES + ("cell",)}
         for t in range(x.shape[1]):
             h, c, gates = self.cell(x[:, t], (h, c))
@@ -297,12 +306,11 @@ def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] 
     outputs (B, T, H) and each trace entry (B, T, H), or (B, T, len(cells)) for
     only the cells listed in ``cells`` (much cheaper when a few are wanted).
     """
-    if not isinstance(module, nn.LSTM):
-        raise TypeError(f"expected a torch.nn.LSTM; got {type(module).__name__}")
+    check_type("module", module, nn.LSTM, "a torch.nn.LSTM")
     if module.num_layers != 1 or module.bidirectional or not module.batch_first or module.proj_size:
-        raise ValueError("lstm_trace needs a one-layer, one-direction nn.LSTM with batch_first=True")
-    if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != module.input_size or 0 in x.shape:
-        raise ValueError(f"x must have shape (batch, time, {module.input_size}) with both at least 1; got {_shape(x)}")
+        raise ValueError(f"module must be a one-layer, one-direction nn.LSTM with batch_first=True; got {module}")
+    check_tensor("x", x, shape=("B", "T", module.input_size), dtype="float", finite=True)
+    check_same_dtype("x", x, module)
     hidden = module.hidden_size
     cells = list(range(hidden)) if cells is None else [int(j) for j in cells]
     if not cells or not all(0 <= j < hidden for j in cells):
@@ -326,10 +334,10 @@ def lstm_trace(module: nn.LSTM, x: torch.Tensor, cells: Optional[Sequence[int]] 
 
 def _set_second_block_bias_(module: nn.Module, kind: type, value: float) -> nn.Module:
     """b_ih's second gate block = value and b_hh's = 0, in every layer and direction of ``module``."""
-    if not isinstance(module, kind):
-        raise TypeError(f"expected a torch.nn.{kind.__name__}; got {type(module).__name__}")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"value must be a finite number; got {value!r}")
+    check_type("module", module, kind, f"a torch.nn.{kind.__name__}")
+    if not module.bias:
+        raise ValueError("module must have biases (bias=True) to set its gate biases; got bias=False")
+    value = check_number("value", value)
     hidden = module.hidden_size
     with torch.no_grad():
         for name, param in module.named_parameters():
@@ -368,6 +376,7 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
     backward (right-to-left) model; asking for one direction and finding the
     other is an error. The model is returned in eval mode.
     """
+    check_device("map_location", map_location)
     checkpoint = load_checkpoint(path, kind=CHAR_LSTM_KIND, map_location=map_location)
     missing = {"vocab", "reverse"} - set(checkpoint.extra)
     if missing:
@@ -387,8 +396,15 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     Texts of the same length are read as one batch. For a backward model pass the
     texts reversed. Notebook 03 builds ELMo-style word vectors from these.
     """
-    if isinstance(texts, str) or not texts or not all(isinstance(t, str) and t for t in texts):
-        raise ValueError(f"texts must be a non-empty list of non-empty strings; got {texts!r:.80}")
+    check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
+    check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
+    texts = check_strings("texts", texts)
+    if not all(texts):
+        raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")
+    for index, text in enumerate(texts):
+        unknown = sorted(set(text) - set(vocab.stoi))
+        if unknown:
+            raise KeyError(f"texts[{index}] has characters {unknown} that are not in the vocabulary")
     states = [None] * len(texts)
     by_length: dict[int, list[int]] = {}
     for index, text in enumerate(texts):

@@ -21,10 +21,16 @@ import torch
 
 
 def perplexity(loss: float) -> float:
-    """e^loss for a mean loss in nats per token: the number of equally likely tokens that would be as uncertain."""
+    """e^loss for a mean loss in nats per token: the number of equally likely tokens that would be as uncertain.
+
+    A loss above ~709 nats gives ``inf`` (beyond the largest float), as ``torch.exp`` does.
+    """
     if isinstance(loss, bool) or not isinstance(loss, (int, float)) or not math.isfinite(loss) or loss < 0:
         raise ValueError(f"loss must be a finite, non-negative number of nats per token; got {loss!r}")
-    return math.exp(loss)
+    try:
+        return math.exp(loss)
+    except OverflowError:
+        return math.inf
 
 
 def _check_ids(name: str, ids: torch.Tensor, vocab_size: int, dims: int) -> None:

@@ -26,6 +26,7 @@ import string
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from dl4nlp._checks import check_int, check_str, check_strings, check_type
 from dl4nlp.data import data_path
 from dl4nlp.date_task import Seq2SeqVocab, _check_split, split_of
 
@@ -43,6 +44,7 @@ MIN_LENGTH, MAX_LENGTH = 3, 12  # words of 3 to 12 letters
 
 def strip_stress(phonemes: Sequence[str]) -> list[str]:
     """Drop CMUdict's stress digits: 'AH0', 'AH1', 'AH2' -> 'AH'."""
+    check_strings("phonemes", phonemes, nonempty=False)  # a list: a string would be read one letter at a time
     return [p.rstrip("012") for p in phonemes]
 
 
@@ -53,6 +55,7 @@ def load_dictionary(name: str = DICTIONARY) -> dict[str, str]:
     The first pronunciation of each word is kept (variants are 'word(2)' lines);
     comments after '#' are dropped. Read from the shipped file, never downloaded.
     """
+    check_str("name", name, nonempty=True)
     entries: dict[str, str] = {}
     with gzip.open(data_path(name), "rt", encoding="utf-8") as handle:
         for line in handle:
@@ -75,24 +78,34 @@ def load_dictionary(name: str = DICTIONARY) -> dict[str, str]:
 def phoneme_pairs(split: Optional[str] = "train", dictionary: Optional[dict[str, str]] = None) -> list[tuple[str, str]]:
     """All (spelling, phonemes) pairs of ``split`` ('train', 'test' or None for both), in alphabetical order."""
     _check_split(split)
+    if dictionary is not None:
+        check_type("dictionary", dictionary, dict, "a dict from word to phonemes (load_dictionary())")
+        bad = [(w, p) for w, p in dictionary.items() if not isinstance(w, str) or not isinstance(p, str)]
+        if bad:
+            raise TypeError(f"dictionary must map words (str) to phonemes (str); got {bad[0]!r}")
     entries = load_dictionary() if dictionary is None else dictionary
     return [(word, entries[word]) for word in sorted(entries) if split is None or split_of(word) == split]
 
 
 def sample_pairs(n: int, split: str = "test", seed: int = 0) -> list[tuple[str, str]]:
     """``n`` distinct pairs of ``split`` drawn with ``random.Random(seed)`` (a small evaluation set)."""
+    check_int("seed", seed, low=None)
     pairs = phoneme_pairs(split)
-    if not isinstance(n, int) or not 1 <= n <= len(pairs):
-        raise ValueError(f"n must be an integer in [1, {len(pairs)}]; got {n!r}")
+    check_int("n", n, 1, len(pairs))
     return random.Random(seed).sample(pairs, n)
 
 
 def phoneme_error_rate(predictions: Sequence[str], targets: Sequence[str]) -> float:
     """Edit distance between predicted and true phoneme sequences, summed, over the number of true phonemes."""
+    check_strings("predictions", predictions, nonempty=False)
+    check_strings("targets", targets, nonempty=False)
     if len(predictions) != len(targets) or not targets:
         raise ValueError(
             f"need as many predictions as targets (at least one); got {len(predictions)} and {len(targets)}"
         )
+    empty = [i for i, target in enumerate(targets) if not target.split()]
+    if empty:
+        raise ValueError(f"targets must each hold at least one phoneme; got {targets[empty[0]]!r} at index {empty[0]}")
     errors = total = 0
     for predicted, target in zip(predictions, targets):
         a, b = predicted.split(), target.split()

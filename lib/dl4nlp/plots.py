@@ -11,10 +11,21 @@ from __future__ import annotations
 import os
 from typing import Mapping, Optional, Sequence
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from dl4nlp._checks import (
+    check_array,
+    check_bool,
+    check_int,
+    check_number,
+    check_sequence,
+    check_str,
+    check_type,
+    given,
+)
 from dl4nlp.autograd import Value, topological_order
 
 STYLE_ENV_VAR = "DL4NLP_STYLE"
@@ -56,7 +67,7 @@ def use_style(name: Optional[str] = None) -> str:
     Returns the name applied.
     """
     name = name or os.environ.get(STYLE_ENV_VAR) or "notebook"
-    if name not in STYLES:
+    if not isinstance(name, str) or name not in STYLES:
         raise ValueError(f"style must be one of {tuple(STYLES)}; got {name!r}")
     plt.rcParams.update(plt.rcParamsDefault)
     plt.rcParams.update(STYLES[name])
@@ -65,6 +76,7 @@ def use_style(name: Optional[str] = None) -> str:
 
 def _axes(ax: Optional[plt.Axes], figsize: Optional[tuple] = None) -> tuple[plt.Figure, plt.Axes]:
     if ax is not None:
+        check_type("ax", ax, plt.Axes, "a matplotlib Axes or None")
         return ax.figure, ax
     fig, ax = plt.subplots(figsize=figsize)
     return fig, ax
@@ -72,6 +84,17 @@ def _axes(ax: Optional[plt.Axes], figsize: Optional[tuple] = None) -> tuple[plt.
 
 # --- computational graphs (notebook 01), drawn with matplotlib alone ---------
 OP_SYMBOLS = {"sigmoid": "σ", "**-1": "1/x", "**2": "x²"}
+
+
+def _check_mapping(name: str, value, what: str) -> None:
+    check_type(name, value, Mapping, what)
+    if not value:
+        raise ValueError(f"{name} must not be empty; got {{}}")
+
+
+def _check_cmap(cmap: str) -> None:
+    if not isinstance(cmap, str) or cmap not in matplotlib.colormaps:
+        raise ValueError(f"cmap must be the name of a matplotlib colour map, e.g. 'viridis'; got {given(cmap)}")
 
 
 def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
@@ -102,7 +125,15 @@ def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
 
 def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = True, title: str = "") -> plt.Figure:
     """Draw the graph behind ``root``: a box per value (name, forward value in
-    black, gradient in red) and a circle per operation, inputs on the left."""
+    black, gradient in red) and a circle per operation, inputs on the left.
+
+    ``root`` is a ``Value`` or any engine's node with ``.data``, ``.grad``,
+    ``.inputs`` and ``.op`` (a ``.label`` is optional).
+    """
+    if not all(hasattr(root, name) for name in ("data", "grad", "inputs", "op")):  # a Value, or any engine's node
+        raise TypeError(f"root must be a graph node, a Value (with .data, .grad, .inputs, .op); got {given(root)}")
+    if ax is not None:
+        _axes(ax)
     order = topological_order(root)
     positions = _graph_layout(root)
     width = max(x for x, _ in positions.values()) + 2.5
@@ -111,7 +142,8 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
     box = dict(boxstyle="round,pad=0.35", facecolor="#eef3fb", edgecolor="#3a5a8c")
     for node in order:
         x, y = positions[id(node)]
-        text = f"{node.label + ' = ' if node.label else ''}{node.data:.4g}"
+        label = getattr(node, "label", "")
+        text = f"{label + ' = ' if label else ''}{node.data:.4g}"
         if show_grad:
             text += f"\ngrad {node.grad:.4g}"
         ax.text(x, y, text, ha="center", va="center", fontsize=plt.rcParams["font.size"], bbox=box, zorder=3)
@@ -158,9 +190,13 @@ def plot_gradient_norms(
     title: str = "Gradient norm reaching each layer",
 ) -> plt.Figure:
     """One line per configuration: gradient norm per layer (or time step), log scale."""
+    _check_mapping("norms_by_name", norms_by_name, "a mapping from a name to its norms (one per layer)")
+    checked = {
+        name: check_array(f"norms_by_name[{name!r}]", norms, ndim=1, finite=False, low=0.0)
+        for name, norms in norms_by_name.items()
+    }
     fig, ax = _axes(ax)
-    for name, norms in norms_by_name.items():
-        norms = np.asarray(norms, dtype=float)
+    for name, norms in checked.items():
         ax.plot(
             np.arange(1, len(norms) + 1), np.maximum(norms, np.finfo(float).tiny), marker="o", markersize=3, label=name
         )
@@ -187,8 +223,13 @@ def plot_power_law(
 ) -> plt.Figure:
     """Points on log-log axes and, when ``fit`` (a ``dl4nlp.scaling.PowerLawFit``) is given, its curve
     across the points' range, dashed, labelled with the exponent."""
+    x = check_array("x", x, ndim=1, low=0.0, low_open=True)  # log axes: positive numbers only
+    y = check_array("y", y, ndim=1, low=0.0, low_open=True)
+    if y.shape != x.shape:
+        raise ValueError(f"y must have one value per x, {len(x)}; got {len(y)}")
+    if fit is not None and not (callable(fit) and hasattr(fit, "alpha")):
+        raise TypeError(f"fit must be a dl4nlp.scaling.PowerLawFit or None; got {given(fit)}")
     fig, ax = _axes(ax)
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     points = ax.plot(x, y, "o", color=color, label=label)[0]
     if fit is not None:
         grid = np.geomspace(x.min(), x.max(), 100)
@@ -222,10 +263,22 @@ def plot_curves(
     colors: Optional[Sequence] = None,
 ) -> plt.Figure:
     """One line per named curve ``(x, y)``, e.g. loss against tokens or FLOPs for each model size."""
+    _check_mapping("curves", curves, "a mapping from a name to its (x, y)")
+    checked = {}
+    for name, curve in curves.items():
+        if not isinstance(curve, (tuple, list)) or len(curve) != 2 or np.ndim(curve[0]) == 0:
+            raise TypeError(f"curves[{name!r}] must be a pair (x, y) of sequences; got {given(curve)}")
+        x = check_array(f"curves[{name!r}] x", curve[0], ndim=1, finite=False, low=0.0, low_open=logx)
+        y = check_array(f"curves[{name!r}] y", curve[1], ndim=1, finite=False, low=0.0, low_open=logy)
+        if len(x) != len(y):
+            raise ValueError(f"curves[{name!r}] must be a pair (x, y) of equal lengths; got {len(x)} and {len(y)}")
+        checked[name] = (x, y)
+    if colors is not None and len(colors) < len(curves):
+        raise ValueError(f"colors must give one colour per curve, {len(curves)}; got {len(colors)}")
     fig, ax = _axes(ax)
     if colors is None:
         colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(curves), 1)))
-    for (name, (x, y)), color in zip(curves.items(), colors):
+    for (name, (x, y)), color in zip(checked.items(), colors):
         ax.plot(x, y, marker=".", color=color, label=name)
     ax.set_xscale("log" if logx else "linear")
     ax.set_yscale("log" if logy else "linear")
@@ -244,6 +297,7 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
     (2, 3, 4) instead of matplotlib's 2×10⁰, 3×10⁰, 4×10⁰; wider axes keep their powers of ten."""
     from matplotlib.ticker import FuncFormatter
 
+    check_type("ax", ax, plt.Axes, "a matplotlib Axes")
     if axis not in ("x", "y"):
         raise ValueError(f"axis must be 'x' or 'y'; got {axis!r}")
     low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
@@ -307,8 +361,11 @@ def plot_position_heatmap(
     cmap: str = "RdBu_r",
 ) -> plt.Figure:
     """A (positions × dimensions) table as a heatmap in [-1, 1]; ``highlight`` outlines one position's row."""
+    table = check_array("table", table, ndim=2, expected="shape (positions, dimensions)")
+    if highlight is not None:
+        check_int("highlight", highlight, 0, table.shape[0] - 1)
+    _check_cmap(cmap)
     fig, ax = _axes(ax)
-    table = np.asarray(table, dtype=float)
     image = ax.imshow(table, aspect="auto", cmap=cmap, vmin=-1, vmax=1, interpolation="nearest")
     if highlight is not None:
         ax.axhline(highlight - 0.5, color="black", linewidth=1)
@@ -331,6 +388,16 @@ def plot_accuracy_by_position(
 ) -> plt.Figure:
     """One line per model: accuracy (0-1) at each position (the first is ``first_position``);
     the longest training length and chance marked."""
+    _check_mapping("accuracy_by_name", accuracy_by_name, "a mapping from a model's name to its accuracies")
+    accuracy_by_name = {
+        name: check_array(f"accuracy_by_name[{name!r}]", a, ndim=1, finite=False, low=0.0, high=1.0)
+        for name, a in accuracy_by_name.items()
+    }
+    if train_length is not None:
+        check_int("train_length", train_length)
+    if chance is not None:
+        check_number("chance", chance, 0.0, 1.0)
+    check_int("first_position", first_position, low=None)
     fig, ax = _axes(ax)
     for name, accuracy in accuracy_by_name.items():
         ax.plot(
@@ -358,6 +425,11 @@ def plot_parameter_breakdown(
     title: str = "Where the parameters are",
 ) -> plt.Figure:
     """Horizontal stacked bars: one bar per model, one segment per component, in millions of parameters."""
+    _check_mapping("counts_by_model", counts_by_model, "a mapping from a model's name to its counts by component")
+    for model, counts in counts_by_model.items():
+        check_type(f"counts_by_model[{model!r}]", counts, Mapping, "a mapping from component to parameter count")
+        for component, count in counts.items():
+            check_number(f"counts_by_model[{model!r}][{component!r}]", count, 0.0)
     fig, ax = _axes(ax)
     models = list(counts_by_model)
     components = list(dict.fromkeys(c for counts in counts_by_model.values() for c in counts))
@@ -393,8 +465,11 @@ def plot_attention(
     (default: the largest weight); ``vmax=1`` keeps a diffuse row from looking as
     sharp as a peaked one, and makes heatmaps comparable.
     """
-    weights = np.asarray(weights.detach().cpu() if hasattr(weights, "detach") else weights, dtype=float)
-    if weights.ndim != 2 or weights.shape != (len(target_labels), len(source_labels)):
+    check_sequence("source_labels", source_labels, what="a list of labels, one per input (key)")
+    check_sequence("target_labels", target_labels, what="a list of labels, one per output (query)")
+    weights = check_array("weights", weights, ndim=2, low=0.0, expected="shape (T_out, T_in)")
+    check_bool("annotate", annotate)
+    if weights.shape != (len(target_labels), len(source_labels)):
         raise ValueError(
             f"weights must have shape ({len(target_labels)}, {len(source_labels)}) to match the "
             f"labels; got {weights.shape}"
@@ -444,9 +519,10 @@ def plot_heatmap(
     colorbar: bool = True,
 ) -> plt.Figure:
     """A matrix (rows, columns) as coloured cells, e.g. gate values of units (rows) over characters (columns)."""
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 2:
-        raise ValueError(f"values must be a 2-D matrix; got shape {values.shape}")
+    values = check_array("values", values, ndim=2, finite=False, expected="2 dimensions, a 2-D matrix")
+    _check_cmap(cmap)
+    if vmin is not None and vmax is not None and not check_number("vmin", vmin) <= check_number("vmax", vmax):
+        raise ValueError(f"vmin must be at most vmax; got vmin={vmin}, vmax={vmax}")
     for name, labels, size in [("xlabels", xlabels, values.shape[1]), ("ylabels", ylabels, values.shape[0])]:
         if labels is not None and len(labels) != size:
             raise ValueError(
@@ -474,7 +550,9 @@ def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: 
     """
     import html
 
-    values = np.asarray(values, dtype=float)
+    check_str("text", text)
+    _check_cmap(cmap)
+    values = check_array("values", values, ndim=1, nonempty=False, expected=f"shape ({len(text)},)")
     if values.shape != (len(text),):
         raise ValueError(f"values must hold one number per character, shape ({len(text)},); got {values.shape}")
     if not vmax > vmin:
@@ -504,7 +582,9 @@ def plot_coloured_text(
     title: str = "",
 ) -> plt.Figure:
     """The figure version of ``colour_text`` (for widgets): one coloured box per character, lines as in ``text``."""
-    values = np.asarray(values, dtype=float)
+    check_str("text", text, nonempty=True)
+    _check_cmap(cmap)
+    values = check_array("values", values, ndim=1, expected=f"shape ({len(text)},)")
     if values.shape != (len(text),):
         raise ValueError(f"values must hold one number per character, shape ({len(text)},); got {values.shape}")
     if not vmax > vmin:

@@ -22,19 +22,29 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_same_dtype, check_tensor, given, is_int
 from dl4nlp.attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention
+
+
+def _check_even(name: str, value: int) -> int:
+    if not is_int(value) or value < 2 or value % 2:
+        raise ValueError(f"{name} must be a positive even integer; got {value!r}")
+    return value
+
+
+def _check_base(base: float) -> float:
+    return check_number("base", base, 1.0, low_open=True)
 
 
 def sinusoidal_encoding(
     max_len: int, d_model: int, base: float = 10000.0, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
     """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``)."""
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
-    if not isinstance(d_model, int) or d_model < 2 or d_model % 2:
-        raise ValueError(f"d_model must be a positive even integer; got {d_model!r}")
-    if not base > 1:
-        raise ValueError(f"base must be greater than 1; got {base!r}")
+    check_int("max_len", max_len)
+    _check_even("d_model", d_model)
+    _check_base(base)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype; got {given(dtype)}")
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
     frequency = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (C/2,)
     table = torch.empty(max_len, d_model, dtype=torch.float64)
@@ -43,14 +53,19 @@ def sinusoidal_encoding(
     return table.to(dtype)
 
 
+POSITIONAL_KINDS = ("sinusoidal", "learned", "none")
+
+
 class _Positional(nn.Module):
     max_len: int
+    d_model: int
 
     def _check(self, x: torch.Tensor) -> None:
-        if x.dim() != 3:
-            raise ValueError(f"expected embeddings of shape (B, T, C); got {tuple(x.shape)}")
+        check_tensor("x", x, shape=("B", "T", self.d_model), dtype="float", finite=True)
         if x.shape[1] > self.max_len:
-            raise ValueError(f"sequence length {x.shape[1]} exceeds max_len={self.max_len}")
+            raise ValueError(
+                f"x: sequence length {x.shape[1]} exceeds max_len={self.max_len}; got shape {tuple(x.shape)}"
+            )
 
 
 class SinusoidalPositionalEncoding(_Positional):
@@ -58,7 +73,7 @@ class SinusoidalPositionalEncoding(_Positional):
 
     def __init__(self, max_len: int, d_model: int, base: float = 10000.0):
         super().__init__()
-        self.max_len = max_len
+        self.max_len, self.d_model = max_len, d_model
         self.register_buffer("table", sinusoidal_encoding(max_len, d_model, base), persistent=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # (B, T, C) -> (B, T, C)
@@ -71,17 +86,23 @@ class LearnedPositionalEmbedding(_Positional):
 
     def __init__(self, max_len: int, d_model: int):
         super().__init__()
-        self.max_len = max_len
+        check_int("max_len", max_len)
+        check_int("d_model", d_model)
+        self.max_len, self.d_model = max_len, d_model
         self.embedding = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.embedding.weight, std=0.02)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # (B, T, C) -> (B, T, C)
         self._check(x)
+        check_same_dtype("x", x, self)
         return x + self.embedding.weight[: x.shape[1]]
 
 
 def make_positional(kind: str, max_len: int, d_model: int) -> nn.Module:
     """``'sinusoidal'``, ``'learned'`` or ``'none'`` (identity: no position information)."""
+    check_choice("kind", kind, POSITIONAL_KINDS)
+    check_int("max_len", max_len)
+    check_int("d_model", d_model)
     if kind == "sinusoidal":
         return SinusoidalPositionalEncoding(max_len, d_model)
     if kind == "learned":
@@ -94,10 +115,8 @@ def make_positional(kind: str, max_len: int, d_model: int) -> nn.Module:
 # --- what notebook 06 proves about the sinusoids ------------------------------
 def frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
     """The (d_model/2,) angular frequencies w_i = base^(-2i/d_model) of the sinusoid pairs (float64)."""
-    if not isinstance(d_model, int) or d_model < 2 or d_model % 2:
-        raise ValueError(f"d_model must be a positive even integer; got {d_model!r}")
-    if not base > 1:
-        raise ValueError(f"base must be greater than 1; got {base!r}")
+    _check_even("d_model", d_model)
+    base = _check_base(base)
     return base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
 
 
@@ -108,6 +127,7 @@ def shift_matrix(offset: float, d_model: int, base: float = 10000.0) -> torch.Te
     rotation [[cos(w k), sin(w k)], [-sin(w k), cos(w k)]] with k = ``offset``;
     it depends on the offset, never on the position.
     """
+    offset = check_number("offset", offset)
     angle = frequencies(d_model, base) * offset  # (C/2,)
     matrix = torch.zeros(d_model, d_model, dtype=torch.float64)
     even, odd = torch.arange(0, d_model, 2), torch.arange(1, d_model, 2)
@@ -124,10 +144,8 @@ def binary_encoding(max_len: int, n_bits: int) -> torch.Tensor:
     Bit j flips every 2^j positions: the counting intuition behind the sinusoids,
     whose pair i turns every 2π · base^(2i/d) positions.
     """
-    if not isinstance(n_bits, int) or n_bits < 1:
-        raise ValueError(f"n_bits must be a positive integer; got {n_bits!r}")
-    if not isinstance(max_len, int) or not 1 <= max_len <= 2**n_bits:
-        raise ValueError(f"max_len must be an integer in [1, 2**n_bits = {2**n_bits}]; got {max_len!r}")
+    check_int("n_bits", n_bits)
+    check_int("max_len", max_len, low=1, high=2**n_bits)
     positions = torch.arange(max_len)[:, None]  # (T, 1)
     return ((positions >> torch.arange(n_bits)) & 1).float()  # (T, n_bits)
 
@@ -138,10 +156,8 @@ def clipped_relative_positions(length: int, max_distance: int) -> torch.Tensor:
     Shaw et al. (2018) learn one vector per entry of this table, so a model
     sees how far apart two tokens are, never where they are.
     """
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive integer; got {length!r}")
-    if not isinstance(max_distance, int) or max_distance < 1:
-        raise ValueError(f"max_distance must be a positive integer; got {max_distance!r}")
+    check_int("length", length)
+    check_int("max_distance", max_distance)
     positions = torch.arange(length)
     return (positions[None, :] - positions[:, None]).clamp(-max_distance, max_distance)
 
@@ -155,17 +171,27 @@ def rotary(
     rotary(q)[m] · rotary(k)[n] depends on m - n only. ``positions`` (T,)
     defaults to 0..T-1. ``fast=True`` does the same with complex numbers.
     """
-    if x.dim() < 2 or x.shape[-1] % 2:
+    check_tensor("x", x, min_ndim=2, dtype="float", finite=True, expected="(..., T, d) with d even")
+    if x.shape[-1] % 2:
         raise ValueError(f"x must have shape (..., T, d) with d even; got {tuple(x.shape)}")
     T, d = x.shape[-2], x.shape[-1]
-    positions = torch.arange(T, device=x.device) if positions is None else torch.as_tensor(positions, device=x.device)
-    if positions.shape != (T,):
-        raise ValueError(f"positions must have shape ({T},), one per time step; got {tuple(positions.shape)}")
+    base = _check_base(base)
+    if positions is None:
+        positions = torch.arange(T, device=x.device)
+    else:
+        if isinstance(positions, (list, tuple)) and all(isinstance(p, (int, float)) for p in positions):
+            positions = torch.tensor(positions)
+        check_tensor("positions", positions, dtype=("float", "integer"), finite=True, expected=f"({T},)")
+        if positions.shape != (T,):
+            raise ValueError(f"positions must have shape ({T},), one per time step; got {tuple(positions.shape)}")
+        positions = positions.to(x.device)
     angle = positions.to(torch.float64)[:, None] * frequencies(d, base).to(x.device)  # (T, d/2)
     cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
-    if fast:
-        pairs = torch.view_as_complex(x.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
-        return torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype)).flatten(-2)
+    if fast:  # complex numbers need float32 or float64 (none for bfloat16; float16's are experimental)
+        work = x if x.dtype in (torch.float32, torch.float64) else x.float()
+        pairs = torch.view_as_complex(work.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
+        turned = torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype))
+        return turned.flatten(-2).to(x.dtype)
     x_even, x_odd = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each
     out = torch.empty_like(x)
     out[..., 0::2] = x_even * cos - x_odd * sin

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_array, check_str, given
+
 
 def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") -> np.ndarray:
     """For each character: is it inside a quotation? Shape (len(text),), bool.
@@ -23,15 +25,10 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
     (a paragraph break) also ends a quotation, because novels open every
     paragraph of a long speech anew without closing the previous one.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
-    if (
-        not isinstance(open_quote, str)
-        or not isinstance(close_quote, str)
-        or len(open_quote) != 1
-        or len(close_quote) != 1
-    ):
-        raise ValueError(f"quotes must be single characters; got {open_quote!r} and {close_quote!r}")
+    check_str("text", text)
+    for name, quote in [("open_quote", open_quote), ("close_quote", close_quote)]:
+        if len(check_str(name, quote, what="a single character")) != 1:
+            raise ValueError(f"{name} must be a single character; got {quote!r}")
     labels = np.zeros(len(text), dtype=bool)
     inside = False
     for index, char in enumerate(text):
@@ -45,8 +42,7 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
 
 def column_in_line(text: str) -> np.ndarray:
     """For each character: its position in its line, counting from 0 (a newline ends its line). Shape (len(text),)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     columns = np.zeros(len(text), dtype=np.int64)
     column = 0
     for index, char in enumerate(text):
@@ -55,16 +51,25 @@ def column_in_line(text: str) -> np.ndarray:
     return columns
 
 
-def _as_numpy(values, name: str = "values") -> np.ndarray:
-    """Float64 array of ``values``; NaN or inf raise (a probe of a NaN unit is meaningless, not 0 or 0.5)."""
-    if isinstance(values, torch.Tensor):
-        values = values.detach().cpu().numpy()
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numbers; got {type(values).__name__}") from None
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite; got {int((~np.isfinite(array)).sum())} NaN or inf values")
+def _as_numbers(name: str, values, ndim: int) -> np.ndarray:
+    """``values`` as a finite float64 array of ``ndim`` dimensions, not empty."""
+    return check_array(name, values, ndim=ndim, expected="shape (N, H)" if ndim == 2 else "shape (N,)")
+
+
+def _as_labels(labels, n: int) -> np.ndarray:
+    """Bool labels (or 0/1 numbers), one per row."""
+    if isinstance(labels, torch.Tensor):
+        labels = labels.detach().cpu().numpy()
+    if isinstance(labels, str) or not isinstance(labels, (np.ndarray, list, tuple)):
+        raise TypeError(f"labels must be an array of bools (or 0/1), one per row; got {given(labels)}")
+    array = np.asarray(labels)
+    if array.dtype != bool:
+        numbers = _as_numbers("labels", array, 1) if array.size else array
+        if not np.isin(numbers, (0, 1)).all():
+            raise ValueError(f"labels must be bools or 0/1; got {numbers[~np.isin(numbers, (0, 1))][0]:g}")
+        array = numbers.astype(bool)
+    if array.shape != (n,):
+        raise ValueError(f"labels must have shape ({n},), one per row of activations; got {array.shape}")
     return array
 
 
@@ -87,13 +92,8 @@ def unit_auc(activations, labels) -> np.ndarray:
     curve of each unit used as a one-number classifier: 0.5 is chance, 1.0 (or
     0.0, for a unit that is *lower* on positives) separates perfectly. Shape (H,).
     """
-    acts = _as_numpy(activations, "activations")
-    raw = np.asarray(labels)
-    if raw.dtype != bool and not (np.issubdtype(raw.dtype, np.integer) and np.isin(raw, (0, 1)).all()):
-        raise ValueError(f"labels must be booleans (or 0/1); got dtype {raw.dtype}")
-    labels = raw.astype(bool)
-    if acts.ndim != 2 or labels.shape != (acts.shape[0],):
-        raise ValueError(f"need activations (N, H) and labels (N,); got {acts.shape} and {labels.shape}")
+    acts = _as_numbers("activations", activations, 2)
+    labels = _as_labels(labels, acts.shape[0])
     positives, negatives = int(labels.sum()), int((~labels).sum())
     if positives == 0 or negatives == 0:
         raise ValueError(f"labels must contain both classes; got {positives} positive and {negatives} negative")
@@ -102,12 +102,15 @@ def unit_auc(activations, labels) -> np.ndarray:
 
 
 def unit_correlation(activations, target) -> np.ndarray:
-    """Per unit: Pearson correlation between its activation (N, H) and a numeric ``target`` (N,). Shape (H,)."""
-    acts, target = _as_numpy(activations, "activations"), _as_numpy(target, "target")
-    if acts.ndim != 2 or target.shape != (acts.shape[0],):
-        raise ValueError(f"need activations (N, H) and target (N,); got {acts.shape} and {target.shape}")
-    if target.std() == 0:
-        raise ValueError("target must vary: a constant target has no correlation with anything")
+    """Per unit: Pearson correlation between its activation (N, H) and a numeric ``target`` (N,). Shape (H,).
+
+    A unit whose activation never changes carries no information about the target: it gets 0.
+    """
+    acts, target = _as_numbers("activations", activations, 2), _as_numbers("target", target, 1)
+    if target.shape != (acts.shape[0],):
+        raise ValueError(f"target must have shape ({acts.shape[0]},), one per row of activations; got {target.shape}")
+    if np.ptp(target) == 0:
+        raise ValueError(f"target must vary for a correlation to exist; got a constant {target[0]:g}")
     acts = acts - acts.mean(axis=0)
     target = target - target.mean()
     denominator = np.sqrt((acts**2).sum(axis=0) * (target**2).sum())
@@ -121,12 +124,20 @@ def nearest_centroid_accuracy(vectors, labels) -> float:
     *without* it, so the score measures how well the classes separate, not memory.
     ``vectors`` (N, D), ``labels`` (N,) of integers; each class needs two members.
     """
-    vectors, labels = _as_numpy(vectors, "vectors"), np.asarray(labels)
-    if vectors.ndim != 2 or labels.shape != (vectors.shape[0],):
-        raise ValueError(f"need vectors (N, D) and labels (N,); got {vectors.shape} and {labels.shape}")
+    vectors = check_array("vectors", vectors, ndim=2, expected="shape (N, D)")
+    if isinstance(labels, torch.Tensor):
+        labels = labels.detach().cpu().numpy()
+    if isinstance(labels, str) or not isinstance(labels, (np.ndarray, list, tuple)):
+        raise TypeError(f"labels must be an array of integer class labels, one per vector; got {given(labels)}")
+    labels = np.asarray(labels)
+    if labels.shape != (vectors.shape[0],):
+        raise ValueError(f"labels must have shape ({vectors.shape[0]},), one per vector; got {labels.shape}")
+    if labels.dtype.kind not in "iub":
+        raise TypeError(f"labels must be integer class labels; got dtype {labels.dtype}")
     classes, counts = np.unique(labels, return_counts=True)
     if len(classes) < 2 or counts.min() < 2:
-        raise ValueError(f"need at least two classes with two members each; got counts {dict(zip(classes, counts))}")
+        counts = {int(c): int(n) for c, n in zip(classes, counts)}
+        raise ValueError(f"labels must hold at least two classes with two members each; got counts {counts}")
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     if (norms == 0).any():
         raise ValueError("vectors must be non-zero to compare directions")

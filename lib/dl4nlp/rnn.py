@@ -23,37 +23,82 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_ids,
+    check_ids_list,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+    given,
+)
+
 NONLINEARITIES = {"tanh": torch.tanh, "relu": torch.relu}
 KINDS = ("rnn", "lstm", "gru")
 
 
-def _check_choice(name: str, value: str, choices) -> None:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {tuple(choices)}; got {value!r}")
-
-
 def _torch_weights(module: nn.Module, layer: int, reverse: bool, kind: type) -> dict[str, torch.Tensor]:
     """The four parameters of one layer (and direction) of a torch ``nn.RNN``/``nn.LSTM``/``nn.GRU``."""
-    if not isinstance(module, kind):
-        raise TypeError(f"expected a torch.nn.{kind.__name__}; got {type(module).__name__}")
-    if not 0 <= layer < module.num_layers:
-        raise ValueError(f"layer must be in [0, {module.num_layers}); got {layer!r}")
+    check_type("module", module, kind, f"a torch.nn.{kind.__name__}")
+    check_int("layer", layer, low=0, high=module.num_layers - 1)
+    check_bool("reverse", reverse)
     if reverse and not module.bidirectional:
         raise ValueError("reverse=True needs a bidirectional module; got bidirectional=False")
+    if not module.bias:
+        raise ValueError("module must have biases (bias=True), as the cells do; got bias=False")
+    if getattr(module, "proj_size", 0):
+        raise ValueError(f"module must have no projection (proj_size=0); got proj_size={module.proj_size}")
     suffix = f"_l{layer}" + ("_reverse" if reverse else "")
-    names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if module.bias else [])
+    names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh"]
     return {name: getattr(module, name + suffix).detach().clone() for name in names}
 
 
 def load_weights_(target: nn.Module, weights: dict[str, torch.Tensor]) -> nn.Module:
     """Copy ``weights`` (name -> tensor) into the parameters of ``target`` of the same names and shapes."""
+    check_type("target", target, nn.Module, "a torch.nn.Module")
+    check_type("weights", weights, dict, "a dict from parameter name to tensor")
+    params = dict(target.named_parameters())
+    for name, value in weights.items():
+        if name not in params:
+            raise ValueError(f"weights holds {name!r}, which is not a parameter of the target; its: {sorted(params)}")
+        check_tensor(f"weights[{name!r}]", value, dtype="float", finite=True)
+        if params[name].shape != value.shape:
+            raise ValueError(f"weights[{name!r}] must have shape {tuple(params[name].shape)}; got {tuple(value.shape)}")
     with torch.no_grad():
         for name, value in weights.items():
-            param = getattr(target, name)
-            if param.shape != value.shape:
-                raise ValueError(f"{name} must have shape {tuple(param.shape)}; got {tuple(value.shape)}")
-            param.copy_(value)
+            params[name].copy_(value)
     return target
+
+
+def _copy_of_torch(cls, module: nn.Module, weights: dict[str, torch.Tensor], *args) -> nn.Module:
+    """``cls(*args)`` with the dtype and device of ``weights`` and the weights copied in."""
+    weight = weights["weight_ih"]
+    model = cls(*args).to(weight.device, weight.dtype)
+    load_weights_(model.cell, weights)
+    return model
+
+
+def _check_step(cell: nn.Module, x: torch.Tensor, h: torch.Tensor, h_name: str = "h") -> None:
+    """x (B, I) and a state (B, H) of the cell's dtype, finite, one state per sequence."""
+    check_tensor("x", x, shape=("B", cell.input_size), dtype="float", finite=True)
+    check_same_dtype("x", x, cell)
+    _check_state(h_name, h, x.shape[0], cell.hidden_size, cell)
+
+
+def _check_state(name: str, h: torch.Tensor, batch: int, hidden: int, module: nn.Module) -> None:
+    check_tensor(name, h, shape=("B", hidden), dtype="float", finite=True)
+    if h.shape[0] != batch:
+        raise ValueError(f"{name} must have shape (B={batch}, {hidden}), one state per sequence; got {tuple(h.shape)}")
+    check_same_dtype(name, h, module)
+
+
+def _check_sequence(module: nn.Module, x: torch.Tensor, input_size: int, name: str = "x") -> None:
+    """x (B, T, I) with T >= 1, finite, of the module's dtype."""
+    check_tensor(name, x, shape=("B", "T", input_size), dtype="float", finite=True)
+    check_same_dtype(name, x, module)
 
 
 class RNNCell(nn.Module):
@@ -64,7 +109,9 @@ class RNNCell(nn.Module):
 
     def __init__(self, input_size: int, hidden_size: int, nonlinearity: str = "tanh"):
         super().__init__()
-        _check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+        check_int("input_size", input_size)
+        check_int("hidden_size", hidden_size)
+        check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
         self.input_size, self.hidden_size, self.nonlinearity = input_size, hidden_size, nonlinearity
         bound = 1 / math.sqrt(hidden_size)
         self.weight_ih = nn.Parameter(torch.empty(hidden_size, input_size).uniform_(-bound, bound))  # (H, I)
@@ -74,12 +121,18 @@ class RNNCell(nn.Module):
 
     def pre_activation(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         """z = W_ih x + b_ih + W_hh h + b_hh for a batch: x (B, I), h (B, H) -> (B, H)."""
+        _check_step(self, x, h)
+        return self._pre_activation(x, h)
+
+    def _pre_activation(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         return x @ self.weight_ih.T + self.bias_ih + h @ self.weight_hh.T + self.bias_hh
 
+    def _step(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:  # unchecked: (B, I), (B, H) -> (B, H)
+        return NONLINEARITIES[self.nonlinearity](self._pre_activation(x, h))
+
     def forward(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:  # (B, I), (B, H) -> (B, H)
-        if x.dim() != 2 or x.shape[1] != self.input_size:
-            raise ValueError(f"x must have shape (batch, {self.input_size}); got {tuple(x.shape)}")
-        return NONLINEARITIES[self.nonlinearity](self.pre_activation(x, h))
+        _check_step(self, x, h)
+        return self._step(x, h)
 
 
 class UnrolledRNN(nn.Module):
@@ -96,29 +149,21 @@ class UnrolledRNN(nn.Module):
 
     @classmethod
     def from_torch(cls, module: nn.RNN, layer: int = 0, reverse: bool = False) -> UnrolledRNN:
-        """A copy of one layer (and direction) of a ``torch.nn.RNN``, weights included."""
+        """A copy of one layer (and direction) of a ``torch.nn.RNN``: weights, dtype and device included."""
         weights = _torch_weights(module, layer, reverse, nn.RNN)
-        if "bias_ih" not in weights:
-            raise ValueError("the torch module must have bias=True; got bias=False")
         hidden, inputs = weights["weight_ih"].shape
-        model = cls(inputs, hidden, module.nonlinearity)
-        load_weights_(model.cell, weights)
-        return model
+        return _copy_of_torch(cls, module, weights, inputs, hidden, module.nonlinearity)
 
     def forward(self, x: torch.Tensor, h0: Optional[torch.Tensor] = None) -> tuple[torch.Tensor, torch.Tensor]:
-        if x.dim() != 3:
-            raise ValueError(f"x must have shape (batch, time, {self.cell.input_size}); got {tuple(x.shape)}")
+        _check_sequence(self, x, self.cell.input_size)
+        if h0 is not None:
+            _check_state("h0", h0, x.shape[0], self.cell.hidden_size, self)
         h = x.new_zeros(x.shape[0], self.cell.hidden_size) if h0 is None else h0  # (B, H)
         outputs = []
         for t in range(x.shape[1]):
-            h = self.cell(x[:, t], h)  # (B, H)
+            h = self.cell._step(x[:, t], h)  # (B, H)
             outputs.append(h)
         return torch.stack(outputs, dim=1), h  # (B, T, H), (B, H)
-
-
-def _check_size(name: str, value, low: int = 1) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 def make_recurrent(
@@ -131,36 +176,35 @@ def make_recurrent(
 ) -> nn.Module:
     """PyTorch's fast recurrent module of the given ``kind`` ('rnn', 'lstm' or 'gru'), batch first.
 
+    ``nonlinearity`` ('tanh' or 'relu') applies to ``kind='rnn'`` only.
+
     >>> make_recurrent("gru", 3, 4, num_layers=2)
     GRU(3, 4, num_layers=2, batch_first=True)
     """
-    _check_choice("kind", kind, KINDS)
+    check_choice("kind", kind, KINDS)
+    check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
+    if kind != "rnn" and nonlinearity != "tanh":
+        raise ValueError(f"nonlinearity applies to kind='rnn' only; got kind={kind!r}, nonlinearity={nonlinearity!r}")
     for name, value in [("input_size", input_size), ("hidden_size", hidden_size), ("num_layers", num_layers)]:
-        _check_size(name, value)
-    if not isinstance(bidirectional, bool):
-        raise TypeError(f"bidirectional must be a bool; got {bidirectional!r}")
+        check_int(name, value)
+    check_bool("bidirectional", bidirectional)
     options = dict(num_layers=num_layers, batch_first=True, bidirectional=bidirectional)
     if kind == "rnn":
-        _check_choice("nonlinearity", nonlinearity, NONLINEARITIES)
         return nn.RNN(input_size, hidden_size, nonlinearity=nonlinearity, **options)
     return (nn.LSTM if kind == "lstm" else nn.GRU)(input_size, hidden_size, **options)
 
 
 def check_token_ids(ids, vocab_size: int, name: str = "ids") -> None:
     """Raise unless ``ids`` is a (B, T) integer tensor with B, T >= 1 and every id in [0, vocab_size)."""
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of token ids; got {type(ids).__name__}")
-    if ids.dim() != 2 or ids.shape[0] == 0 or ids.shape[1] == 0:
-        raise ValueError(f"{name} must have shape (batch, time) with both at least 1; got {tuple(ids.shape)}")
-    if ids.dtype not in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8):
-        raise TypeError(f"{name} must hold integer token ids; got dtype {ids.dtype}")
-    low, high = int(ids.min()), int(ids.max())
-    if low < 0 or high >= vocab_size:
-        raise ValueError(f"{name} must lie in [0, {vocab_size}); got ids from {low} to {high}")
+    check_int("vocab_size", vocab_size)
+    check_ids(name, ids, vocab_size, shape=("B", "T"))
 
 
 def identity_init_(module: nn.RNN) -> nn.RNN:
     """IRNN initialisation (Le, Jaitly & Hinton, 2015): W_hh = I, biases 0; use with ReLU."""
+    check_type("module", module, nn.RNN, "a torch.nn.RNN")
+    if not module.bias:
+        raise ValueError("module must have biases (bias=True) to set them to 0; got bias=False")
     with torch.no_grad():
         for layer in range(module.num_layers):
             getattr(module, f"weight_hh_l{layer}").copy_(torch.eye(module.hidden_size))
@@ -190,7 +234,7 @@ class RecurrentClassifier(nn.Module):
     ):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
-            _check_size(name, value)
+            check_int(name, value)
         self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(kind, embedding_dim, hidden_size, nonlinearity)
@@ -199,14 +243,10 @@ class RecurrentClassifier(nn.Module):
     def forward(self, tokens: torch.Tensor, embedded: Optional[torch.Tensor] = None) -> torch.Tensor:
         """Logits (B, C); pass ``embedded`` (B, T, E) instead of tokens to differentiate with respect to it."""
         if embedded is None:
-            check_token_ids(tokens, self.vocab_size, "tokens")
-            x = self.embedding(tokens)  # (B, T, E)
+            check_ids("tokens", tokens, self.vocab_size, shape=("B", "T"))
         else:
-            expected = self.embedding.embedding_dim
-            if not isinstance(embedded, torch.Tensor) or embedded.dim() != 3 or embedded.shape[-1] != expected:
-                got = tuple(embedded.shape) if isinstance(embedded, torch.Tensor) else type(embedded).__name__
-                raise ValueError(f"embedded must have shape (batch, time, {expected}); got {got}")
-            x = embedded
+            _check_sequence(self, embedded, self.embedding.embedding_dim, "embedded")
+        x = self.embedding(tokens) if embedded is None else embedded  # (B, T, E)
         outputs, _ = self.recurrent(x)  # (B, T, H)
         return self.readout(outputs[:, -1])  # (B, C)
 
@@ -235,7 +275,7 @@ class RecurrentTagger(nn.Module):
     ):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
-            _check_size(name, value)
+            check_int(name, value)
         self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(
@@ -244,7 +284,7 @@ class RecurrentTagger(nn.Module):
         self.readout = nn.Linear(hidden_size * (2 if bidirectional else 1), num_classes)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
-        check_token_ids(tokens, self.vocab_size, "tokens")
+        check_ids("tokens", tokens, self.vocab_size, shape=("B", "T"))
         outputs, _ = self.recurrent(self.embedding(tokens))  # (B, T, H or 2H)
         return self.readout(outputs)  # (B, T, C)
 
@@ -262,9 +302,9 @@ class RecurrentLMConfig:
 
     def __post_init__(self):
         for name in ("vocab_size", "hidden_size", "embedding_dim", "num_layers"):
-            _check_size(name, getattr(self, name))
-        _check_choice("kind", self.kind, KINDS)
-        _check_choice("nonlinearity", self.nonlinearity, NONLINEARITIES)
+            check_int(name, getattr(self, name))
+        check_choice("kind", self.kind, KINDS)
+        check_choice("nonlinearity", self.nonlinearity, NONLINEARITIES)
 
 
 class RecurrentLM(nn.Module):
@@ -301,15 +341,34 @@ class RecurrentLM(nn.Module):
             unknown = set(config) - {f.name for f in fields(RecurrentLMConfig)}
             if unknown:
                 raise ValueError(f"config has unknown fields {sorted(unknown)}; expected those of RecurrentLMConfig")
-            config = RecurrentLMConfig(**config)
+            try:
+                config = RecurrentLMConfig(**config)
+            except (TypeError, ValueError) as error:
+                raise type(error)(f"config holds a bad field: {error}") from None
         if not isinstance(config, RecurrentLMConfig):
             raise TypeError(f"config must be a RecurrentLMConfig or a dict; got {type(config).__name__}")
         return cls(**asdict(config))
 
     def forward(self, ids: torch.Tensor, state=None):
-        check_token_ids(ids, self.config.vocab_size)
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
+        if state is not None:
+            self._check_state(state, ids.shape[0])
         outputs, state = self.recurrent(self.embedding(ids), state)  # (B, T, H)
         return self.head(outputs), state  # (B, T, V)
+
+    def _check_state(self, state, batch: int) -> None:
+        """The state the recurrent layer returned: h (L, B, H), or (h, c) for an LSTM."""
+        L, H = self.config.num_layers, self.config.hidden_size
+        if self.config.kind == "lstm":
+            if not isinstance(state, (tuple, list)) or len(state) != 2:
+                raise TypeError(f"state must be a pair (h, c) of ({L}, B, {H}) tensors for an LSTM; got {given(state)}")
+            parts = {"state h": state[0], "state c": state[1]}
+        else:
+            parts = {"state": state}
+        for name, h in parts.items():
+            check_tensor(name, h, shape=(L, "B", H), dtype="float", finite=True)
+            if h.shape[1] != batch:
+                raise ValueError(f"{name} must have shape ({L}, B={batch}, {H}); got {tuple(h.shape)}")
 
 
 def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
@@ -318,9 +377,9 @@ def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: 
     With teacher forcing the targets are the inputs shifted by one. ``reduction='sum'``
     gives the loss summed over time (and batch), ``'mean'`` the mean per token.
     """
-    _check_choice("reduction", reduction, ("mean", "sum"))
-    if logits.shape[:2] != targets.shape:
-        raise ValueError(f"targets must have shape {tuple(logits.shape[:2])}; got {tuple(targets.shape)}")
+    check_choice("reduction", reduction, ("mean", "sum"))
+    check_tensor("logits", logits, shape=("B", "T", "V"), dtype="float", finite=True)
+    check_ids("targets", targets, logits.shape[-1], shape=tuple(logits.shape[:2]))
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 
 
@@ -330,9 +389,13 @@ def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
     The model reads ``windows[:, :-1]`` and is scored on predicting ``windows[:, 1:]``
     (notebooks 02 and 03 train with it).
     """
+    check_type("model", model, nn.Module, "a language model, ids (B, T) -> (logits (B, T, V), state)")
     if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:
         got = tuple(windows.shape) if isinstance(windows, torch.Tensor) else type(windows).__name__
         raise ValueError(f"windows must have shape (batch, time + 1) with time + 1 >= 2; got {got}")
+    embedding = getattr(model, "embedding", None)
+    vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
+    check_ids("windows", windows, vocab)
     logits, _ = model(windows[:, :-1])
     return language_model_loss(logits, windows[:, 1:])
 
@@ -346,10 +409,12 @@ def sample(
     generator: Optional[torch.Generator] = None,
 ) -> list[int]:
     """``length`` new token ids drawn one at a time from softmax(logits / temperature)."""
-    if not temperature > 0:
-        raise ValueError(f"temperature must be positive; got {temperature!r}")
-    if not prompt:
-        raise ValueError("prompt must hold at least one token id; got an empty prompt")
+    check_type("model", model, RecurrentLM, "a RecurrentLM")
+    prompt = check_ids_list("prompt", prompt, model.config.vocab_size)
+    check_int("length", length, low=0)
+    check_number("temperature", temperature, 0.0, low_open=True)
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     device = next(model.parameters()).device
     model.eval()
     logits, state = model(torch.tensor([prompt], device=device))
@@ -365,8 +430,8 @@ def sample(
 # --- backpropagation through time as a product of Jacobians ------------------
 def scaled_orthogonal(size: int, radius: float, generator: Optional[torch.Generator] = None) -> torch.Tensor:
     """A random orthogonal matrix times ``radius``: every eigenvalue and singular value has modulus ``radius``."""
-    if not radius > 0:
-        raise ValueError(f"radius must be positive; got {radius!r}")
+    check_int("size", size)
+    check_number("radius", radius, 0.0, low_open=True)
     q, r = torch.linalg.qr(torch.randn(size, size, generator=generator, dtype=torch.float64))
     return radius * q * torch.sign(torch.diagonal(r))  # sign fix makes Q uniformly distributed
 
@@ -380,9 +445,13 @@ def jacobian_norms(
     ∂h(t)/∂h(t-1) = diag(act'(z(t))) W_hh, so ∂h(T)/∂h(T-k) is the product of the last
     k such Jacobians. ``nonlinearity='linear'`` drops act' and leaves ‖W_hh^k‖₂. Shape (steps+1,).
     """
-    _check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    check_choice("nonlinearity", nonlinearity, ("tanh", "relu", "linear"))
+    check_int("steps", steps)
+    check_tensor("weight_hh", weight_hh, shape=("H", "H"), dtype="float", finite=True)
+    if weight_hh.shape[0] != weight_hh.shape[1]:
+        raise ValueError(f"weight_hh must be square, (H, H); got {tuple(weight_hh.shape)}")
+    check_number("input_scale", input_scale, 0.0)
+    check_int("seed", seed, low=0)
     w = weight_hh.detach().to(torch.float64)
     size = w.shape[0]
     generator = torch.Generator().manual_seed(seed)

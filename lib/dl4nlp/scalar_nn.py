@@ -49,6 +49,8 @@ class Neuron:
             raise ValueError(f"n_inputs must be a positive integer; got {n_inputs!r}")
         if nonlinearity not in NONLINEARITIES:
             raise ValueError(f"nonlinearity must be one of {NONLINEARITIES}; got {nonlinearity!r}")
+        if rng is not None and not isinstance(rng, random.Random):
+            raise TypeError(f"rng must be a random.Random or None; got {type(rng).__name__} {rng!r}")
         rng = rng or random.Random(0)
         self.w = [Value(rng.uniform(-1.0, 1.0), label="w") for _ in range(n_inputs)]
         self.b = Value(0.0, label="b")
@@ -105,6 +107,9 @@ class MLP:
             raise ValueError(f"sizes must be a non-empty list of layer widths; got {sizes!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an integer; got {seed!r}")
+        bad = [w for w in sizes if isinstance(w, bool) or not isinstance(w, int) or w < 1]
+        if bad:
+            raise ValueError(f"sizes must be positive integer layer widths; got {list(sizes)}")
         rng = random.Random(seed)
         widths = [n_inputs, *sizes]
         self.layers = [
@@ -127,6 +132,12 @@ class MLP:
 
 def hinge_loss(scores: Sequence[Value], labels: Sequence[int]) -> Value:
     """Mean of relu(1 - y · score) over the batch, labels y in {-1, +1} (a max-margin loss)."""
+    for name, values in [("scores", scores), ("labels", labels)]:
+        if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)):
+            raise TypeError(f"{name} must be a list; got {type(values).__name__} {values!r:.40}")
+    bad_scores = [s for s in scores if not isinstance(s, Value)]
+    if bad_scores:
+        raise TypeError(f"scores must be Values (the model's outputs); got {type(bad_scores[0]).__name__}")
     if len(scores) != len(labels) or not scores:
         raise ValueError(f"scores and labels must be non-empty, of equal length; got {len(scores)} and {len(labels)}")
     bad = [y for y in labels if y not in (-1, 1)]
@@ -188,8 +199,14 @@ def train_mlp(
     Each step samples ``batch`` of the points (without replacement, seeded by ``seed``),
     zeroes every gradient, backpropagates the loss and moves each weight against its gradient.
     """
+    if not isinstance(model, MLP):
+        raise TypeError(f"model must be a dl4nlp.scalar_nn.MLP; got {type(model).__name__}")
     if len(points) != len(labels) or not points:
         raise ValueError(f"points and labels must be non-empty, of equal length; got {len(points)} and {len(labels)}")
+    n_inputs = len(model.layers[0].neurons[0].w)
+    for index, point in enumerate(points):
+        if len(point) != n_inputs:
+            raise ValueError(f"points[{index}] must hold {n_inputs} numbers, one per model input; got {len(point)}")
     for name, value in [("steps", steps), ("batch", batch)]:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer; got {value!r}")

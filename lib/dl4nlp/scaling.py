@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_array, check_bool, check_int, check_number, check_sequence, check_type, given
 from dl4nlp.transformer import TransformerConfig
 
 # ---- parameters and FLOPs ---------------------------------------------------
@@ -33,7 +34,9 @@ from dl4nlp.transformer import TransformerConfig
 
 def kaplan_parameters(n_layers: int, d_model: int, d_ff: Optional[int] = None) -> int:
     """Kaplan's N = 2 d_model n_layers (2 d_attn + d_ff) with d_attn = d_model: weights only, no biases or norms."""
-    d_ff = 4 * d_model if d_ff is None else d_ff
+    check_int("n_layers", n_layers)
+    check_int("d_model", d_model)
+    d_ff = 4 * d_model if d_ff is None else check_int("d_ff", d_ff)
     return 2 * d_model * n_layers * (2 * d_model + d_ff)
 
 
@@ -45,6 +48,7 @@ def non_embedding_parameters(config: TransformerConfig) -> int:
     final LayerNorm (2 d) when ``norm_first``. Equals
     ``count_parameters(model, exclude_embeddings=True)``.
     """
+    check_type("config", config, TransformerConfig, "a TransformerConfig")
     d, f = config.d_model, config.d_ff
     per_block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d
     return config.n_layers * per_block + (2 * d if config.norm_first else 0)
@@ -52,6 +56,9 @@ def non_embedding_parameters(config: TransformerConfig) -> int:
 
 def kaplan_forward_flops(n_params: float, n_layers: int, n_ctx: int, d_model: int) -> float:
     """Forward FLOPs per token, Kaplan et al. (2020) Table 1: 2N + 2 n_layers n_ctx d_model."""
+    check_number("n_params", n_params, 0.0, low_open=True)
+    for name, value in [("n_layers", n_layers), ("n_ctx", n_ctx), ("d_model", d_model)]:
+        check_int(name, value)
     return 2.0 * n_params + 2.0 * n_layers * n_ctx * d_model
 
 
@@ -65,8 +72,8 @@ def flops_breakdown(config: TransformerConfig, n_ctx: int) -> dict[str, int]:
     implementation, so 4 n_layers n_ctx d_model), ``'de-embedding'`` =
     2 d_model V for the output layer.
     """
-    if not isinstance(n_ctx, int) or n_ctx < 1:
-        raise ValueError(f"n_ctx must be a positive integer; got {n_ctx!r}")
+    check_type("config", config, TransformerConfig, "a TransformerConfig")
+    check_int("n_ctx", n_ctx)
     d, L = config.d_model, config.n_layers
     return {
         "linear": 2 * L * (4 * d * d + 2 * d * config.d_ff),
@@ -113,10 +120,14 @@ def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> 
     """
     from torch.utils.flop_counter import FlopCounterMode
 
-    if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx < 1:
-        raise ValueError(f"n_ctx must be a positive integer; got {n_ctx!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}")
+    check_type("model", model, nn.Module, "a torch.nn.Module (a TransformerLM)")
+    if next(model.parameters(), None) is None:
+        raise ValueError(f"model must have parameters (they give its device); got {given(model)}")
+    check_int("n_ctx", n_ctx)
+    check_int("batch_size", batch_size)
+    config = getattr(model, "config", None)
+    if isinstance(config, TransformerConfig) and config.positional != "none" and n_ctx > config.max_len:
+        raise ValueError(f"n_ctx must be at most the model's max_len={config.max_len}; got {n_ctx}")
     ids = torch.zeros(batch_size, n_ctx, dtype=torch.long, device=next(model.parameters()).device)
     counter = FlopCounterMode(display=False, custom_mapping=flop_formulas())
     with counter, torch.no_grad():
@@ -126,11 +137,15 @@ def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> 
 
 def training_flops(n_params: float, tokens: float) -> float:
     """C ≈ 6 N D: forward (2N) plus backward (4N) per token, Kaplan et al. (2020)."""
+    check_number("n_params", n_params, 0.0, low_open=True)
+    check_number("tokens", tokens, 0.0, low_open=True)
     return 6.0 * n_params * tokens
 
 
 def attention_share(n_ctx: float, d_model: float) -> float:
     """Fraction of Kaplan's forward FLOPs spent on attention scores: n_ctx / (12 d_model + n_ctx)."""
+    check_number("n_ctx", n_ctx, 0.0, low_open=True)
+    check_number("d_model", d_model, 0.0, low_open=True)
     return n_ctx / (12.0 * d_model + n_ctx)
 
 
@@ -177,7 +192,7 @@ class PowerLawFit:
     n_params: int = field(default=2)
 
     def __call__(self, x) -> np.ndarray:
-        x = np.asarray(x, dtype=float)
+        x = _positive("x", x, ndim=None)
         return self.irreducible + (self.x_c / x) ** self.alpha
 
     @property
@@ -193,14 +208,19 @@ class PowerLawFit:
         )
 
 
+def _positive(name: str, values, ndim: Optional[int] = 1) -> np.ndarray:
+    """Finite positive numbers (fitted or drawn in log space), as a float array; strings are refused, not parsed."""
+    return check_array(name, values, ndim=ndim, low=0.0, low_open=True, nonempty=False, expected="1-D numbers")
+
+
 def _check_xy(x, y) -> tuple[np.ndarray, np.ndarray]:
-    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
+    x, y = _positive("x", x), _positive("y", y)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same length; got {x.size} and {y.size}")
     if x.size < 3:
         raise ValueError(f"need at least 3 points to fit a power law; got {x.size}")
-    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)) and np.all(x > 0) and np.all(y > 0)):
-        raise ValueError("x and y must be finite and positive (a power law is fitted in log space)")
+    if np.unique(x).size < 2:
+        raise ValueError(f"x must hold at least two distinct values to fit an exponent; got all {x[0]}")
     return x, y
 
 
@@ -267,6 +287,9 @@ def fit_power_law(
     ``n_bootstrap`` copies of the data with resampled log residuals.
     """
     x, y = _check_xy(x, y)
+    check_bool("irreducible", irreducible)
+    check_int("n_bootstrap", n_bootstrap, low=0)
+    check_int("seed", seed, low=0)
     lx, ly = np.log(x), np.log(y)
     tss = float(np.sum((ly - ly.mean()) ** 2))
 
@@ -319,17 +342,28 @@ def frontier(
     Each curve is interpolated linearly in log-log space inside the compute range it covers. Returns
     (best loss, index of the curve that reached it); NaN and -1 where no curve reaches a grid point.
     """
-    grid = np.log(np.asarray(grid, dtype=float))
-    if np.any(np.diff(grid) <= 0):
-        raise ValueError("grid must be strictly increasing")
+    grid = _positive("grid", grid)
+    if grid.size == 0 or np.any(np.diff(grid) <= 0):
+        raise ValueError(f"grid must be a non-empty, strictly increasing sequence; got {grid.tolist()[:8]}")
+    grid = np.log(grid)
+    check_bool("at_most", at_most)
+    curves = check_sequence("curves", curves, what="a list of (flops, loss) pairs")
+    checked = []
+    for index, curve in enumerate(curves):
+        if not isinstance(curve, (tuple, list)) or len(curve) != 2 or isinstance(curve[0], (int, float)):
+            raise TypeError(f"curves[{index}] must be a pair (flops, loss) of sequences; got {given(curve)}")
+        flops, loss = _positive(f"curves[{index}] flops", curve[0]), _positive(f"curves[{index}] loss", curve[1])
+        if flops.size != loss.size or flops.size == 0:
+            raise ValueError(
+                f"curves[{index}]: flops and loss must be non-empty and of equal length; "
+                f"got {flops.size} and {loss.size}"
+            )
+        if np.any(np.diff(flops) <= 0):
+            raise ValueError(f"curves[{index}] flops must be strictly increasing; got {flops.tolist()[:8]}")
+        checked.append((np.log(flops), np.log(loss)))
     best = np.full(grid.shape, np.nan)
     which = np.full(grid.shape, -1)
-    for index, (flops, loss) in enumerate(curves):
-        lf, ll = np.log(np.asarray(flops, dtype=float)), np.log(np.asarray(loss, dtype=float))
-        if lf.size != ll.size or lf.size == 0:
-            raise ValueError(
-                f"curve {index}: flops and loss must be non-empty and of equal length; got {lf.size} and {ll.size}"
-            )
+    for index, (lf, ll) in enumerate(checked):
         inside = (grid >= lf.min()) & (grid <= lf.max())
         value = np.exp(np.interp(grid[inside], lf, ll))
         better = np.isnan(best[inside]) | (value < best[inside])

@@ -35,6 +35,14 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from dl4nlp._checks import (
+    check_callable,
+    check_ids,
+    check_int,
+    check_tensor,
+    check_type,
+    given,
+)
 from dl4nlp.attention import SCORES, attend, make_score
 from dl4nlp.checkpoint import PathLike, load_checkpoint, save_checkpoint
 
@@ -58,10 +66,8 @@ class Seq2SeqConfig:
 
     def __post_init__(self) -> None:
         for name in ("source_vocab_size", "target_vocab_size", "d_embed", "d_hidden"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        if self.score is not None and self.score not in SCORES:
+            check_int(name, getattr(self, name))
+        if self.score is not None and (not isinstance(self.score, str) or self.score not in SCORES):
             raise ValueError(f"score must be one of {tuple(SCORES)} or None (no attention); got {self.score!r}")
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}; got {self.decoder!r}")
@@ -82,17 +88,29 @@ class Seq2SeqConfig:
         return self.d_embed + (self.d_hidden if extra else 0)
 
 
+def _check_source(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int, lengths_name: str) -> None:
+    """src (B, S) ids of the source vocabulary; lengths (B,) integers in [1, S]."""
+    check_ids("src", src, vocab_size, shape=("B", "S"))
+    B, S = src.shape
+    check_tensor(lengths_name, lengths, shape=(B,), dtype="integer", expected=f"(B={B},)")
+    if (lengths < 1).any() or (lengths > S).any():
+        raise ValueError(f"{lengths_name} must each be in [1, S={S}]; got {lengths.tolist()}")
+
+
 class Encoder(nn.Module):
     """ids (B, S) and lengths (B,) -> states (B, S, H) and a summary (B, H) for the decoder's start."""
 
     def __init__(self, vocab_size: int, d_embed: int, d_hidden: int):
         super().__init__()
+        for name, value in [("vocab_size", vocab_size), ("d_embed", d_embed), ("d_hidden", d_hidden)]:
+            check_int(name, value)
         self.embedding = nn.Embedding(vocab_size, d_embed, padding_idx=0)
         self.rnn = nn.GRU(d_embed, d_hidden, batch_first=True, bidirectional=True)
         self.project = nn.Linear(2 * d_hidden, d_hidden)  # both directions -> h_i in R^H
         self.bridge = nn.Linear(2 * d_hidden, d_hidden)  # last forward + last backward state -> s_0
 
     def forward(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        _check_source(src, lengths, self.embedding.num_embeddings, "lengths")
         packed = pack_padded_sequence(self.embedding(src), lengths.cpu(), batch_first=True, enforce_sorted=False)
         out, last = self.rnn(packed)  # last: (2, B, H), the final state of each direction
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # (B, S, 2H)
@@ -146,22 +164,7 @@ class Seq2Seq(nn.Module):
         Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H),
         h~_0 = 0 (B, H), the attentional vector that input feeding passes on).
         """
-        if not isinstance(src, torch.Tensor) or not isinstance(src_lengths, torch.Tensor):
-            raise TypeError("src and src_lengths must be tensors")
-        if src.dim() != 2 or src_lengths.shape != src.shape[:1]:
-            raise ValueError(
-                f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and {tuple(src_lengths.shape)}"
-            )
-        if src.shape[0] == 0 or src.shape[1] == 0:
-            raise ValueError(f"src must not be empty; got shape {tuple(src.shape)}")
-        if src.dtype != torch.long:
-            raise TypeError(f"src must hold token ids (torch.long); got {src.dtype}")
-        if int(src.min()) < 0 or int(src.max()) >= self.config.source_vocab_size:
-            raise ValueError(
-                f"src ids must be in [0, {self.config.source_vocab_size}); got [{int(src.min())}, {int(src.max())}]"
-            )
-        if int(src_lengths.min()) < 1 or int(src_lengths.max()) > src.shape[1]:
-            raise ValueError(f"src_lengths must be in [1, {src.shape[1]}]; got {src_lengths.tolist()}")
+        _check_source(src, src_lengths, self.config.source_vocab_size, "src_lengths")
         states, summary = self.encoder(src, src_lengths)
         mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_lengths[:, None].to(src.device)
         return summary, states, mask, summary, torch.zeros_like(summary)
@@ -178,10 +181,25 @@ class Seq2Seq(nn.Module):
         The Luong decoder without input feeding runs the GRU over all T steps at
         once (the fast path); the others go one step at a time (``decode_steps``).
         """
-        if tgt_in.dim() != 2:
-            raise ValueError(f"tgt_in must be (B, T); got {tuple(tgt_in.shape)}")
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
+        self._check_state(state, tgt_in.shape[0])
+        return self._decode(tgt_in, state)
+
+    def _check_state(self, state: State, batch: Optional[int]) -> None:
+        H = self.config.d_hidden
+        what = "the state from encode: (s_0 (B, H), states (B, S, H), mask (B, S), summary (B, H), h~ (B, H))"
+        if not isinstance(state, tuple):
+            raise TypeError(f"state must be {what}; got {given(state)}")
+        if len(state) != 5:
+            raise ValueError(f"state must be {what}; got {len(state)} parts")
+        check_tensor("state s_0", state[0], shape=("B", H), dtype="float", finite=True)
+        if batch is not None and state[0].shape[0] != batch:
+            shape = tuple(state[0].shape)
+            raise ValueError(f"state s_0 must have shape (B={batch}, {H}), one per sequence; got {shape}")
+
+    def _decode(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         if self.stepwise:
-            return self.decode_steps(tgt_in, state)
+            return self._decode_steps(tgt_in, state)
         hidden, states, mask, summary, _ = state
         s, last = self.rnn(self.embedding(tgt_in), hidden[None].contiguous())  # s_1..s_T: (B, T, H)
         context, weights = self._attend(s, states, mask, summary)  # a_t: (B, T, H)
@@ -190,6 +208,17 @@ class Seq2Seq(nn.Module):
 
     def decode_one(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         """One decoder step, the readable way: tokens (B,) -> logits (B, V), weights (B, S) or None, next state."""
+        self._check_step(tokens, state)
+        return self._decode_one(tokens, state)
+
+    def _check_step(self, tokens: torch.Tensor, state: State) -> None:
+        check_ids("tokens", tokens, self.config.target_vocab_size, shape=("N",))
+        self._check_state(state, None)
+        if tokens.shape[0] != state[0].shape[0]:
+            n = state[0].shape[0]
+            raise ValueError(f"tokens must hold one id per sequence of the state, {n}; got {tuple(tokens.shape)}")
+
+    def _decode_one(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         s_prev, states, mask, summary, feed = state
         embedded = self.embedding(tokens)  # (B, E)
         if self.config.decoder == "bahdanau":  # query s_{t-1}; a_t joins the GRU input
@@ -207,9 +236,14 @@ class Seq2Seq(nn.Module):
 
     def decode_steps(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         """``decode`` one step at a time (every decoder; for the Luong decoder it equals the fast path)."""
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
+        self._check_state(state, tgt_in.shape[0])
+        return self._decode_steps(tgt_in, state)
+
+    def _decode_steps(self, tgt_in: torch.Tensor, state: State) -> tuple[torch.Tensor, Optional[torch.Tensor], State]:
         logits, weights = [], []
         for t in range(tgt_in.shape[1]):
-            step_logits, w, state = self.decode_one(tgt_in[:, t], state)
+            step_logits, w, state = self._decode_one(tgt_in[:, t], state)
             logits.append(step_logits)
             weights.append(w)
         stacked = None if self.score is None else torch.stack(weights, 1)  # (B, T, S)
@@ -219,7 +253,11 @@ class Seq2Seq(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Teacher forcing: logits (B, T, V) for every target position, and the attention weights."""
-        logits, weights, _ = self.decode(tgt_in, self.encode(src, src_lengths))
+        state = self.encode(src, src_lengths)
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
+        if tgt_in.shape[0] != src.shape[0]:
+            raise ValueError(f"tgt_in must have the batch size of src, {src.shape[0]}; got shape {tuple(tgt_in.shape)}")
+        logits, weights, _ = self._decode(tgt_in, state)
         return logits, weights
 
     def loss(
@@ -233,8 +271,16 @@ class Seq2Seq(nn.Module):
         previous character instead (drawn with ``generator``; no gradient flows
         through that choice).
         """
-        if not 0.0 <= sampling_prob <= 1.0:
+        if not isinstance(sampling_prob, (int, float)) or not 0.0 <= sampling_prob <= 1.0:
             raise ValueError(f"sampling_prob must be in [0, 1]; got {sampling_prob!r}")
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
+        check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
+        missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
+        if missing:
+            raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
+        shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
+        check_ids("batch['tgt_out']", batch["tgt_out"], self.config.target_vocab_size, shape=shape)
         if sampling_prob == 0.0:
             logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
         else:
@@ -245,7 +291,7 @@ class Seq2Seq(nn.Module):
                 if previous is not None:
                     own = torch.rand(tokens.shape, generator=generator) < sampling_prob  # (B,)
                     tokens = torch.where(own.to(tokens.device) & (tokens != 0), previous, tokens)
-                step_logits, _, state = self.decode_one(tokens, state)
+                step_logits, _, state = self._decode_one(tokens, state)
                 steps.append(step_logits)
                 previous = step_logits.detach().argmax(-1)
             logits = torch.stack(steps, 1)
@@ -253,7 +299,8 @@ class Seq2Seq(nn.Module):
 
     def step(self, tokens: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
         """One decoding step for the searches: tokens (N,) -> log-probabilities (N, V) and the next state."""
-        logits, _, state = self.decode_one(tokens, state)
+        self._check_step(tokens, state)
+        logits, _, state = self._decode_one(tokens, state)
         return torch.log_softmax(logits, dim=-1), state
 
     @torch.no_grad()
@@ -261,13 +308,13 @@ class Seq2Seq(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Batched greedy decoding: ids (B, max_len) and attention weights (B, max_len, S) or None."""
-        if not isinstance(max_len, int) or max_len < 1:
-            raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
+        check_int("max_len", max_len)
+        check_int("bos", bos, low=0, high=self.config.target_vocab_size - 1)
         state = self.encode(src, src_lengths)
         tokens = torch.full((src.shape[0],), bos, dtype=torch.long, device=src.device)
         out, weights = [], []
         for _ in range(max_len):
-            logits, w, state = self.decode_one(tokens, state)
+            logits, w, state = self._decode_one(tokens, state)
             tokens = logits.argmax(-1)
             out.append(tokens)
             weights.append(w)
@@ -279,6 +326,7 @@ class Seq2Seq(nn.Module):
         The provenance gains the CPU kernels torch used (bit-for-bit results need the same
         torch version, thread count and kernels). Returns the provenance written.
         """
+        check_type("provenance", provenance, dict, "a dict (the recipe's provenance record)")
         record = {**provenance, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
         return save_checkpoint(
             path,
@@ -339,15 +387,17 @@ def length_penalty(length: int, alpha: float) -> float:
     >>> length_penalty(1, 0.6), round(length_penalty(10, 1.0), 4)
     (1.0, 2.5)
     """
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive integer; got {length!r}")
-    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
+    check_int("length", length)
+    if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
     return ((5 + length) / 6) ** alpha
 
 
 def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:
     """log P(Y) / lp(Y), with |Y| counting the output tokens (the end token included, the start token not)."""
+    check_type("hypothesis", hypothesis, Hypothesis, "a Hypothesis")
+    if len(hypothesis.tokens) < 2:
+        raise ValueError(f"hypothesis must hold the start token and at least one output; got {hypothesis.tokens}")
     return hypothesis.score / length_penalty(len(hypothesis.tokens) - 1, alpha)
 
 
@@ -374,10 +424,13 @@ def beam_search(
     hypothesis is open (a normalised score can still rise). ``Hypothesis.score``
     stays the plain log-probability.
     """
-    if not isinstance(beam_size, int) or beam_size < 1:
-        raise ValueError(f"beam_size must be a positive integer; got {beam_size!r}")
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
+    check_callable("step", step, "a function step(tokens, state) -> (log_probs, state)")
+    if not isinstance(state, tuple) or not state or not all(isinstance(part, torch.Tensor) for part in state):
+        raise TypeError(f"state must be a non-empty tuple of tensors (first dimension 1); got {given(state)}")
+    check_int("bos", bos, low=None)  # any integer: a toy step function need not give BOS an id
+    check_int("eos", eos, low=None)
+    check_int("beam_size", beam_size)
+    check_int("max_len", max_len)
     length_penalty(1, alpha)  # validates alpha
     alive = [Hypothesis(0.0, [bos])]
     finished: list[Hypothesis] = []
@@ -410,6 +463,25 @@ def beam_search(
     return BeamSearchResult(ranked, steps)
 
 
+def _check_table(table: dict[tuple[int, ...], Sequence[float]]) -> int:
+    """A table of next-token probabilities, prefix (tuple of ids) -> row; returns the rows' width."""
+    check_type("table", table, dict, "a dict from prefix (tuple of ids) to next-token probabilities")
+    if not table:
+        raise ValueError("table must hold at least one prefix; got {}")
+    width = None
+    for prefix, row in table.items():
+        if not isinstance(prefix, tuple) or not all(isinstance(i, int) for i in prefix):
+            raise TypeError(f"table keys must be prefixes, tuples of ids after BOS; got {given(prefix)}")
+        probs = check_tensor(f"table[{prefix}]", torch.as_tensor(row, dtype=torch.float64), ndim=1, finite=True)
+        width = len(probs) if width is None else width
+        if len(probs) != width:
+            raise ValueError(f"table[{prefix}] must hold {width} probabilities like the other rows; got {len(probs)}")
+        if (probs < 0).any() or abs(float(probs.sum()) - 1.0) > 1e-6:
+            total = float(probs.sum())
+            raise ValueError(f"table[{prefix}] must be probabilities that sum to 1; got {row} (sum {total:.6g})")
+    return width
+
+
 def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, State]:
     """A toy 'language model' from a table: prefix (tuple of ids after BOS) -> next-token probabilities.
 
@@ -417,6 +489,7 @@ def table_step(table: dict[tuple[int, ...], Sequence[float]]) -> tuple[StepFn, S
     the state is the prefix itself. A prefix missing from the table raises a
     KeyError naming it.
     """
+    _check_table(table)
 
     def step(tokens: torch.Tensor, prefix: State) -> tuple[torch.Tensor, State]:
         (ids,) = prefix
@@ -442,8 +515,9 @@ def exhaustive_search(table: dict[tuple[int, ...], Sequence[float]], eos: int, m
     >>> best.tokens[1:], round(math.exp(best.score), 2)
     ([1, 0], 0.54)
     """
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len must be a positive integer; got {max_len!r}")
+    width = _check_table(table)
+    check_int("eos", eos, 0, width - 1)
+    check_int("max_len", max_len)
     if () not in table:
         raise KeyError("the table has no next-token probabilities for the empty prefix ()")
     best = Hypothesis(-math.inf, [-1], finished=True)

@@ -15,6 +15,7 @@ from typing import Optional
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_int, check_number, check_type, given
 from dl4nlp.train import History, train
 
 
@@ -41,8 +42,9 @@ def long_lag_task(
         ("num_classes", num_classes, 2),
         ("num_distractors", num_distractors, 1),
     ]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+        check_int(name, value, low)
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     labels = torch.randint(0, num_classes, (batch_size,), generator=generator)  # (B,)
     distractors = torch.randint(
         num_classes, num_classes + num_distractors, (batch_size, lag), generator=generator
@@ -50,16 +52,34 @@ def long_lag_task(
     return torch.cat([labels[:, None], distractors], dim=1), labels
 
 
+def _check_model(model: nn.Module, num_classes: int, num_distractors: int) -> None:
+    check_type("model", model, nn.Module, "a torch.nn.Module (tokens (B, T) -> logits (B, C))")
+    if next(model.parameters(), None) is None:
+        raise ValueError(f"model must have parameters; got {given(model)}")
+    embedding = getattr(model, "embedding", None)
+    vocab = num_classes + num_distractors if isinstance(num_classes, int) and isinstance(num_distractors, int) else 0
+    if isinstance(embedding, nn.Embedding) and embedding.num_embeddings < vocab:
+        raise ValueError(
+            f"num_classes + num_distractors must fit the model's vocabulary of {embedding.num_embeddings}; "
+            f"got {num_classes} + {num_distractors} = {vocab}"
+        )
+
+
 def long_lag_accuracy(
     model: nn.Module, lag: int, num_classes: int = 4, num_distractors: int = 8, samples: int = 1000, seed: int = 12345
 ) -> float:
     """Accuracy of ``model`` (tokens (B, T) -> logits (B, C)) on a fixed held-out batch of the task."""
+    _check_model(model, num_classes, num_distractors)
+    check_int("samples", samples)
     generator = torch.Generator().manual_seed(seed)
     tokens, labels = long_lag_task(samples, lag, num_classes, num_distractors, generator)
     device = next(model.parameters()).device
     model.eval()
     with torch.no_grad():
-        predictions = model(tokens.to(device)).argmax(dim=-1).cpu()
+        logits = model(tokens.to(device))
+    if logits.shape != (samples, num_classes):
+        raise ValueError(f"model must return logits (B, num_classes={num_classes}); got {tuple(logits.shape)}")
+    predictions = logits.argmax(dim=-1).cpu()
     return (predictions == labels).float().mean().item()
 
 
@@ -79,6 +99,11 @@ def fit_long_lag(
     desc: str = "",
 ) -> History:
     """Train ``model`` on fresh batches of the long-lag task with ``dl4nlp.train.train`` (cross-entropy)."""
+    _check_model(model, num_classes, num_distractors)
+    long_lag_task(1, lag, num_classes, num_distractors)  # checks the task's sizes before training starts
+    check_int("batch_size", batch_size)
+    if optimizer is None:
+        check_number("lr", lr, 0.0, low_open=True)
     generator = torch.Generator().manual_seed(seed)
 
     def next_batch(step: int):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import numpy as np
+from dl4nlp._checks import check_ids_list, check_str, given
 
 CURLY_DOUBLE_QUOTES = "“”"
 
@@ -27,8 +27,7 @@ def straighten_quotes(text: str) -> str:
     >>> straighten_quotes("“Yes,” he said.")
     '"Yes," he said.'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     return text.translate({ord(q): '"' for q in CURLY_DOUBLE_QUOTES})
 
 
@@ -37,7 +36,7 @@ class CharVocab:
 
     def __init__(self, chars: str):
         if not isinstance(chars, str) or not chars:
-            raise ValueError(f"chars must be a non-empty string of distinct characters; got {chars!r}")
+            raise ValueError(f"chars must be a non-empty string of distinct characters; got {given(chars)}")
         if len(set(chars)) != len(chars):
             repeated = sorted({c for c in chars if chars.count(c) > 1})
             raise ValueError(f"chars must hold each character once; these repeat: {repeated}")
@@ -46,9 +45,8 @@ class CharVocab:
 
     @classmethod
     def from_text(cls, text: str) -> CharVocab:
-        """The sorted set of characters that occur in ``text`` (a non-empty str)."""
-        if not isinstance(text, str) or not text:
-            raise ValueError(f"text must be a non-empty str; got {text!r:.40}")
+        """The sorted set of characters that occur in ``text``."""
+        check_str("text", text, nonempty=True)
         return cls("".join(sorted(set(text))))
 
     def __len__(self) -> int:
@@ -59,25 +57,15 @@ class CharVocab:
 
     def encode(self, text: str) -> list[int]:
         """The id of every character of ``text``; an unknown character raises ``KeyError`` naming it."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str; got {type(text).__name__}")
+        check_str("text", text)
         try:
             return [self.stoi[c] for c in text]
         except KeyError as error:
-            raise KeyError(f"character {error.args[0]!r} is not in the vocabulary of {len(self)} characters") from None
+            raise KeyError(
+                f"text has the character {error.args[0]!r}, which is not in the vocabulary of {len(self)} characters"
+            ) from None
 
     def decode(self, ids: Iterable[int]) -> str:
-        """The text spelled by ``ids`` (ints or a 1-D integer tensor)."""
-        if isinstance(ids, str):
-            raise TypeError("ids must be integers, not a str")
-        if hasattr(ids, "dim") and (ids.dim() != 1 or ids.is_floating_point()):
-            raise ValueError(f"ids must be a 1-D integer tensor; got shape {tuple(ids.shape)}, dtype {ids.dtype}")
-        ids = list(ids.tolist() if hasattr(ids, "tolist") else ids)
-        wrong = [i for i in ids if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
-        if wrong:
-            raise TypeError(f"ids must be integers; got {wrong[:5]}")
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < len(self)]
-        if bad:
-            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        """The text spelled by ``ids`` (ints or a 1-D tensor)."""
+        ids = check_ids_list("ids", ids, len(self), nonempty=False)
         return "".join(self.chars[i] for i in ids)

@@ -18,6 +18,8 @@ from typing import Any, Callable, Optional
 import torch
 from tqdm.auto import tqdm
 
+from dl4nlp._checks import check_callable, check_device, check_int, check_number, check_type, given
+
 
 @dataclass
 class History:
@@ -29,10 +31,20 @@ class History:
     lr: list[float] = field(default_factory=list)
     diverged: bool = False
 
+    def __post_init__(self) -> None:
+        lengths = {}
+        for name in ("step", "loss", "grad_norm", "lr"):
+            values = getattr(self, name)
+            if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+                raise TypeError(f"{name} must be a list of numbers; got {given(values)}")
+            if values:
+                lengths[name] = len(values)
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"step, loss, grad_norm and lr must have one entry per step each; got lengths {lengths}")
+
     def smoothed_loss(self, window: int = 20) -> list[float]:
         """Running mean of the loss over the last ``window`` steps (for plotting)."""
-        if window < 1:
-            raise ValueError(f"window must be a positive integer; got {window!r}")
+        check_int("window", window)
         out, total = [], 0.0
         for i, value in enumerate(self.loss):
             total += value
@@ -44,12 +56,17 @@ class History:
 
 def to_device(batch: Any, device: torch.device) -> Any:
     """Move a tensor, or tensors nested in tuples, lists and dicts, to ``device``."""
+    device = check_device("device", device)
+    return _to_device(batch, device)
+
+
+def _to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, torch.Tensor):
         return batch.to(device)
     if isinstance(batch, (tuple, list)):
-        return type(batch)(to_device(item, device) for item in batch)
+        return type(batch)(_to_device(item, device) for item in batch)
     if isinstance(batch, dict):
-        return {key: to_device(value, device) for key, value in batch.items()}
+        return {key: _to_device(value, device) for key, value in batch.items()}
     return batch
 
 
@@ -74,22 +91,31 @@ def train(
     Adam with learning rate ``lr``. ``clip_norm`` rescales the gradient to at
     most that global L2 norm (``torch.nn.utils.clip_grad_norm_``).
     """
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
-    if clip_norm is not None and not clip_norm > 0:
-        raise ValueError(f"clip_norm must be positive or None; got {clip_norm!r}")
-    device = device or next(model.parameters()).device
+    check_type("model", model, torch.nn.Module, "a torch.nn.Module")
+    if not any(p.requires_grad for p in model.parameters()):
+        raise ValueError(f"model must have trainable parameters; got {given(model)}")
+    check_callable("loss_fn", loss_fn, "a function loss_fn(model, batch) returning a scalar loss")
+    check_callable("next_batch", next_batch, "a function next_batch(step) returning a batch")
+    check_int("steps", steps)
+    if optimizer is None:
+        check_number("lr", lr, 0.0, low_open=True)
+    else:
+        check_type("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
+    if clip_norm is not None:
+        check_number("clip_norm", clip_norm, 0.0, low_open=True)
+    device = check_device("device", device) if device is not None else next(model.parameters()).device
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = optimizer or torch.optim.Adam(params, lr=lr)
     history = History()
     model.train()
     bar = tqdm(range(steps), desc=desc, disable=not progress, leave=False)
     for step in bar:
-        batch = to_device(next_batch(step), device)
+        batch = _to_device(next_batch(step), device)
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model, batch)
-        if loss.dim() != 0:
-            raise ValueError(f"loss_fn must return a scalar tensor; got shape {tuple(loss.shape)}")
+        if not isinstance(loss, torch.Tensor) or loss.dim() != 0:
+            what = f"shape {tuple(loss.shape)}" if isinstance(loss, torch.Tensor) else given(loss)
+            raise ValueError(f"loss_fn must return a scalar tensor; got {what}")
         if not torch.isfinite(loss):
             history.diverged = True
             break

@@ -22,9 +22,22 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_ids,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+    within_model,
+)
 from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
-from dl4nlp.positional import make_positional
+from dl4nlp.positional import POSITIONAL_KINDS, make_positional
+
+INGREDIENTS = ("use_attention", "use_feed_forward", "use_residual", "use_layer_norm")  # notebook 07's switches
 
 
 @dataclass
@@ -50,20 +63,32 @@ class TransformerConfig:
     use_layer_norm: bool = True
 
     def __post_init__(self) -> None:
-        if self.d_ff is None:
+        if self.d_ff is None and isinstance(self.d_model, int):
             self.d_ff = 4 * self.d_model
         for name in ("vocab_size", "d_model", "n_heads", "n_layers", "d_ff", "max_len"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            check_int(name, getattr(self, name))
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model must be divisible by n_heads; got d_model={self.d_model}, n_heads={self.n_heads}"
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1); got {self.dropout!r}")
+        check_number("dropout", self.dropout, 0.0, 1.0, high_open=True)
+        check_choice("positional", self.positional, POSITIONAL_KINDS)
+        if self.positional == "sinusoidal" and self.d_model % 2:
+            raise ValueError(f"d_model must be even for positional='sinusoidal' (sin/cos pairs); got {self.d_model}")
+        for name in ("norm_first", "fast_attention", "tie_weights", *INGREDIENTS):
+            check_bool(name, getattr(self, name))
         if not (self.use_attention or self.use_feed_forward):
             raise ValueError("a block needs attention or a feed-forward layer; got both switched off")
+        check_number("layer_norm_eps", self.layer_norm_eps, 0.0, low_open=True)
+
+
+def _check_input(module: nn.Module, x: torch.Tensor, d_model: int) -> None:
+    check_tensor("x", x, shape=("B", "T", d_model), dtype="float", finite=True)
+    check_same_dtype("x", x, module)
+
+
+def _is_gelu(activation) -> bool:
+    return activation is F.gelu or (isinstance(activation, nn.GELU) and activation.approximate == "none")
 
 
 class TransformerBlock(nn.Module):
@@ -76,7 +101,9 @@ class TransformerBlock(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         C = config.d_model
+        self.config = config
         self.norm_first = config.norm_first
         self.residual = config.use_residual
         attention = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
@@ -111,33 +138,63 @@ class TransformerBlock(nn.Module):
         cache: Optional[LayerCache] = None,
     ) -> torch.Tensor:
         """x (B, T, C) -> (B, T, C); with a ``cache``, x holds new positions that attend causally to the cached ones."""
+        _check_input(self, x, self.config.d_model)
+        if cache is not None:
+            check_type("cache", cache, LayerCache, "a dl4nlp.kv_cache.LayerCache or None")
         if self.self_attn is not None:
             x = self._sublayer(x, lambda h: self._attend(h, mask, causal, cache), self.norm1)
         if self.linear1 is not None:
             x = self._sublayer(x, self._feed_forward, self.norm2)
         return x
 
+    @classmethod
     @torch.no_grad()
-    def load_from_torch(self, reference: nn.TransformerEncoderLayer) -> TransformerBlock:
-        """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` (GELU, same sizes)."""
-        if reference.norm_first != self.norm_first:
-            raise ValueError(f"reference must have norm_first={self.norm_first}; got {reference.norm_first}")
-        if self.self_attn is None or self.linear1 is None or not self.residual:
-            raise ValueError("only a block with every ingredient can copy a torch.nn.TransformerEncoderLayer")
-        self.self_attn.load_from_torch(reference.self_attn)
+    def from_torch(
+        cls, reference: nn.TransformerEncoderLayer, config: Optional[TransformerConfig] = None
+    ) -> TransformerBlock:
+        """A block with the sizes, dtype, device and weights of a ``torch.nn.TransformerEncoderLayer``.
+
+        The reference must use GELU (as the block does) and have biases. ``config``
+        (optional) supplies what the reference does not fix (dropout, the fast
+        attention path) and must agree with it on the sizes; without it the block
+        gets the reference's sizes and ``vocab_size=1`` (a block has no vocabulary).
+        The two agree in eval mode.
+        """
+        check_type("reference", reference, nn.TransformerEncoderLayer, "a torch.nn.TransformerEncoderLayer")
+        if not _is_gelu(reference.activation):
+            name = getattr(reference.activation, "__name__", type(reference.activation).__name__)
+            raise ValueError(f"reference must use the block's activation, GELU (exact); got {name}")
+        if reference.linear1.bias is None or reference.norm1.bias is None:
+            raise ValueError("reference must have biases (bias=True), as the block does; got bias=False")
+        sizes = dict(
+            d_model=reference.self_attn.embed_dim,
+            n_heads=reference.self_attn.num_heads,
+            d_ff=reference.linear1.out_features,
+            norm_first=reference.norm_first,
+            layer_norm_eps=reference.norm1.eps,
+        )
+        if config is None:
+            config = TransformerConfig(vocab_size=1, n_layers=1, dropout=reference.dropout.p, **sizes)
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
+        off = [name for name in INGREDIENTS if not getattr(config, name)]
+        if off:
+            raise ValueError(f"config must have every ingredient to copy a TransformerEncoderLayer; got {off} off")
+        for name, value in sizes.items():
+            if getattr(config, name) != value:
+                mine = getattr(config, name)
+                raise ValueError(f"config must match the reference: {name}={mine}; reference has {value}")
+        weight = reference.linear1.weight
+        block = cls(config).to(weight.device, weight.dtype)
+        block.self_attn = MultiHeadAttention.from_torch(reference.self_attn, fast=config.fast_attention)
         for mine, theirs in [
-            (self.linear1, reference.linear1),
-            (self.linear2, reference.linear2),
-            (self.norm1, reference.norm1),
-            (self.norm2, reference.norm2),
+            (block.linear1, reference.linear1),
+            (block.linear2, reference.linear2),
+            (block.norm1, reference.norm1),
+            (block.norm2, reference.norm2),
         ]:
-            if mine.weight.shape != theirs.weight.shape:
-                raise ValueError(
-                    f"shape mismatch: expected {tuple(mine.weight.shape)}, got {tuple(theirs.weight.shape)}"
-                )
             mine.weight.copy_(theirs.weight)
             mine.bias.copy_(theirs.bias)
-        return self
+        return block
 
 
 class TransformerEncoder(nn.Module):
@@ -145,6 +202,7 @@ class TransformerEncoder(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         self.config = config
         self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
         final = config.norm_first and config.use_layer_norm
@@ -157,15 +215,23 @@ class TransformerEncoder(nn.Module):
         causal: bool = False,
         cache: Optional[KVCache] = None,
     ) -> torch.Tensor:
-        if cache is not None and len(cache.layers) != len(self.blocks):
-            raise ValueError(f"cache must hold {len(self.blocks)} layers; got {len(cache.layers)}")
+        _check_input(self, x, self.config.d_model)
+        if cache is not None:
+            check_type("cache", cache, KVCache, "a dl4nlp.kv_cache.KVCache or None")
+            if len(cache.layers) != len(self.blocks):
+                raise ValueError(f"cache must hold {len(self.blocks)} layers; got {len(cache.layers)}")
         for i, block in enumerate(self.blocks):  # (B, T, C) throughout
             x = block(x, mask=mask, causal=causal, cache=None if cache is None else cache.layers[i])
         return self.final_norm(x)
 
-    def attention_weights(self) -> list[Optional[torch.Tensor]]:
+    def attention_weights(self) -> list[torch.Tensor]:
         """Each block's attention weights (B, H, T, T) from the last forward pass (readable path only)."""
-        return [None if block.self_attn is None else block.self_attn.last_weights for block in self.blocks]
+        if self.config.fast_attention:
+            raise ValueError("attention_weights needs the readable path, not the fast one; got fast_attention=True")
+        weights = [None if block.self_attn is None else block.self_attn.last_weights for block in self.blocks]
+        if all(w is None for w in weights):
+            raise ValueError("no attention weights yet: run a forward pass first; got None")
+        return weights  # None for a block whose attention is switched off
 
 
 class TransformerLM(nn.Module):
@@ -173,6 +239,7 @@ class TransformerLM(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, config.d_model)
         self.position = make_positional(config.positional, config.max_len, config.d_model)
@@ -182,6 +249,15 @@ class TransformerLM(nn.Module):
         if config.tie_weights:
             self.lm_head.weight = self.token_embedding.weight
 
+    def _check_ids(self, name: str, ids: torch.Tensor, start: int = 0) -> None:
+        check_ids(name, ids, self.config.vocab_size, shape=("B", "T"))
+        if self.config.positional != "none" and start + ids.shape[1] > self.config.max_len:
+            raise ValueError(
+                f"{name} must have at most max_len={self.config.max_len} positions"
+                + (f" after the {start} cached ones" if start else "")
+                + f"; got shape {tuple(ids.shape)}"
+            )
+
     def forward(self, ids: torch.Tensor, cache: Optional[KVCache] = None) -> torch.Tensor:
         """Next-token logits (B, T, V) for ids (B, T).
 
@@ -189,25 +265,25 @@ class TransformerLM(nn.Module):
         holds: only they are computed, their keys and values are appended, and the
         logits equal those of the whole sequence at these positions.
         """
-        if ids.dim() != 2 or ids.shape[1] == 0:
-            raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)} (T >= 1)")
-        if ids.dtype not in (torch.int64, torch.int32):
-            raise TypeError(f"ids must be an integer tensor; got dtype {ids.dtype}")
+        if cache is not None:
+            check_type("cache", cache, KVCache, "a dl4nlp.kv_cache.KVCache or None")
         start = 0 if cache is None else cache.length
-        if start + ids.shape[1] > self.config.max_len:
-            raise ValueError(
-                f"the sequence would have {start + ids.shape[1]} positions; the model has max_len={self.config.max_len}"
-            )
-        x = self.token_embedding(ids)  # (B, T, C)
-        if start == 0:
-            x = self.position(x)
-        else:  # the position codes of start..start+T-1: what the module adds to zeros
-            zeros = torch.zeros(1, start + ids.shape[1], x.shape[-1], dtype=x.dtype, device=x.device)
-            x = x + self.position(zeros)[:, start:]
-        return self.lm_head(self.encoder(x, causal=True, cache=cache))  # (B, T, V)
+        self._check_ids("ids", ids, start)
+        if ids.shape[1] == 0:
+            raise ValueError(f"ids must hold at least one position; got shape {tuple(ids.shape)}")
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            x = self.token_embedding(ids)  # (B, T, C)
+            if start == 0:
+                x = self.position(x)
+            else:  # the position codes of start..start+T-1: what the module adds to zeros
+                zeros = torch.zeros(1, start + ids.shape[1], x.shape[-1], dtype=x.dtype, device=x.device)
+                x = x + self.position(zeros)[:, start:]
+            return self.lm_head(self.encoder(x, causal=True, cache=cache))  # (B, T, V)
 
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
+        self._check_ids("ids", ids)
+        check_ids("targets", targets, self.config.vocab_size, shape=tuple(ids.shape))
         logits = self(ids)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
@@ -222,6 +298,11 @@ class TransformerLM(nn.Module):
         """
         from dl4nlp.sampling import generate
 
+        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
+        check_int("new_tokens", new_tokens, low=0)
+        check_number("temperature", temperature, 0.0)
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         return generate(self, ids, new_tokens, temperature=temperature, generator=generator, use_cache=False)
 
 
@@ -239,6 +320,7 @@ def count_parameters(module: nn.Module, exclude_embeddings: bool = False) -> int
     ``exclude_embeddings=True`` leaves out ``nn.Embedding`` tables (token and
     learned position embeddings), the convention of Kaplan et al. (2020).
     """
+    check_type("module", module, nn.Module, "a torch.nn.Module")
     seen, total = set(), 0
     skip = set()
     if exclude_embeddings:

@@ -17,6 +17,7 @@ figure of every notebook; the budget is 0.5 s a redraw).
 from __future__ import annotations
 
 import base64
+import inspect
 import io
 import itertools
 import time
@@ -37,9 +38,20 @@ class InteractiveFigure:
     def __init__(self, draw: Callable[..., plt.Figure], controls: Mapping[str, widgets.ValueWidget]):
         if not callable(draw):
             raise TypeError(f"draw must be a function returning a matplotlib Figure; got {draw!r}")
-        missing = [name for name, c in controls.items() if not hasattr(c, "value")]
+        if not isinstance(controls, Mapping):
+            kind = type(controls).__name__
+            raise TypeError(f"controls must be a mapping from draw's parameter names to widgets; got {kind}")
+        missing = [f"{name!r}={c!r:.40}" for name, c in controls.items() if not hasattr(c, "value")]
         if missing:
-            raise TypeError(f"every control must be an ipywidgets value widget; these are not: {missing}")
+            raise TypeError(f"controls must be ipywidgets value widgets; these are not: {', '.join(missing)}")
+        try:
+            parameters = inspect.signature(draw).parameters
+        except (TypeError, ValueError):  # a builtin without a signature: let draw report it
+            parameters = {}
+        if parameters and not any(p.kind == p.VAR_KEYWORD for p in parameters.values()):
+            unknown = sorted(set(controls) - set(parameters))
+            if unknown:
+                raise TypeError(f"controls must match draw's parameters {list(parameters)}; draw takes no {unknown}")
         self.draw = draw
         self.controls = dict(controls)
         self.output = widgets.Output()

@@ -4,8 +4,8 @@ Every experiment case fails before any training starts (the experiments check th
 """
 
 import torch
-from bad_inputs.harness import cases, choice_variants, exempt, float_variants, id_variants, int_variants, vary
 
+from bad_inputs.harness import cases, choice_variants, exempt, float_variants, id_variants, int_variants, vary
 from dl4nlp import positional as P
 from dl4nlp import taggers as T
 from dl4nlp.attention import MultiHeadAttention

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_int, check_sequence
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
 from dl4nlp.scalar_nn import MLP, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
@@ -70,6 +71,8 @@ class DepthGradients:
 
 def depth_gradients(seed: int = 0, depth: int = 20) -> DepthGradients:
     """Per-layer gradient norms of every setting in ``DEPTH_SETTINGS`` (independent upstream gradient)."""
+    check_int("seed", seed, low=0)
+    check_int("depth", depth, low=2)
     norms = {name: layer_gradient_norms(depth, seed=seed, **kw) for name, kw in _settings(depth).items()}
     return DepthGradients(
         depth,
@@ -95,6 +98,10 @@ def he_scale(seed: int = 0, depths: tuple[int, ...] = (20, 30, 60), networks: in
     multiplies first/last by c^(depth-1) exactly, so the scale at which first/last = 1
     is √2 · ratio(√2)^(-1/(depth-1)).
     """
+    check_int("seed", seed, low=0)
+    for depth in check_sequence("depths", depths):
+        check_int("depths", depth, low=2)
+    check_int("networks", networks)
     if networks < 1:
         raise ValueError(f"networks must be a positive integer; got {networks!r}")
     seeds = range(seed * networks, (seed + 1) * networks)
@@ -137,6 +144,9 @@ class ResidualDepths:
 
 def residual_depths(seed: int = 0, depths: tuple[int, ...] = (10, 20, 40, 60)) -> ResidualDepths:
     """First/last of a ReLU residual stack at weight scale 1, unscaled and with branches ÷ √depth."""
+    check_int("seed", seed, low=0)
+    for depth in check_sequence("depths", depths):
+        check_int("depths", depth, low=2)
     plain = [first_over_last(layer_gradient_norms(d, "relu", 1.0, residual=True, seed=seed)) for d in depths]
     scaled = [
         first_over_last(layer_gradient_norms(d, "relu", 1.0, residual=True, seed=seed, branch_scale=1 / math.sqrt(d)))
@@ -165,6 +175,9 @@ def _accuracy(model: MLP, points: torch.Tensor, labels: torch.Tensor) -> float:
 
 def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> XorTraining:
     """Train a 2-``hidden``-1 tanh MLP of ``Value``s on ``XOR_POINTS`` points; test on 2000 fresh ones."""
+    check_int("seed", seed, low=0)
+    check_int("hidden", hidden)
+    check_int("steps", steps)
     points, labels = xor_blobs(XOR_POINTS, generator=torch.Generator().manual_seed(seed))
     test_points, test_labels = xor_blobs(2000, generator=torch.Generator().manual_seed(10_000 + seed))
     signs = [2 * int(y) - 1 for y in labels]

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_sequence, check_str, check_type
 from dl4nlp.data import data_path, load_text
 from dl4nlp.experiments.lstm import _check_seed
 from dl4nlp.lstm import final_states, load_char_model, lstm_trace
 from dl4nlp.probes import column_in_line, inside_quotes, nearest_centroid_accuracy, unit_auc, unit_correlation
 from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentLM
-from dl4nlp.tokenize import straighten_quotes
+from dl4nlp.tokenize import CharVocab, straighten_quotes
 
 # --- the quotation cell of a trained character LSTM ---------------------------------
 PASSAGE = (20_000, 23_000)  # held-out characters: a stretch of dialogue in the last story, chosen by hand
@@ -225,7 +226,14 @@ def elmo_vectors(forward, backward, vocab, text: str, spans) -> torch.Tensor:
     The forward model reads ``SENSE_WINDOW`` characters before the word and the word; the backward
     model reads the word and ``SENSE_WINDOW`` characters after it, right to left.
     """
-    spans = list(spans)
+    check_type("forward", forward, RecurrentLM, "a dl4nlp.rnn.RecurrentLM (the left-to-right model)")
+    check_type("backward", backward, RecurrentLM, "a dl4nlp.rnn.RecurrentLM (the right-to-left model)")
+    check_str("text", text)
+    check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
+    unknown = sorted(set(text) - set(vocab.stoi))
+    if unknown:
+        raise KeyError(f"text has characters {unknown} that are not in the vocabulary")
+    spans = check_sequence("spans", spans, what="a list of (start, end) spans", nonempty=False)
     bad = [
         span
         for span in spans

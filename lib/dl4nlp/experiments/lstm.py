@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_choice, check_ids, check_number, check_sequence
 from dl4nlp.gradflow import time_step_gradient_norms
 from dl4nlp.lstm import set_forget_bias_, set_update_bias_
 from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
@@ -63,6 +64,8 @@ def gradient_reaching_each_step(model: RecurrentClassifier, tokens: torch.Tensor
     """‖∂loss/∂(embedding of step t)‖ for a cross-entropy read at the last step; shape (T,)."""
     if not isinstance(model, RecurrentClassifier):
         raise TypeError(f"model must be a RecurrentClassifier; got {type(model).__name__}")
+    tokens = check_ids("tokens", tokens, model.vocab_size, shape=("B", "T"))
+    labels = check_ids("labels", labels, model.readout.out_features, shape=(tokens.shape[0],))
 
     def loss(embedded: torch.Tensor) -> torch.Tensor:
         return nn.functional.cross_entropy(model(tokens, embedded=embedded), labels)
@@ -84,6 +87,9 @@ class LagMemory:
 def lag_memory(seed: int = 0, kinds: tuple[str, ...] = ("rnn", "lstm", "gru"), progress: bool = False) -> LagMemory:
     """Train each kind of ``kinds`` on the lag-50 task (same data, optimiser and steps) and measure it."""
     _check_seed(seed)
+    kinds = check_sequence("kinds", kinds, what="a tuple of recurrent kinds ('rnn', 'lstm', 'gru')")
+    for kind in kinds:
+        check_choice("kinds", kind, ("rnn", "lstm", "gru"))
     probe_tokens, probe_labels = long_lag_task(256, LAG, generator=torch.Generator().manual_seed(1000 + seed))
     accuracy, start, end, solved_at, norms_start = {}, {}, {}, {}, {}
     for kind in kinds:
@@ -116,6 +122,9 @@ class ExplodingGradient:
 def exploding_gradient(seed: int = 0, scales: tuple[float, ...] = EXPLODE_SCALES) -> ExplodingGradient:
     """Gradient reaching each of ``EXPLODE_STEPS`` steps back from a loss on the last hidden state."""
     _check_seed(seed)
+    scales = check_sequence("scales", scales, what="a tuple of positive weight scales")
+    for scale in scales:
+        check_number("scales", scale, 0.0, low_open=True)
     ratio, norms = {}, {}
     for scale in scales:
         torch.manual_seed(seed)

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_array, check_choice, check_int, check_number, check_sequence
 from dl4nlp.data import load_text, random_windows
 from dl4nlp.gradflow import time_step_gradient_norms
 from dl4nlp.ngram import count_model_loss
@@ -73,6 +74,10 @@ class JacobianProducts:
 
 def jacobian_products(seed: int = 0, radii: tuple[float, ...] = RADII, distance: int = 60) -> JacobianProducts:
     """Products of step Jacobians for W_h = ρQ (Q a random orthogonal 64×64 matrix drawn from ``seed``)."""
+    check_int("seed", seed, low=0)
+    for rho in check_sequence("radii", radii):
+        check_number("radii", rho, 0.0, low_open=True)
+    check_int("distance", distance)
     generator = torch.Generator().manual_seed(seed)
     recurrent = {rho: scaled_orthogonal(64, rho, generator) for rho in radii}
     return JacobianProducts(
@@ -104,6 +109,9 @@ class GradientReachingInputs:
 
 
 def gradient_reaching_inputs(seed: int = 0, radii: tuple[float, ...] = RADII) -> GradientReachingInputs:
+    check_int("seed", seed, low=0)
+    for rho in check_sequence("radii", radii):
+        check_number("radii", rho, 0.0, low_open=True)
     norms = {rho: _gradient_per_step(rho, seed=seed) for rho in radii}
     return GradientReachingInputs(
         {rho: tuple(float(v) for v in n) for rho, n in norms.items()},
@@ -113,6 +121,8 @@ def gradient_reaching_inputs(seed: int = 0, radii: tuple[float, ...] = RADII) ->
 
 def irnn(seed: int, hidden_size: int = 32) -> RecurrentClassifier:
     """The IRNN of Le, Jaitly & Hinton (2015) for the memory task: ReLU units, W_h = I, zero biases."""
+    check_int("seed", seed, low=0)
+    check_int("hidden_size", hidden_size)
     torch.manual_seed(seed)
     model = RecurrentClassifier(vocab_size=12, num_classes=4, hidden_size=hidden_size, kind="rnn", nonlinearity="relu")
     identity_init_(model.recurrent)
@@ -126,6 +136,7 @@ def memory_model(variant: str, seed: int) -> RecurrentClassifier:
     the first then gets back the W_h PyTorch drew (uniform in ±1/√32), and the last uses ReLU.
     So the first two differ only in W_h, the last two only in the nonlinearity.
     """
+    check_int("seed", seed, low=0)
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}; got {variant!r}")
     torch.manual_seed(seed)
@@ -150,6 +161,7 @@ class Clipping:
 
     def final(self, losses: tuple[float, ...]) -> float:
         """Mean loss of the last 20 steps of a run that finished, inf for one that diverged."""
+        losses = check_array("losses", losses, ndim=1, nonempty=False)
         return float(np.mean(losses[-20:])) if len(losses) == self.steps else math.inf
 
     @property
@@ -163,6 +175,11 @@ def clipping(seed: int = 0, runs: int = 4, steps: int = 300, lag: int = 30, lr: 
 
     The runs use model and data seeds ``seed * runs ... seed * runs + runs - 1``.
     """
+    check_int("seed", seed, low=0)
+    check_int("runs", runs)
+    check_int("steps", steps)
+    check_int("lag", lag)
+    check_number("lr", lr, 0.0, low_open=True)
     seeds = tuple(range(seed * runs, (seed + 1) * runs))
     histories = {}
     for clip in (None, 1.0):
@@ -213,6 +230,12 @@ def memory_by_lag(
     Scored on the 1000 held-out sequences of ``long_lag_accuracy`` minus any that training saw
     (every variant trains on the same batches, drawn from ``seed``).
     """
+    check_int("seed", seed, low=0)
+    for lag in check_sequence("lags", lags):
+        check_int("lags", lag)
+    for variant in check_sequence("variants", variants):
+        check_choice("variants", variant, VARIANTS)
+    check_int("steps", steps)
     training = {lag: _training_sequences(lag, steps, seed) for lag in lags}
     accuracy, left_out = {}, {}
     for variant in variants:
@@ -228,6 +251,10 @@ def memory_by_lag(
 
 def irnn_learning_rate(seed: int = 0, lag: int = 50, lr: float = 1e-2, steps: int = 200) -> float:
     """Held-out accuracy of the IRNN trained at ``lr`` instead of 3e-3 (all else as in ``memory_by_lag``)."""
+    check_int("seed", seed, low=0)
+    check_int("lag", lag)
+    check_number("lr", lr, 0.0, low_open=True)
+    check_int("steps", steps)
     model = irnn(seed)
     fit_long_lag(model, lag=lag, steps=steps, lr=lr, seed=seed, progress=False)
     return _heldout_accuracy(model, lag, _training_sequences(lag, steps, seed))[0]
@@ -235,6 +262,8 @@ def irnn_learning_rate(seed: int = 0, lag: int = 50, lr: float = 1e-2, steps: in
 
 def initial_gradient_ratio(seed: int = 0, lag: int = 50) -> dict[str, float]:
     """For each variant at initialisation: ‖gradient at the signal‖ / ‖gradient at the last token‖."""
+    check_int("seed", seed, low=0)
+    check_int("lag", lag)
     tokens, labels = long_lag_task(256, lag, generator=torch.Generator().manual_seed(seed + 1))
     out = {}
     for variant in VARIANTS:
@@ -274,6 +303,8 @@ def shakespeare_split() -> tuple[CharVocab, torch.Tensor, torch.Tensor]:
 
 def language_model(seed: int = 0, steps: int = 100) -> LanguageModelRun:
     """A 64-unit tanh RNN language model trained with ``next_token_loss`` (Adam 1e-2, clip 1, 32 windows of 65)."""
+    check_int("seed", seed, low=0)
+    check_int("steps", steps)
     vocab, train_ids, heldout_ids = shakespeare_split()
     torch.manual_seed(seed)
     model = RecurrentLM(len(vocab), hidden_size=64, kind="rnn", embedding_dim=32)

@@ -26,6 +26,8 @@ from typing import Optional
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_type
+from dl4nlp.attention import SCORES
 from dl4nlp.date_task import REVERSE_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
@@ -54,23 +56,40 @@ class Reversal:
     d_embed: int = 16
     d_hidden: int = 48
 
+    def __post_init__(self) -> None:
+        if self.score is not None:
+            check_choice("score", self.score, SCORES)
+        check_number("sampling_prob", self.sampling_prob, 0.0, 1.0)
+        for name in ("steps", "batch_size", "d_embed", "d_hidden"):
+            check_int(name, getattr(self, name))
+        check_number("lr", self.lr, 0.0, low_open=True)
+
 
 REVERSAL = Reversal()
 
 
+def _check_seed(seed: int) -> None:
+    check_int("seed", seed, low=0)
+
+
 def training_strings(seed: int) -> list[tuple[str, str]]:
     """The training strings (training split only) for ``seed``."""
+    _check_seed(seed)
     return reverse_pairs(TRAIN_PAIRS, LENGTHS, seed=1000 + seed, split="train")
 
 
 def held_out_strings(length: int, seed: int, n: int = TEST_PER_LENGTH) -> list[tuple[str, str]]:
     """Held-out strings (test split) of one length."""
+    _check_seed(seed)
+    check_int("length", length)
     return reverse_pairs(n, [length], seed=2000 + 100 * seed + length, split="test")
 
 
 @lru_cache(maxsize=16)
 def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
     """Train (once per variant and seed) a reverser; the weights come from ``torch.manual_seed(seed)``."""
+    check_type("variant", variant, Reversal, "a Reversal")
+    _check_seed(seed)
     torch.manual_seed(seed)
     vocab = REVERSE_VOCAB
     model = Seq2Seq(len(vocab), len(vocab), d_embed=variant.d_embed, d_hidden=variant.d_hidden, score=variant.score)
@@ -102,6 +121,7 @@ def train_reverser(variant: Reversal, seed: int) -> tuple[Seq2Seq, History]:
 
 def accuracy(model: Seq2Seq, pairs: list[tuple[str, str]], vocab: Seq2SeqVocab = REVERSE_VOCAB) -> float:
     """Fraction of pairs the model's greedy output gets exactly right."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     batch = encode_batch(pairs, vocab, vocab)
     ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=max(len(t) for _, t in pairs) + 1)
     return sum(vocab.decode(row) == target for row, (_, target) in zip(ids.tolist(), pairs)) / len(pairs)
@@ -126,12 +146,18 @@ class BottleneckResult:
     final_loss_bottleneck: float
 
     def at(self, lengths: tuple[int, ...], which: str) -> list[float]:
+        check_choice("which", which, ("attention", "bottleneck"))
         values = dict(zip(self.lengths, getattr(self, which)))
+        missing = [n for n in lengths if n not in values] if isinstance(lengths, (tuple, list)) else lengths
+        if missing:
+            raise ValueError(f"lengths must be among the measured {self.lengths}; got {missing!r}")
         return [values[n] for n in lengths]
 
 
 def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
     """Accuracy against length of two models that differ only in attention (dot score vs none)."""
+    _check_seed(seed)
+    check_int("steps", steps)
     _check_held_out(seed)
     with_attention, h_att = train_reverser(replace(REVERSAL, score="dot", steps=steps), seed)
     without, h_none = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
@@ -148,6 +174,7 @@ def bottleneck(seed: int = 0, steps: int = REVERSAL.steps) -> BottleneckResult:
 def bottleneck_claim(result: BottleneckResult) -> bool:
     """Attention holds up at long inputs, where the bottleneck fails; length 2 is easy for both; and the
     bottleneck model's training loss is still far above the attention model's when the schedule ends."""
+    check_type("result", result, BottleneckResult, "a BottleneckResult (from bottleneck)")
     return (
         min(result.at(LONG, "attention")) >= ATTENTION_LONG_MIN
         and max(result.at(LONG, "bottleneck")) <= BOTTLENECK_LONG_MAX
@@ -166,6 +193,7 @@ class ScoreResult:
 
 def score_comparison(seed: int = 0) -> ScoreResult:
     """Dot, general and additive attention, trained the same way; mean accuracy on long inputs."""
+    _check_seed(seed)
     _check_held_out(seed)
     tests = [pair for n in LONG for pair in held_out_strings(n, seed)]
     scores, accuracies, parameters = ("dot", "general", "additive"), [], []
@@ -221,6 +249,7 @@ def _character_accuracies(model: Seq2Seq, pairs: list[tuple[str, str]], seed: in
 
 def exposure_bias(seed: int = 0) -> ExposureResult:
     """A dot-attention reverser trained with teacher forcing, and the same with scheduled sampling."""
+    _check_seed(seed)
     _check_held_out(seed)
     tests = [pair for n in EXPOSURE_LENGTHS for pair in held_out_strings(n, seed)]
     forced, _ = train_reverser(REVERSAL, seed)
@@ -237,6 +266,7 @@ SAMPLING_GAIN_MAX = 0.10  # "a few points": scheduled sampling's gain after a wr
 def exposure_claim(result: ExposureResult) -> bool:
     """Free running costs the teacher-forced model little, a wrong previous character costs it much;
     scheduled sampling makes the wrong character hurt less (by a few points) without losing clean accuracy."""
+    check_type("result", result, ExposureResult, "an ExposureResult (from exposure_bias)")
     gain = result.sampled_after_wrong_input - result.after_wrong_input
     return (
         result.teacher_forced - result.free_running <= FREE_RUNNING_COST_MAX
@@ -265,6 +295,8 @@ class BeamResult:
 
 def beam_vs_greedy(seed: int = 0, beam_size: int = BEAM_SIZE) -> BeamResult:
     """Greedy and beam search on the no-attention reverser, at lengths where it is unsure."""
+    _check_seed(seed)
+    check_int("beam_size", beam_size)
     _check_held_out(seed)
     model, _ = train_reverser(replace(REVERSAL, score=None), seed)
     pairs = [pair for n in BEAM_LENGTHS for pair in held_out_strings(n, seed, n=40)]
@@ -302,6 +334,7 @@ def beam_claim(result: BeamResult) -> bool:
     more probable output than greedy and almost never a less probable one, makes fewer search errors
     than greedy, loses no exact matches on balance, and still leaves about half of the strings wrong,
     nearly all of them outputs the model scores above the right one (model errors, which no search fixes)."""
+    check_type("result", result, BeamResult, "a BeamResult (from beam_vs_greedy)")
     n, wrong = result.inputs, result.inputs - result.beam_exact
     return (
         result.greedy_exact >= BEAM_MIN_EXACT * n

@@ -19,6 +19,7 @@ from typing import Union
 
 import torch
 
+from dl4nlp._checks import check_device, check_int
 from dl4nlp.device import autocast
 
 ROUNDING_UNITS = 16  # an error up to this many machine epsilons of the result's dtype counts as rounding
@@ -38,7 +39,10 @@ class MatmulPrecision:
     @staticmethod
     def tolerance(dtype: str, units: float = ROUNDING_UNITS) -> float:
         """``units`` machine epsilons of ``dtype`` (a name such as 'torch.float32')."""
-        return units * torch.finfo(getattr(torch, dtype.removeprefix("torch."))).eps
+        found = getattr(torch, dtype.removeprefix("torch."), None) if isinstance(dtype, str) else None
+        if not isinstance(found, torch.dtype) or not found.is_floating_point:
+            raise ValueError(f"dtype must name a floating-point torch dtype such as 'torch.float32'; got {dtype!r}")
+        return units * torch.finfo(found).eps
 
 
 def matmul_precision(
@@ -50,6 +54,12 @@ def matmul_precision(
     >>> result.autocast_dtype, result.plain_error <= result.tolerance("torch.float32")
     ('torch.float32', True)
     """
+    check_int("seed", seed, low=0)
+    device = check_device("device", device)
+    if not isinstance(shape, (tuple, list)) or len(shape) != 3:
+        raise ValueError(f"shape must be (n, k, m), three sizes; got {shape!r}")
+    for size in shape:
+        check_int("shape", size)
     device = torch.device(device)
     n, k, m = shape
     generator = torch.Generator().manual_seed(seed)

@@ -30,12 +30,17 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_str, check_strings, check_type
 from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
 
 def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
     """An argument parser with the options every recipe shares: --out, --overwrite, --seed, --threads, --device."""
+    check_str("name", name, nonempty=True)
+    if not name.isidentifier():
+        raise ValueError(f"name must be the recipe's module name (python -m dl4nlp.recipes.NAME); got {name!r}")
+    check_str("description", description)
     parser = argparse.ArgumentParser(prog=f"python -m dl4nlp.recipes.{name}", description=description)
     parser.add_argument("--out", type=Path, required=True, help="where to write (its provenance goes beside it)")
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists (never by default)")
@@ -49,16 +54,22 @@ def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
 
 def command_line(name: str, argv: Optional[Sequence[str]]) -> str:
     """The command as a user would type it, for the provenance."""
-    args = sys.argv[1:] if argv is None else list(argv)
+    check_str("name", name, nonempty=True)
+    args = sys.argv[1:] if argv is None else check_strings("argv", argv, nonempty=False)
     return f"python -m dl4nlp.recipes.{name} {shlex.join(args)}".strip()
 
 
 def start(args: argparse.Namespace) -> torch.device:
     """Apply --threads, --seed and --device; returns the device."""
-    from dl4nlp.device import get_device, seed_everything
+    from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
 
-    if args.threads < 1:
-        raise ValueError(f"--threads must be at least 1; got {args.threads}")
+    check_type("args", args, argparse.Namespace, "the parsed arguments of recipe_parser (an argparse.Namespace)")
+    missing = [name for name in ("threads", "seed", "device") if not hasattr(args, name)]
+    if missing:
+        raise ValueError(f"args must have threads, seed and device (from recipe_parser); missing {missing}")
+    check_int("args.threads (--threads)", args.threads)
+    check_int("args.seed (--seed)", args.seed, 0, 2**32 - 1)
+    check_choice("args.device (--device)", args.device, DEVICE_CHOICES)
     torch.set_num_threads(args.threads)
     seed_everything(args.seed)
     return get_device(args.device)
@@ -81,6 +92,14 @@ def provenance(
     shipped corpora read (their md5 is recorded); ``history`` lists earlier
     commands that produced the same file before the recipe moved.
     """
+    check_str("command", command)
+    check_type("arguments", arguments, Mapping, "a mapping from argument name to value")
+    corpora = check_strings("corpora", corpora, nonempty=False)
+    check_number("started", started)
+    if started > time.perf_counter():
+        raise ValueError(f"started must be time.perf_counter() at the start, not later than now; got {started}")
+    if results is not None:
+        check_type("results", results, Mapping, "a mapping or None")
     unknown = [c for c in corpora if c not in CORPORA]
     if unknown:
         raise ValueError(f"corpora must be among {tuple(CORPORA)}; got {unknown}")
@@ -97,6 +116,15 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def _environment(record: Mapping[str, Any], key: str) -> Any:
+    """``record['environment'][key]`` of a provenance record, or an error naming what is missing."""
+    check_type("record", record, Mapping, "a provenance record (a mapping, from read_provenance)")
+    environment = record.get("environment")
+    if not isinstance(environment, Mapping) or key not in environment:
+        raise KeyError(f"record must be a provenance with environment[{key!r}]; got keys {sorted(record)[:8]}")
+    return environment[key]
 
 
 def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]:
@@ -150,7 +178,7 @@ def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
     >>> not_reproducible_here({"environment": {"torch": "0.1"}}).startswith("bit-for-bit needs the recorded torch")
     True
     """
-    recorded = (record["environment"]["torch"], record.get("cpu_capability"))
+    recorded = (_environment(record, "torch"), record.get("cpu_capability"))
     here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
     if recorded != here:
         return f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}"
@@ -168,7 +196,7 @@ def recorded_threads(record: Mapping[str, Any]) -> Iterator[None]:
     >>> torch.get_num_threads() == before
     True
     """
-    wanted = record["environment"]["torch_threads"]
+    wanted = _environment(record, "torch_threads")
     if isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 1:
         raise ValueError(f"record['environment']['torch_threads'] must be an integer >= 1; got {wanted!r}")
     threads = torch.get_num_threads()

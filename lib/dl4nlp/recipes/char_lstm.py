@@ -39,6 +39,7 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_ids, check_int, check_str
 from dl4nlp.checkpoint import save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.lstm import CHAR_LSTM_KIND, set_forget_bias_
@@ -64,7 +65,7 @@ def split_text(text: str) -> tuple[str, str]:
     >>> split_text("abcdefghijklmnopqrst")
     ('abcdefghijklmnopqrs', 't')
     """
-    if not isinstance(text, str) or len(text) < 2:
+    if len(check_str("text", text)) < 2:
         raise ValueError(f"text must be a str of at least 2 characters; got {text!r:.40}")
     split = int(TRAIN_FRACTION * len(text))
     return text[:split], text[split:]
@@ -81,16 +82,15 @@ def stream_batches(ids: torch.Tensor, batch_size: int, length: int):
     >>> next_batch(0)[0].tolist(), next_batch(0)[1], next_batch(1)[0][:, 0].tolist()
     ([[0, 1, 2, 3, 4], [10, 11, 12, 13, 14]], True, [4, 14])
     """
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 1:
-        raise ValueError(f"ids must be a 1-D tensor; got {getattr(ids, 'shape', type(ids).__name__)}")
-    for name, value in [("batch_size", batch_size), ("length", length)]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    check_ids("ids", ids, None, shape=("N",))
+    check_int("batch_size", batch_size)
+    check_int("length", length)
     streams = ids[: len(ids) // batch_size * batch_size].view(batch_size, -1)  # (B, N / B)
     windows = (streams.shape[1] - 1) // length
     if windows < 1:
         raise ValueError(
-            f"each of the {batch_size} streams needs more than length={length} ids; got {streams.shape[1]}"
+            f"ids must give each of the {batch_size} streams more than length={length} ids; got {len(ids)} ids, "
+            f"{streams.shape[1]} per stream"
         )
 
     def next_batch(step: int):

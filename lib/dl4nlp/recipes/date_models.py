@@ -37,6 +37,7 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_type
 from dl4nlp.checkpoint import check_output
 from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB, batch_sampler, make_pairs, sequence_accuracy
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
@@ -65,9 +66,18 @@ class DateRecipe:
     input_feeding: bool = False
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        check_choice("score", self.score, ("dot", "general", "additive"))
+        for name in ("steps", "batch_size", "d_embed", "d_hidden", "train_pairs"):
+            check_int(name, getattr(self, name))
+        check_number("lr", self.lr, 0.0, low_open=True)
+        check_number("clip_norm", self.clip_norm, 0.0, low_open=True)
+        check_int("seed", self.seed, low=0)
+
 
 def build_model(recipe: DateRecipe) -> Seq2Seq:
     """The untrained model of ``recipe``, its weights drawn from ``torch.manual_seed(recipe.seed)``."""
+    check_type("recipe", recipe, DateRecipe, "a DateRecipe")
     torch.manual_seed(recipe.seed)
     return Seq2Seq(
         len(SOURCE_VOCAB),
@@ -88,6 +98,9 @@ def train_date_model(
     ``stop_after`` ends the run early (the schedule still spans ``recipe.steps``), so a
     test can re-run the first steps of a shipped run and compare its losses.
     """
+    check_type("recipe", recipe, DateRecipe, "a DateRecipe")
+    if stop_after is not None:
+        check_int("stop_after", stop_after, 1, recipe.steps)
     model = build_model(recipe)
     optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=recipe.steps)
@@ -113,7 +126,12 @@ def training_pairs(record: dict) -> list[tuple[str, str]]:
     Models of this recipe saw only training-split dates; the earlier command drew from
     every date (its provenance records ``train_split: None``).
     """
-    arguments = record["arguments"]
+    check_type("record", record, dict, "a date model's provenance (a dict)")
+    arguments = record.get("arguments")
+    if not isinstance(arguments, dict) or not {"train_pairs", "seed"} <= set(arguments):
+        raise ValueError(
+            f"record must be a date model's provenance with arguments.train_pairs and .seed; got {arguments!r:.80}"
+        )
     return make_pairs(arguments["train_pairs"], seed=arguments["seed"] + 1, split=arguments.get("train_split", "train"))
 
 

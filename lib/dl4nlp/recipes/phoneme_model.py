@@ -21,9 +21,10 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_choice, check_int, check_number, check_type
 from dl4nlp.checkpoint import check_output
 from dl4nlp.data import data_path, md5sum
-from dl4nlp.date_task import batch_sampler, translate
+from dl4nlp.date_task import _check_pairs, batch_sampler, translate
 from dl4nlp.phonemes import (
     DICTIONARY,
     PHONEME_VOCAB,
@@ -53,6 +54,14 @@ class PhonemeRecipe:
     score: str = "dot"
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        check_choice("score", self.score, ("dot", "general", "additive"))
+        for name in ("steps", "batch_size", "d_embed", "d_hidden"):
+            check_int(name, getattr(self, name))
+        check_number("lr", self.lr, 0.0, low_open=True)
+        check_number("clip_norm", self.clip_norm, 0.0, low_open=True)
+        check_int("seed", self.seed, low=0)
+
 
 def train_phoneme_model(
     recipe: PhonemeRecipe, progress: bool = True, stop_after: Optional[int] = None
@@ -62,6 +71,9 @@ def train_phoneme_model(
     ``stop_after`` ends the run early (the schedule still spans ``recipe.steps``), so a
     test can re-run the first steps of the shipped run and compare its losses.
     """
+    check_type("recipe", recipe, PhonemeRecipe, "a PhonemeRecipe")
+    if stop_after is not None:
+        check_int("stop_after", stop_after, 1, recipe.steps)
     torch.manual_seed(recipe.seed)
     model = Seq2Seq(
         len(SPELLING_VOCAB), len(PHONEME_VOCAB), d_embed=recipe.d_embed, d_hidden=recipe.d_hidden, score=recipe.score
@@ -90,6 +102,8 @@ def held_out_pairs() -> list[tuple[str, str]]:
 
 def evaluate(model: Seq2Seq, pairs: Sequence[tuple[str, str]]) -> dict[str, float]:
     """Word accuracy (whole pronunciation right) and phoneme error rate of greedy decoding."""
+    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    _check_pairs(pairs)
     outputs = []
     for i in range(0, len(pairs), 500):
         chunk = pairs[i : i + 500]

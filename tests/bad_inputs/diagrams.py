@@ -1,0 +1,98 @@
+"""Bad inputs of dl4nlp.diagrams."""
+
+import math
+
+from bad_inputs.harness import cases, exempt, vary
+from dl4nlp.diagrams import Diagram
+
+exempt(
+    "records of one box and one arrow, built by Diagram.box and Diagram.arrow, which check their arguments",
+    "dl4nlp.diagrams.Box",
+    "dl4nlp.diagrams.Arrow",
+)
+
+
+@cases("dl4nlp.diagrams.Diagram")
+def _():  # usually built empty, then filled by box, arrow and group
+    yield "boxes: a list", lambda: Diagram(boxes=["x"]), ("boxes", "list")
+    yield "boxes: a name -> a string", lambda: Diagram(boxes={"x": "x"}), ("boxes", "str")
+    yield "arrows: a list of pairs", lambda: Diagram(arrows=[("x", "h")]), ("arrows", "tuple")
+    yield "groups: a dict", lambda: Diagram(groups={"encoder": (0, 0, 1, 1)}), ("groups", "dict")
+    yield "groups: labels without rectangles", lambda: Diagram(groups=["encoder"]), ("groups", "encoder")
+
+
+def two_boxes() -> Diagram:
+    return Diagram().box("x", "x", (0, 0)).box("h", "h", (0, 1.5))
+
+
+@cases("dl4nlp.diagrams.Diagram.box")
+def _():
+    good = dict(name="y", label="y", xy=(1, 0))
+    yield from vary(
+        lambda **kw: two_boxes().box(**kw), good, "kind", [("an unknown kind", "bogus", ("'bogus'", "input"))]
+    )
+    yield from vary(lambda **kw: two_boxes().box(**kw), good, "name", [("a name already used", "x", "'x'")])
+    yield from vary(
+        lambda **kw: two_boxes().box(**kw),
+        good,
+        "xy",
+        [
+            ("one number", 3, "3"),
+            ("strings", ("a", "b"), "'a'"),
+            ("NaN", (math.nan, 0), "nan"),
+            ("three numbers", (1, 2, 3), "(1, 2, 3)"),
+        ],
+    )
+    yield from vary(
+        lambda **kw: two_boxes().box(**kw),
+        good,
+        "width",
+        [("0", 0, "0"), ("negative", -1, "-1"), ("NaN", math.nan, "nan")],
+    )
+    yield from vary(lambda **kw: two_boxes().box(**kw), good, "height", [("a string", "1", "'1'")])
+    yield from vary(lambda **kw: two_boxes().box(**kw), good, "label", [("None", None, "None"), ("a number", 3, "3")])
+
+
+@cases("dl4nlp.diagrams.Diagram.arrow")
+def _():
+    good = dict(source="x", target="h")
+    yield from vary(lambda **kw: two_boxes().arrow(**kw), good, "source", [("an unknown box", "zz", "'zz'")])
+    yield from vary(lambda **kw: two_boxes().arrow(**kw), good, "target", [("an unknown box", "zz", "'zz'")])
+    yield from vary(
+        lambda **kw: two_boxes().arrow(**kw), good, "bend", [("a string", "0.3", "'0.3'"), ("NaN", math.nan, "nan")]
+    )
+    yield from vary(lambda **kw: two_boxes().arrow(**kw), good, "style", [("an unknown arrow style", "=>>", "'=>>'")])
+
+
+@cases("dl4nlp.diagrams.Diagram.group")
+def _():
+    good = dict(label="layer", names=["x", "h"])
+    yield from vary(
+        lambda **kw: two_boxes().group(**kw),
+        good,
+        "names",
+        [("an unknown box", ["x", "zz"], "'zz'"), ("empty", [], "[]"), ("a string", "xh", "str")],
+    )
+    yield from vary(
+        lambda **kw: two_boxes().group(**kw), good, "pad", [("negative", -1, "-1"), ("NaN", math.nan, "nan")]
+    )
+
+
+@cases("dl4nlp.diagrams.Diagram.draw")
+def _():
+    yield "an empty diagram", lambda: Diagram().draw(), ("no boxes",)
+    yield "scale: 0", lambda: two_boxes().draw(scale=0), ("scale", "0")
+    yield "scale: negative", lambda: two_boxes().draw(scale=-1), ("scale", "-1")
+    yield "ax: a string", lambda: two_boxes().draw(ax="left"), ("ax", "str")
+
+
+@cases("dl4nlp.diagrams.seq2seq_diagram")
+def _():
+    from dl4nlp.diagrams import seq2seq_diagram
+    from dl4nlp.seq2seq import Seq2Seq
+
+    model = Seq2Seq(12, 9, d_embed=4, d_hidden=6)
+    good = dict(model=model)
+    yield from vary(seq2seq_diagram, good, "model", [("a TransformerLM config", {"score": "dot"}, "dict")])
+    yield from vary(seq2seq_diagram, good, "source", [("empty", "", "''"), ("a list", ["a", "b"], "list")])
+    yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])

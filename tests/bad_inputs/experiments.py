@@ -1,0 +1,117 @@
+"""Bad inputs of dl4nlp.experiments.* (the seed-driven experiments behind the notebooks' claims).
+
+Every case fails before any training starts (the experiments check their arguments first).
+"""
+
+from bad_inputs.harness import cases, choice_variants, exempt, int_variants, vary
+from dl4nlp.experiments import seq2seq as E
+from dl4nlp.seq2seq import Seq2Seq
+
+exempt(
+    "records of an experiment's numbers, returned by the experiment functions",
+    "dl4nlp.experiments.seq2seq.BeamResult",
+    "dl4nlp.experiments.seq2seq.BottleneckResult",
+    "dl4nlp.experiments.seq2seq.ExposureResult",
+    "dl4nlp.experiments.seq2seq.ScoreResult",
+)
+
+SEEDS = [("negative", -1, "-1"), ("a float", 0.5, "0.5"), ("a string", "0", "'0'"), ("None", None, "None")]
+
+
+@cases("dl4nlp.experiments.seq2seq.Reversal")
+def _():
+    yield from vary(E.Reversal, {}, "score", choice_variants(("dot", "general", "additive"))[:1])
+    yield from vary(E.Reversal, {}, "sampling_prob", [("above 1", 1.5, "1.5"), ("negative", -0.1, "-0.1")])
+    yield from vary(E.Reversal, {}, "steps", int_variants(1)[:3])
+    yield from vary(E.Reversal, {}, "lr", [("0", 0.0, "0.0")])
+
+
+@cases("dl4nlp.experiments.seq2seq.training_strings")
+def _():
+    yield from vary(E.training_strings, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.seq2seq.held_out_strings")
+def _():
+    yield from vary(E.held_out_strings, dict(length=4, seed=0), "seed", SEEDS[:2])
+    yield from vary(E.held_out_strings, dict(length=4, seed=0), "length", int_variants(1)[:3])
+    yield from vary(E.held_out_strings, dict(length=4, seed=0), "n", int_variants(1)[:2])
+
+
+@cases("dl4nlp.experiments.seq2seq.train_reverser")
+def _():
+    yield from vary(E.train_reverser, dict(variant=E.REVERSAL, seed=0), "seed", SEEDS[:2])
+    yield from vary(
+        E.train_reverser, dict(variant=E.REVERSAL, seed=0), "variant", [("a dict", (("score", "dot"),), "tuple")]
+    )
+
+
+@cases("dl4nlp.experiments.seq2seq.accuracy")
+def _():
+    model = Seq2Seq(len(E.REVERSE_VOCAB), len(E.REVERSE_VOCAB), d_embed=4, d_hidden=4)
+    good = dict(model=model, pairs=[("abc", "cba")])
+    yield from vary(
+        E.accuracy,
+        good,
+        "pairs",
+        [("empty", [], "[]"), ("one pair", ("abc", "cba"), "tuple"), ("an unknown letter", [("xyz", "zyx")], "'x'")],
+    )
+    yield from vary(E.accuracy, good, "model", [("a string", "model", "str")])
+
+
+@cases("dl4nlp.experiments.seq2seq.bottleneck")
+def _():
+    yield from vary(E.bottleneck, {}, "seed", SEEDS)
+    yield from vary(E.bottleneck, {}, "steps", int_variants(1)[:3])
+
+
+@cases("dl4nlp.experiments.seq2seq.score_comparison")
+def _():
+    yield from vary(E.score_comparison, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.seq2seq.exposure_bias")
+def _():
+    yield from vary(E.exposure_bias, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.seq2seq.beam_vs_greedy")
+def _():
+    yield from vary(E.beam_vs_greedy, {}, "seed", SEEDS[:2])
+    yield from vary(E.beam_vs_greedy, {}, "beam_size", int_variants(1)[:3])
+
+
+def _bottleneck_result():
+    return E.BottleneckResult((2, 3), (1.0, 0.9), (0.8, 0.1), 0.1, 0.5)
+
+
+@cases("dl4nlp.experiments.seq2seq.BottleneckResult.at")
+def _():
+    good = dict(lengths=(2,), which="attention")
+    yield from vary(_bottleneck_result().at, good, "which", [("an unknown name", "bogus", "'bogus'")])
+    yield from vary(
+        _bottleneck_result().at,
+        good,
+        "lengths",
+        [("a length not measured", (9,), "9"), ("an int, not a tuple", 2, "2")],
+    )
+
+
+@cases("dl4nlp.experiments.seq2seq.bottleneck_claim")
+def _():
+    yield from vary(
+        E.bottleneck_claim,
+        {},
+        "result",
+        [("another result", E.BeamResult(1, 0, 0, 0, 0, 0, 0), "BeamResult"), ("a dict", {}, "dict")],
+    )
+
+
+@cases("dl4nlp.experiments.seq2seq.exposure_claim")
+def _():
+    yield from vary(E.exposure_claim, {}, "result", [("another result", _bottleneck_result(), "BottleneckResult")])
+
+
+@cases("dl4nlp.experiments.seq2seq.beam_claim")
+def _():
+    yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
