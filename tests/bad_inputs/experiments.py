@@ -115,3 +115,10 @@ def _():
 @cases("dl4nlp.experiments.seq2seq.beam_claim")
 def _():
     yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
+
+
+@cases("dl4nlp.experiments.bert.curve_steps")
+def _():
+    from dl4nlp.experiments import bert
+
+    yield from vary(bert.curve_steps, {}, "budget", int_variants(1))

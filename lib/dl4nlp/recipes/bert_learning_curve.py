@@ -82,6 +82,8 @@ def steps_for(budget: int, steps: Optional[int] = None) -> int:
     >>> steps_for(64), steps_for(512), steps_for(64, 96)
     (50, 96, 96)
     """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"budget must be a positive integer; got {budget!r}")
     if steps is None:
         return default_steps(budget)
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
