@@ -92,7 +92,7 @@ def test_kv_cache_refuses_what_does_not_fit():
         model(torch.zeros(2, 3, dtype=torch.long), cache=cache)
     with pytest.raises(ValueError, match="batch"):
         cached_attention(model.encoder.blocks[0].self_attn, torch.zeros(1, 1, 16, dtype=torch.float64), cache.layers[0])
-    with pytest.raises(ValueError, match="n_layers must be a positive integer"):
+    with pytest.raises(ValueError, match="n_layers must be an integer >= 1"):
         KVCache(0)
     with pytest.raises(TypeError, match="TransformerLM"):
         KVCache.empty(nn.Linear(2, 2))
@@ -176,3 +176,14 @@ def test_seq2seq_transformer_config_errors():
         Seq2SeqTransformerConfig(0, 5)
     with pytest.raises(ValueError, match="divisible"):
         Seq2SeqTransformerConfig(5, 5, d_model=10, n_heads=3)
+
+
+def test_a_refused_step_leaves_the_cache_as_it_was():
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 2)
+    cache = LayerCache()
+    cached_attention(attention, torch.randn(1, 2, 8), cache)
+    keys = cache.keys
+    with pytest.raises(ValueError, match=r"mask must broadcast to \(B, H, 1, 3\)"):
+        cached_attention(attention, torch.randn(1, 1, 8), cache, mask=torch.ones(1, 1, 1, 1, 4, dtype=torch.bool))
+    assert cache.keys is keys and cache.length == 2
