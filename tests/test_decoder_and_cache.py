@@ -172,7 +172,7 @@ def test_seq2seq_transformer_greedy_decode_matches_teacher_forcing_on_its_own_ou
 
 
 def test_seq2seq_transformer_config_errors():
-    with pytest.raises(ValueError, match="source_vocab_size must be a positive integer"):
+    with pytest.raises(ValueError, match="source_vocab_size must be an integer >= 1"):
         Seq2SeqTransformerConfig(0, 5)
     with pytest.raises(ValueError, match="divisible"):
         Seq2SeqTransformerConfig(5, 5, d_model=10, n_heads=3)
