@@ -187,3 +187,17 @@ def test_a_refused_step_leaves_the_cache_as_it_was():
     with pytest.raises(ValueError, match=r"mask must broadcast to \(B, H, 1, 3\)"):
         cached_attention(attention, torch.randn(1, 1, 8), cache, mask=torch.ones(1, 1, 1, 1, 4, dtype=torch.bool))
     assert cache.keys is keys and cache.length == 2
+
+
+def test_translate_and_accuracy_by_length_take_the_transformer():
+    """date_task.translate refused a Seq2SeqTransformer (it checked for Seq2Seq only), so the date comparison's
+    accuracy_by_length failed on the Transformer."""
+    from dl4nlp.date_task import translate
+    from dl4nlp.experiments.transformer import accuracy_by_length, date_transformer
+
+    model = date_transformer(0).eval()
+    pairs = make_pairs(8, seed=0)
+    outputs = translate(model, [source for source, _ in pairs], max_len=11)
+    assert len(outputs) == 8 and all(isinstance(o, str) for o in outputs)
+    accuracies = accuracy_by_length(model, pairs, bins=((0, 100),))
+    assert len(accuracies) == 1 and 0.0 <= accuracies[0] <= 1.0
