@@ -187,7 +187,10 @@ def balanced_sample(examples: Sequence[Example], n: int, seed: int) -> list[Exam
         for label in (NARRATION, DIALOGUE):
             cell = [e for e in examples if e.corpus == corpus and e.label == label]
             if len(cell) < n // 4:
-                raise ValueError(f"only {len(cell)} {LABEL_NAMES[label]} sentences of {corpus}; asked for {n // 4}")
+                raise ValueError(
+                    f"n={n} asks for {n // 4} sentences per (corpus, label); "
+                    f"examples hold only {len(cell)} {LABEL_NAMES[label]} sentences of {corpus}"
+                )
             out += rng.sample(cell, n // 4)
     rng.shuffle(out)
     return out

@@ -42,15 +42,31 @@ def _check_tokenizer(tokenizer: Any) -> None:
         raise TypeError(f"tokenizer must be a WordPiece (with encode and [token] lookup); got {given(tokenizer)}")
 
 
-def _check_rows(model: nn.Module, ids: Any, valid: Any, labels: Any = None) -> None:
+def _check_rows(model: nn.Module, ids: Any, valid: Any, labels: Any = None, prefix: str = "") -> None:
     """ids (N, T) within the encoder's vocabulary, valid (N, T) bool, labels (N,) or (N, T) integers."""
     vocab_size = model.encoder.config.vocab_size if isinstance(model, (SentenceClassifier, TokenTagger)) else None
-    ids = check_ids("ids", ids, vocab_size, shape=("N", "T"), bound="vocab_size")
-    check_tensor("valid", valid, dtype="bool", shape=tuple(ids.shape))
+    ids = check_ids(prefix + "ids", ids, vocab_size, shape=("N", "T"), bound="vocab_size")
+    check_tensor(prefix + "valid", valid, dtype="bool", shape=tuple(ids.shape))
     if labels is not None:
-        check_tensor("labels", labels, dtype="integer", expected=f"(N,) or (N, T) with N={len(ids)}")
+        check_tensor(prefix + "labels", labels, dtype="integer", expected=f"(N,) or (N, T) with N={len(ids)}")
         if labels.shape != ids.shape[:1] and labels.shape != ids.shape:
-            raise ValueError(f"labels must have shape ({len(ids)},) or {tuple(ids.shape)}; got {tuple(labels.shape)}")
+            raise ValueError(
+                f"{prefix}labels must have shape ({len(ids)},) or {tuple(ids.shape)}; got {tuple(labels.shape)}"
+            )
+
+
+def _check_sentences(name: str, sentences: Any) -> list:
+    """A non-empty list of (words, tags) pairs with one integer tag per word."""
+    sentences = check_sequence(name, sentences, what="a list of (words, tags) pairs")
+    for i, pair in enumerate(sentences):
+        if not isinstance(pair, (tuple, list)) or len(pair) < 2 or isinstance(pair[0], str):
+            raise TypeError(f"{name} must hold (words, tags) pairs; got {given(pair)} at {i}")
+        words, tags = check_strings(f"{name}[{i}] words", pair[0]), check_sequence(f"{name}[{i}] tags", pair[1])
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tags):
+            raise TypeError(f"{name}[{i}] tags must be integers; got {short(tags)}")
+        if len(words) != len(tags):
+            raise ValueError(f"{name}[{i}] needs one tag per word; got {len(words)} words and {len(tags)} tags")
+    return sentences
 
 
 def encode_batch(tokenizer: Any, texts: Sequence[str], max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -74,17 +90,10 @@ def encode_tagged(
     [CLS], [SEP] and padding get ``IGNORE_INDEX``.
     """
     _check_tokenizer(tokenizer)
-    sentences = check_sequence("sentences", sentences, what="a list of (words, tags) pairs")
+    sentences = _check_sentences("sentences", sentences)
     check_int("max_len", max_len, low=3)
     rows, tag_rows = [], []
-    for pair in sentences:
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise TypeError(f"sentences must hold (words, tags) pairs; got {given(pair)}")
-        words, tags = check_strings("words", pair[0]), check_sequence("tags", pair[1])
-        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tags):
-            raise TypeError(f"tags must be integers; got {short(tags)}")
-        if len(words) != len(tags):
-            raise ValueError(f"every word needs one tag; got {len(words)} words and {len(tags)} tags")
+    for words, tags in sentences:
         ids, row_tags = [tokenizer["[CLS]"]], [IGNORE_INDEX]
         for word, tag in zip(words, tags):
             pieces = tokenizer.encode(word)
@@ -276,7 +285,7 @@ def linear_probe(
     for name, part in (("train", train), ("test", test)):
         if not isinstance(part, (tuple, list)) or len(part) != 3:
             raise TypeError(f"{name} must be a tuple (ids, valid, labels); got {given(part)}")
-        _check_rows(model, *part)
+        _check_rows(model, *part, prefix=f"{name} ")
     model.eval()
     x_train, x_test = model.features(*train[:2]), model.features(*test[:2])
     with torch.enable_grad():
@@ -297,9 +306,12 @@ def bag_of_words(
         labels = check_sequence(name, labels if not isinstance(labels, torch.Tensor) else labels.tolist())
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in labels):
             raise ValueError(f"{name} must be class indices (integers >= 0); got {short(labels)}")
-    if len(train_texts) != len(train_labels) or len(test_texts) != len(test_labels) or not train_texts:
-        sizes = f"{len(train_texts)}/{len(train_labels)} and {len(test_texts)}/{len(test_labels)}"
-        raise ValueError(f"texts and labels must pair up and training texts must not be empty; got {sizes}")
+    for part in ("train", "test"):
+        texts, labels = locals()[f"{part}_texts"], locals()[f"{part}_labels"]
+        if len(texts) != len(labels):
+            raise ValueError(
+                f"{part}_texts and {part}_labels must pair up; got {len(texts)} texts and {len(labels)} labels"
+            )
     words = sorted({w for text in train_texts for w in pre_tokenize(text)})
     index = {w: i for i, w in enumerate(words)}
 
@@ -339,7 +351,7 @@ def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allo
     chosen = {**DEFAULT_SETTINGS, **(settings or {})}
     bad = {m: v for m, v in chosen.items() if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)}
     if bad:
-        raise ValueError(f"every setting must be a positive number; got {bad}")
+        raise ValueError(f"settings must map each method to a positive number; got {bad}")
     return chosen
 
 
@@ -415,6 +427,8 @@ def compare_taggers(
     """
     _check_compare(pretrained, seed, steps)
     chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
+    _check_sentences("train_sentences", [s[:2] if isinstance(s, tuple) else s for s in train_sentences])
+    _check_sentences("test_sentences", [s[:2] if isinstance(s, tuple) else s for s in test_sentences])
     max_len = pretrained.config.max_len
     train = encode_tagged(tokenizer, [(w, t) for w, t, *_ in train_sentences], max_len)
     test = encode_tagged(tokenizer, [(w, t) for w, t, *_ in test_sentences], max_len)

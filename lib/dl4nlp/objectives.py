@@ -87,6 +87,7 @@ def masked_lm(
     """BERT: ``dl4nlp.bert.mask_tokens`` on one sequence; the targets are the original tokens."""
     ids = _ids(ids, _check_vocab(vocab))
     _check_rng("generator", generator, torch.Generator)
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)  # 0 would leave nothing to predict
     out = mask_tokens(
         torch.tensor([ids]), mask_id=vocab["[MASK]"], special_ids=vocab.special_ids, vocab_size=len(vocab),
         mask_prob=mask_prob, generator=generator,
@@ -236,6 +237,7 @@ def replaced_token_detection(
         )
     ids = _ids(ids, size)
     _check_rng("generator", generator, torch.Generator)
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)  # 0 would leave nothing to predict
     x = torch.tensor([ids])
     out = mask_tokens(
         x, mask_id=vocab["[MASK]"], special_ids=vocab.special_ids, vocab_size=len(vocab), mask_prob=mask_prob,
