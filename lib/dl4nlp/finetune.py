@@ -383,12 +383,12 @@ def compare_methods(
     (regressions), defaults in ``DEFAULT_SETTINGS``; ``steps`` defaults to
     ``default_steps(len(train_examples))``.
     """
+    chosen = _settings(settings, methods, METHODS)
     _check_compare(pretrained, seed, steps)
     for name, examples in (("train_examples", train_examples), ("test_examples", test_examples)):
         for e in check_sequence(name, examples, what="a list of examples with .text and .label"):
             if not (isinstance(getattr(e, "text", None), str) and isinstance(getattr(e, "label", None), int)):
                 raise TypeError(f"{name} must hold examples with .text (str) and .label (int); got {given(e)}")
-    chosen = _settings(settings, methods, METHODS)
     max_len = pretrained.config.max_len
     steps = steps or default_steps(len(train_examples))
     train = (*encode_batch(tokenizer, [e.text for e in train_examples], max_len),
@@ -425,8 +425,8 @@ def compare_taggers(
 
     ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
     """
-    _check_compare(pretrained, seed, steps)
     chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
+    _check_compare(pretrained, seed, steps)
     _check_sentences("train_sentences", [s[:2] if isinstance(s, tuple) else s for s in train_sentences])
     _check_sentences("test_sentences", [s[:2] if isinstance(s, tuple) else s for s in test_sentences])
     max_len = pretrained.config.max_len

@@ -6,18 +6,6 @@ from bad_inputs.harness import pending
 
 pending(
     "added or reworked by the bert merge (notebook 08) after the last bad-input pass; cases to be written",
-    "dl4nlp.bert.binomial_interval",
-    "dl4nlp.bert.checkpoint_state",
-    "dl4nlp.bert.load_pretrained",
-    "dl4nlp.bert_pretrain.Pretrainer",
-    "dl4nlp.bert_pretrain.Pretrainer.load_state_dict",
-    "dl4nlp.bert_pretrain.Pretrainer.run",
-    "dl4nlp.bert_pretrain.Pretrainer.state_dict",
-    "dl4nlp.bert_pretrain.PretrainingData",
-    "dl4nlp.bert_pretrain.PretrainingData.batch",
-    "dl4nlp.bert_pretrain.PretrainingData.pairs",
-    "dl4nlp.bert_pretrain.evaluate",
-    "dl4nlp.bert_pretrain.pretrain",
     "dl4nlp.bpe.BPE.joined",
     "dl4nlp.bpe.initial_alphabet",
     "dl4nlp.bpe.is_word_char",
