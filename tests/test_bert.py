@@ -53,7 +53,11 @@ def within_binomial_interval(successes, trials, p, z=4.0):
 def test_binomial_interval():
     assert binomial_interval(100, 0.5, z=2.0) == (40.0, 60.0)
     assert binomial_interval(10, 0.0) == (0.0, 0.0)
-    for bad, message in [((-1, 0.5), "trials"), ((10, 1.5), r"p must be a finite number in \[0, 1\]"), ((10, 0.5, 0.0), "z must be a finite number > 0")]:
+    for bad, message in [
+        ((-1, 0.5), "trials"),
+        ((10, 1.5), r"p must be a finite number in \[0, 1\]"),
+        ((10, 0.5, 0.0), "z must be a finite number > 0"),
+    ]:
         with pytest.raises(ValueError, match=message):
             binomial_interval(*bad)
 
