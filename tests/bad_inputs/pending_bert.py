@@ -6,12 +6,6 @@ from bad_inputs.harness import pending
 
 pending(
     "added or reworked by the bert merge (notebook 08) after the last bad-input pass; cases to be written",
-    "dl4nlp.bpe.BPE.joined",
-    "dl4nlp.bpe.initial_alphabet",
-    "dl4nlp.bpe.is_word_char",
-    "dl4nlp.bpe.word_pattern",
-    "dl4nlp.checkpoint.load_table",
-    "dl4nlp.checkpoint.save_table",
     "dl4nlp.diagrams.bert_diagram",
     "dl4nlp.diagrams.objectives_diagram",
     "dl4nlp.experiments.bert.FewLabels",
