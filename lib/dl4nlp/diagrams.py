@@ -292,9 +292,10 @@ def _mlp_layers(model) -> tuple[int, list[tuple[int, str]]]:
             layers.append((module.out_features, "linear"))
         elif type(module) in activations:
             if not layers or layers[-1][1] != "linear":
+                where = "first" if not layers else f"after {layers[-1][1]}"
                 raise ValueError(
-                    f"model[{index}] must follow a Linear layer (one activation per layer); got {type(module).__name__} "
-                    + ("first" if not layers else f"after {layers[-1][1]}")
+                    f"model[{index}] must follow a Linear layer (one activation per layer); "
+                    f"got {type(module).__name__} {where}"
                 )
             layers[-1] = (layers[-1][0], activations[type(module)])
         else:
