@@ -113,7 +113,9 @@ def aicc(rss: float, n_points: int, n_params: int) -> float:
     n ln(RSS/n) + 2k + 2k(k+1)/(n-k-1). Lower is better; needs n > k + 1."""
     n_points, n_params = check_int("n_points", n_points), check_int("n_params", n_params)
     if n_points <= n_params + 1:
-        raise ValueError(f"AICc needs n_points > n_params + 1; got n_points={n_points}, n_params={n_params}")
+        raise ValueError(
+            f"AICc needs more points than parameters + 1 (n_points > n_params + 1); got n_points={n_points}, n_params={n_params}"
+        )
     rss = check_number("rss", rss, low=0)
     k, n = n_params, n_points
     return n * math.log(max(rss, 1e-300) / n) + 2 * k + 2 * k * (k + 1) / (n - k - 1)
@@ -174,7 +176,8 @@ def isoflop_minimum(n: Sequence[float], loss: Sequence[float]) -> IsoFLOPMinimum
     c2, c1, c0 = np.polyfit(np.log(n), loss, 2)
     if not c2 > 0:
         raise ValueError(
-            f"loss must curve upwards against log n to have a minimum; got curvature {c2:.3g} from {loss.tolist()}"
+            f"loss must curve upwards against log n, else the profile has no minimum; got curvature {c2:.3g} "
+            f"from {loss.tolist()}"
         )
     ln_opt = -c1 / (2 * c2)
     return IsoFLOPMinimum(
@@ -249,7 +252,7 @@ def fit_parametric(
         raise TypeError(f"start must be a ParametricFit or None; got {type(start).__name__} {start!r:.60}")
     if len(set(n.tolist())) < 2 or len(set(d.tolist())) < 2:
         raise ValueError(
-            "n and d must each take at least two different values (to separate their terms); "
+            "n and d need at least two different N and two different D to separate their terms; "
             f"got n {sorted(set(n.tolist()))}, d {sorted(set(d.tolist()))}"
         )
     ln, ld, ll = np.log(n), np.log(d), np.log(loss)

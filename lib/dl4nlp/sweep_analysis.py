@@ -48,11 +48,11 @@ def _convention(name: str) -> tuple[str, str]:
 
 def _results(results) -> dict:
     """The sweep's results as ``dl4nlp.sweep.load_sweep()`` returns them: a dict with 'runs' and 'recipe'."""
-    if not isinstance(results, dict) or not isinstance(results.get("runs"), dict) or "recipe" not in results:
-        raise TypeError(
-            f"results must be the sweep's results (dl4nlp.sweep.load_sweep(): a dict with 'runs' and 'recipe'); "
-            f"got {given(results)}"
-        )
+    expected = "the sweep's results (dl4nlp.sweep.load_sweep(): a dict with 'runs' and 'recipe')"
+    if not isinstance(results, dict):
+        raise TypeError(f"results must be {expected}; got {given(results)}")
+    if not isinstance(results.get("runs"), dict) or "recipe" not in results:
+        raise ValueError(f"results must be {expected}; found no 'runs' or 'recipe' in a dict with keys {list(results)}")
     return results
 
 
