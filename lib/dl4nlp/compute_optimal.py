@@ -114,7 +114,8 @@ def aicc(rss: float, n_points: int, n_params: int) -> float:
     n_points, n_params = check_int("n_points", n_points), check_int("n_params", n_params)
     if n_points <= n_params + 1:
         raise ValueError(
-            f"AICc needs more points than parameters + 1 (n_points > n_params + 1); got n_points={n_points}, n_params={n_params}"
+            "AICc needs more points than parameters + 1 (n_points > n_params + 1); "
+            f"got n_points={n_points}, n_params={n_params}"
         )
     rss = check_number("rss", rss, low=0)
     k, n = n_params, n_points

@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_bool, check_number, check_path
+from dl4nlp._checks import check_bool, check_file, check_number, check_path
 from dl4nlp._checks import check_int as _check_int
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.data import data_dir
@@ -117,7 +117,9 @@ class CharData:
         ids = self.heldout if part == "heldout" else self.train
         check_int("count", count)
         if check_int("context", context) + 1 > len(ids):
-            raise ValueError(f"need count >= 1 windows of {context + 1} characters from {len(ids)}; got {count!r}")
+            raise ValueError(
+                f"context + 1 must be at most the {len(ids)} characters of {part!r}; got context {context}"
+            )
         starts = np.linspace(0, len(ids) - context - 1, count).astype(int)
         return torch.stack([ids[s : s + context + 1] for s in starts])  # (count, T+1)
 
@@ -265,14 +267,15 @@ def load_sweep(path: Optional[Path] = None) -> dict:
     path = check_path("path", path) if path is not None else data_dir() / "scaling_sweep.json"
     if not path.is_file():
         raise FileNotFoundError(
-            f"no sweep results at {path}; run `python -m dl4nlp.recipes.scaling_sweep --out {path}` to make them"
+            f"path must be a file of sweep results; no file at {path}; "
+            f"run `python -m dl4nlp.recipes.scaling_sweep --out {path}` to make them"
         )
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not valid JSON ({error}); expected the results of a scaling sweep") from None
+        raise ValueError(f"path must hold the results of a scaling sweep; {path} is not valid JSON ({error})") from None
     if not isinstance(results, dict) or not {"recipe", "runs"} <= set(results):
-        raise ValueError(f"{path} holds no scaling sweep (expected the keys 'recipe' and 'runs')")
+        raise ValueError(f"path must hold a scaling sweep (a JSON object with 'recipe' and 'runs'); {path} does not")
     return results
 
 
@@ -282,7 +285,7 @@ def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], 
     The file is one ``dl4nlp.checkpoint`` of kind ``'scaling_sweep_models'`` (weights loaded with
     ``weights_only=True``, SHA-256 verified against ``scaling_sweep_models.json`` beside it).
     """
-    path = check_path("path", path) if path is not None else data_dir() / "scaling_sweep_models.pt"
+    path = check_file("path", path, "a checkpoint file") if path is not None else data_dir() / "scaling_sweep_models.pt"
     checkpoint = load_checkpoint(path, kind=MODELS_KIND)
     models = {}
     for size, config in checkpoint.config["models"].items():
