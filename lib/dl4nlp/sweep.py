@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_bool, check_file, check_number, check_path
+from dl4nlp._checks import check_bool, check_number, check_path
 from dl4nlp._checks import check_int as _check_int
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.data import data_dir
@@ -285,7 +285,11 @@ def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], 
     The file is one ``dl4nlp.checkpoint`` of kind ``'scaling_sweep_models'`` (weights loaded with
     ``weights_only=True``, SHA-256 verified against ``scaling_sweep_models.json`` beside it).
     """
-    path = check_file("path", path, "a checkpoint file") if path is not None else data_dir() / "scaling_sweep_models.pt"
+    path = check_path("path", path) if path is not None else data_dir() / "scaling_sweep_models.pt"
+    if path.is_dir():
+        raise IsADirectoryError(f"path must be a checkpoint file; got the folder {path}")
+    if not path.is_file():
+        raise FileNotFoundError(f"path must be a checkpoint file; no checkpoint at {path}")
     checkpoint = load_checkpoint(path, kind=MODELS_KIND)
     models = {}
     for size, config in checkpoint.config["models"].items():
