@@ -517,6 +517,140 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
 
 
 # --- the Transformer (notebooks 05 and 07) --------------------------------------
+def _block_boxes(
+    d: Diagram,
+    prefix: str,
+    start: str,
+    sublayers: list[tuple[str, str, str]],
+    x: float,
+    y: float,
+    norm_first: bool,
+    residual: bool = True,
+    layer_norm: bool = True,
+) -> tuple[str, float, list[str]]:
+    """Stack the sublayers of one block upward from ``y`` above box ``start``; returns (last box, next y, boxes).
+
+    Each sublayer is (name, label, kind). With ``norm_first`` the LayerNorm comes
+    before the sublayer and the residual adds after it; otherwise the sum comes
+    first and the LayerNorm after it (Vaswani et al.'s "Add & Norm"). Residual
+    connections are the dashed arcs into the "+" boxes.
+    """
+    names, last = [], start
+    for name, label, kind in sublayers:
+        branch = last
+        if norm_first and layer_norm:
+            d.box(f"{prefix}{name}_ln", "LayerNorm", (x, y), "norm", width=1.8, height=0.45)
+            d.arrow(last, f"{prefix}{name}_ln")
+            last, y = f"{prefix}{name}_ln", y + 0.8
+            names.append(last)
+        d.box(f"{prefix}{name}", label, (x, y), kind, width=3.2, height=0.65)
+        d.arrow(last, f"{prefix}{name}")
+        last, y = f"{prefix}{name}", y + 0.95
+        names.append(last)
+        if residual:
+            d.box(f"{prefix}{name}_add", "+", (x, y), "op", width=0.45, height=0.45)
+            d.arrow(last, f"{prefix}{name}_add")
+            d.arrow(branch, f"{prefix}{name}_add", bend=1.1, dashed=True)
+            last, y = f"{prefix}{name}_add", y + 0.75
+            names.append(last)
+        if not norm_first and layer_norm:
+            d.box(f"{prefix}{name}_ln", "LayerNorm", (x, y), "norm", width=1.8, height=0.45)
+            d.arrow(last, f"{prefix}{name}_ln")
+            last, y = f"{prefix}{name}_ln", y + 0.8
+            names.append(last)
+    return last, y, names
+
+
+def transformer_block_diagram(config) -> Diagram:
+    """One Transformer block as its ``TransformerConfig`` builds it: which sublayers, residuals, LayerNorms, where.
+
+    The dashed arcs are the residual connections; "+" adds them.
+    """
+    d = Diagram()
+    d.box("in", "x  (T × d_model)", (0, 0), "input", width=2.6, height=0.5)
+    sublayers = []
+    if config.use_attention:
+        heads = f"{config.n_heads} heads of {config.d_model // config.n_heads}"
+        sublayers.append(("attn", f"multi-head attention\n{heads}", "attention"))
+    if config.use_feed_forward:
+        sublayers.append(("ffn", f"feed-forward\n{config.d_model} → {config.d_ff} → {config.d_model}", "ffn"))
+    last, y, names = _block_boxes(
+        d, "", "in", sublayers, 0.0, 1.1, config.norm_first, config.use_residual, config.use_layer_norm
+    )
+    d.box("out", "output  (T × d_model)", (0, y + 0.5), "output", width=2.6, height=0.5)
+    d.arrow(last, "out")
+    placement = "pre-LN" if config.norm_first else "post-LN"
+    d.group(f"one block ({placement}), × {config.n_layers}", names, pad=0.45)
+    return d
+
+
+def decoder_only_diagram(config) -> Diagram:
+    """A decoder-only language model (GPT) from its ``TransformerConfig``: embeddings, masked blocks, output layer."""
+    d = Diagram()
+    d.box("tokens", "tokens x₁ … x_T", (0, 0), "input", width=2.6, height=0.5)
+    d.box("emb", f"token embedding ({config.vocab_size} × {config.d_model})", (0, 1.0), "embedding", width=3.6)
+    d.box("pos", f"+ {config.positional} positions (up to {config.max_len})", (0, 2.0), "embedding", width=3.6)
+    d.arrow("tokens", "emb").arrow("emb", "pos")
+    sublayers = [
+        ("attn", f"masked multi-head attention\n{config.n_heads} heads, each sees only the past", "attention"),
+        ("ffn", f"feed-forward {config.d_model} → {config.d_ff} → {config.d_model}", "ffn"),
+    ]
+    last, y, names = _block_boxes(d, "", "pos", sublayers, 0.0, 3.1, config.norm_first)
+    d.group(f"× {config.n_layers} blocks", names, pad=0.45)
+    y += 0.5
+    if config.norm_first:
+        d.box("final_ln", "final LayerNorm", (0, y), "norm", width=2.0, height=0.45)
+        d.arrow(last, "final_ln")
+        last, y = "final_ln", y + 0.85
+    tied = "\n(tied to the token embedding)" if config.tie_weights else ""
+    d.box("head", f"linear → {config.vocab_size} logits{tied}", (0, y), "param", width=3.6, height=0.65)
+    d.box("softmax", "softmax: P(next token | tokens so far)", (0, y + 1.0), "output", width=3.6)
+    d.arrow(last, "head").arrow("head", "softmax")
+    return d
+
+
+def encoder_decoder_diagram(config) -> Diagram:
+    """The encoder-decoder Transformer from its ``Seq2SeqTransformerConfig``: both stacks and the cross-attention."""
+    d = Diagram()
+    for side, x, label in (("e", -3.4, "source"), ("d", 3.4, "target shifted right (BOS first)")):
+        d.box(f"{side}tokens", label, (x, 0), "input", width=3.4, height=0.5)
+        d.box(f"{side}emb", f"embedding + {config.positional} positions", (x, 1.0), "embedding", width=3.4)
+        d.arrow(f"{side}tokens", f"{side}emb")
+    enc_last, enc_y, enc_names = _block_boxes(
+        d,
+        "e",
+        "eemb",
+        [("attn", "self-attention\n(all source positions)", "attention"), ("ffn", "feed-forward", "ffn")],
+        -3.4,
+        2.1,
+        config.norm_first,
+    )
+    d.group(f"encoder × {config.encoder_layers}", enc_names, pad=0.45)
+    dec_last, dec_y, dec_names = _block_boxes(
+        d,
+        "d",
+        "demb",
+        [
+            ("attn", "masked self-attention\n(the target so far)", "attention"),
+            ("cross", "cross-attention\nQ: decoder; K, V: encoder", "attention"),
+            ("ffn", "feed-forward", "ffn"),
+        ],
+        3.4,
+        2.1,
+        config.norm_first,
+    )
+    d.group(f"decoder × {config.decoder_layers}", dec_names, pad=0.45)
+    if config.norm_first:  # pre-LN stacks end with a LayerNorm
+        for side, x, y, last in (("e", -3.4, enc_y, enc_last), ("d", 3.4, dec_y, dec_last)):
+            d.box(f"{side}final", "final LayerNorm", (x, y + 0.5), "norm", width=2.0, height=0.45)
+            d.arrow(last, f"{side}final")
+        enc_last, dec_last, enc_y, dec_y = "efinal", "dfinal", enc_y + 0.8, dec_y + 0.8
+    d.box("memory", "memory: encoder output\n(S × d_model)", (-3.4, enc_y + 0.6), "state", width=3.4, height=0.65)
+    d.arrow(enc_last, "memory")
+    d.arrow("memory", "dcross", label="K, V", bend=-0.15)
+    d.box("head", f"linear + softmax → {config.target_vocab_size} symbols", (3.4, dec_y + 0.6), "output", width=3.6)
+    d.arrow(dec_last, "head")
+    return d
 
 
 def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:

@@ -4,9 +4,13 @@ A block is self-attention then a position-wise feed-forward network, each
 wrapped in a residual connection and a LayerNorm, either after (``norm_first=
 False``: the original Transformer and BERT) or before (``norm_first=True``:
 GPT-2, easier to train small). ``TransformerBlock`` is tested equal to
-``torch.nn.TransformerEncoderLayer`` with copied weights. Used by notebooks
-05-09; BERT (``dl4nlp.bert``) puts its own embeddings and heads around
-``TransformerEncoder``.
+``torch.nn.TransformerEncoderLayer`` with copied weights. The config's four
+``use_*`` switches take ingredients out (attention, feed-forward, residual
+connections, LayerNorm) for notebook 07's ablation. ``TransformerLM`` accepts a
+``dl4nlp.kv_cache.KVCache`` to decode one token at a time without recomputing
+the past. Used by notebooks 05-09; BERT (``dl4nlp.bert``) puts its own
+embeddings and heads around ``TransformerEncoder``; the decoder block with
+cross-attention is in ``dl4nlp.decoder``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from dl4nlp._checks import (
     within_model,
 )
 from dl4nlp.attention import MultiHeadAttention
+from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.positional import POSITIONAL_KINDS, make_positional
+
+INGREDIENTS = ("use_attention", "use_feed_forward", "use_residual", "use_layer_norm")  # notebook 07's switches
 
 
 @dataclass
@@ -49,6 +56,11 @@ class TransformerConfig:
     fast_attention: bool = False  # fused F.scaled_dot_product_attention (no weights to plot)
     tie_weights: bool = True  # language model: output layer shares the token embedding
     layer_norm_eps: float = 1e-5
+    # The ingredients of a block, each switchable for notebook 07's ablation (all on: the Transformer).
+    use_attention: bool = True
+    use_feed_forward: bool = True
+    use_residual: bool = True
+    use_layer_norm: bool = True
 
     def __post_init__(self) -> None:
         if self.d_ff is None and isinstance(self.d_model, int):
@@ -63,8 +75,10 @@ class TransformerConfig:
         check_choice("positional", self.positional, POSITIONAL_KINDS)
         if self.positional == "sinusoidal" and self.d_model % 2:
             raise ValueError(f"d_model must be even for positional='sinusoidal' (sin/cos pairs); got {self.d_model}")
-        for name in ("norm_first", "fast_attention", "tie_weights"):
+        for name in ("norm_first", "fast_attention", "tie_weights", *INGREDIENTS):
             check_bool(name, getattr(self, name))
+        if not (self.use_attention or self.use_feed_forward):
+            raise ValueError("a block needs attention or a feed-forward layer; got both switched off")
         check_number("layer_norm_eps", self.layer_norm_eps, 0.0, low_open=True)
 
 
@@ -78,7 +92,12 @@ def _is_gelu(activation) -> bool:
 
 
 class TransformerBlock(nn.Module):
-    """Self-attention and feed-forward sublayers with residuals and LayerNorms; (B, T, C) -> (B, T, C)."""
+    """Self-attention and feed-forward sublayers with residuals and LayerNorms; (B, T, C) -> (B, T, C).
+
+    An ingredient switched off in the config is left out: its sublayer (attention
+    or feed-forward), the residual connections (``x = f(x)`` instead of
+    ``x = x + f(x)``) or the LayerNorms (identity).
+    """
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
@@ -86,26 +105,47 @@ class TransformerBlock(nn.Module):
         C = config.d_model
         self.config = config
         self.norm_first = config.norm_first
-        self.self_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
-        self.linear1 = nn.Linear(C, config.d_ff)
-        self.linear2 = nn.Linear(config.d_ff, C)
-        self.norm1 = nn.LayerNorm(C, eps=config.layer_norm_eps)
-        self.norm2 = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.residual = config.use_residual
+        attention = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
+        self.self_attn = attention if config.use_attention else None
+        self.linear1 = nn.Linear(C, config.d_ff) if config.use_feed_forward else None
+        self.linear2 = nn.Linear(config.d_ff, C) if config.use_feed_forward else None
+        norm = (lambda: nn.LayerNorm(C, eps=config.layer_norm_eps)) if config.use_layer_norm else nn.Identity
+        self.norm1 = norm() if config.use_attention else None
+        self.norm2 = norm() if config.use_feed_forward else None
         self.dropout = nn.Dropout(config.dropout)
 
-    def _attend(self, x: torch.Tensor, mask: Optional[torch.Tensor], causal: bool) -> torch.Tensor:
+    def _attend(
+        self, x: torch.Tensor, mask: Optional[torch.Tensor], causal: bool, cache: Optional[LayerCache]
+    ) -> torch.Tensor:
+        if cache is not None:
+            return self.dropout(cached_attention(self.self_attn, x, cache, mask=mask))
         return self.dropout(self.self_attn(x, mask=mask, causal=causal))
 
     def _feed_forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.linear2(self.dropout(F.gelu(self.linear1(x)))))  # (B, T, C)
 
-    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
+    def _sublayer(self, x: torch.Tensor, f, norm: nn.Module) -> torch.Tensor:
+        if self.norm_first:  # pre-LN: x + f(LN(x))
+            return x + f(norm(x)) if self.residual else f(norm(x))
+        return norm(x + f(x)) if self.residual else norm(f(x))  # post-LN: LN(x + f(x))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+        cache: Optional[LayerCache] = None,
+    ) -> torch.Tensor:
+        """x (B, T, C) -> (B, T, C); with a ``cache``, x holds new positions that attend causally to the cached ones."""
         _check_input(self, x, self.config.d_model)
-        if self.norm_first:
-            x = x + self._attend(self.norm1(x), mask, causal)
-            return x + self._feed_forward(self.norm2(x))
-        x = self.norm1(x + self._attend(x, mask, causal))
-        return self.norm2(x + self._feed_forward(x))
+        if cache is not None:
+            check_type("cache", cache, LayerCache, "a dl4nlp.kv_cache.LayerCache or None")
+        if self.self_attn is not None:
+            x = self._sublayer(x, lambda h: self._attend(h, mask, causal, cache), self.norm1)
+        if self.linear1 is not None:
+            x = self._sublayer(x, self._feed_forward, self.norm2)
+        return x
 
     @classmethod
     @torch.no_grad()
@@ -136,6 +176,9 @@ class TransformerBlock(nn.Module):
         if config is None:
             config = TransformerConfig(vocab_size=1, n_layers=1, dropout=reference.dropout.p, **sizes)
         check_type("config", config, TransformerConfig, "a TransformerConfig")
+        off = [name for name in INGREDIENTS if not getattr(config, name)]
+        if off:
+            raise ValueError(f"config must have every ingredient to copy a TransformerEncoderLayer; got {off} off")
         for name, value in sizes.items():
             if getattr(config, name) != value:
                 mine = getattr(config, name)
@@ -162,24 +205,33 @@ class TransformerEncoder(nn.Module):
         check_type("config", config, TransformerConfig, "a TransformerConfig")
         self.config = config
         self.blocks = nn.ModuleList(TransformerBlock(config) for _ in range(config.n_layers))
-        self.final_norm = (
-            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else nn.Identity()
-        )
+        final = config.norm_first and config.use_layer_norm
+        self.final_norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if final else nn.Identity()
 
-    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None, causal: bool = False) -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: Optional[torch.Tensor] = None,
+        causal: bool = False,
+        cache: Optional[KVCache] = None,
+    ) -> torch.Tensor:
         _check_input(self, x, self.config.d_model)
-        for block in self.blocks:  # (B, T, C) throughout
-            x = block(x, mask=mask, causal=causal)
+        if cache is not None:
+            check_type("cache", cache, KVCache, "a dl4nlp.kv_cache.KVCache or None")
+            if len(cache.layers) != len(self.blocks):
+                raise ValueError(f"cache must hold {len(self.blocks)} layers; got {len(cache.layers)}")
+        for i, block in enumerate(self.blocks):  # (B, T, C) throughout
+            x = block(x, mask=mask, causal=causal, cache=None if cache is None else cache.layers[i])
         return self.final_norm(x)
 
     def attention_weights(self) -> list[torch.Tensor]:
         """Each block's attention weights (B, H, T, T) from the last forward pass (readable path only)."""
         if self.config.fast_attention:
             raise ValueError("attention_weights needs the readable path, not the fast one; got fast_attention=True")
-        weights = [block.self_attn.last_weights for block in self.blocks]
-        if any(w is None for w in weights):
+        weights = [None if block.self_attn is None else block.self_attn.last_weights for block in self.blocks]
+        if all(w is None for w in weights):
             raise ValueError("no attention weights yet: run a forward pass first; got None")
-        return weights
+        return weights  # None for a block whose attention is switched off
 
 
 class TransformerLM(nn.Module):
@@ -197,18 +249,36 @@ class TransformerLM(nn.Module):
         if config.tie_weights:
             self.lm_head.weight = self.token_embedding.weight
 
-    def _check_ids(self, name: str, ids: torch.Tensor) -> None:
+    def _check_ids(self, name: str, ids: torch.Tensor, start: int = 0) -> None:
         check_ids(name, ids, self.config.vocab_size, shape=("B", "T"))
-        if self.config.positional != "none" and ids.shape[1] > self.config.max_len:
+        if self.config.positional != "none" and start + ids.shape[1] > self.config.max_len:
             raise ValueError(
-                f"{name} must have at most max_len={self.config.max_len} positions; got shape {tuple(ids.shape)}"
+                f"{name} must have at most max_len={self.config.max_len} positions"
+                + (f" after the {start} cached ones" if start else "")
+                + f"; got shape {tuple(ids.shape)}"
             )
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        self._check_ids("ids", ids)
+    def forward(self, ids: torch.Tensor, cache: Optional[KVCache] = None) -> torch.Tensor:
+        """Next-token logits (B, T, V) for ids (B, T).
+
+        With a ``cache`` (``KVCache.empty(model)``), ``ids`` continue the sequence the cache
+        holds: only they are computed, their keys and values are appended, and the
+        logits equal those of the whole sequence at these positions.
+        """
+        if cache is not None:
+            check_type("cache", cache, KVCache, "a dl4nlp.kv_cache.KVCache or None")
+        start = 0 if cache is None else cache.length
+        self._check_ids("ids", ids, start)
+        if ids.shape[1] == 0:
+            raise ValueError(f"ids must hold at least one position; got shape {tuple(ids.shape)}")
         with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
-            x = self.position(self.token_embedding(ids))  # (B, T, C)
-            return self.lm_head(self.encoder(x, causal=True))  # (B, T, V)
+            x = self.token_embedding(ids)  # (B, T, C)
+            if start == 0:
+                x = self.position(x)
+            else:  # the position codes of start..start+T-1: what the module adds to zeros
+                zeros = torch.zeros(1, start + ids.shape[1], x.shape[-1], dtype=x.dtype, device=x.device)
+                x = x + self.position(zeros)[:, start:]
+            return self.lm_head(self.encoder(x, causal=True, cache=cache))  # (B, T, V)
 
     def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
@@ -221,21 +291,19 @@ class TransformerLM(nn.Module):
     def generate(
         self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0, generator: Optional[torch.Generator] = None
     ) -> torch.Tensor:
-        """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy."""
+        """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy.
+
+        Recomputes the whole window at every step; ``dl4nlp.sampling.generate`` adds
+        top-k, nucleus sampling and the KV cache.
+        """
+        from dl4nlp.sampling import generate
+
         check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         check_int("new_tokens", new_tokens, low=0)
         check_number("temperature", temperature, 0.0)
         if generator is not None:
             check_type("generator", generator, torch.Generator, "a torch.Generator or None")
-        for _ in range(new_tokens):
-            logits = self(ids[:, -self.config.max_len :])[:, -1]  # (B, V)
-            if temperature == 0:
-                next_id = logits.argmax(-1, keepdim=True)
-            else:
-                probs = torch.softmax(logits / temperature, dim=-1)
-                next_id = torch.multinomial(probs, 1, generator=generator)
-            ids = torch.cat([ids, next_id], dim=1)
-        return ids
+        return generate(self, ids, new_tokens, temperature=temperature, generator=generator, use_cache=False)
 
 
 def _init_weights(module: nn.Module) -> None:

@@ -1,0 +1,215 @@
+"""The Transformer decoder block with cross-attention, and the encoder-decoder Transformer.
+
+A decoder block has three sublayers, each with a residual connection and a
+LayerNorm (after it, ``norm_first=False``, as in Vaswani et al. 2017; or before
+it, ``norm_first=True``):
+
+1. masked (causal) self-attention over the target so far;
+2. cross-attention: queries from the decoder, keys and values from the
+   encoder's output (the "memory"), as the attention of notebook 04;
+3. the position-wise feed-forward network.
+
+``DecoderBlock`` is tested equal to ``torch.nn.TransformerDecoderLayer`` with
+copied weights (``DecoderBlock.from_torch``). ``Seq2SeqTransformer`` puts an
+encoder (``dl4nlp.transformer.TransformerEncoder``) and a stack of decoder
+blocks between embeddings and an output layer, with the interface of
+``dl4nlp.seq2seq.Seq2Seq`` (``loss(batch)``, ``greedy_decode``), so the date task
+of notebook 04 trains and scores both alike. Taught in notebook 07.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.attention import MultiHeadAttention
+from dl4nlp.positional import make_positional
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder
+
+
+class DecoderBlock(nn.Module):
+    """Causal self-attention, cross-attention to ``memory``, feed-forward; (B, T, C) -> (B, T, C)."""
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        C = config.d_model
+        self.norm_first = config.norm_first
+        self.self_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
+        self.multihead_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)  # cross-attention
+        self.linear1 = nn.Linear(C, config.d_ff)
+        self.linear2 = nn.Linear(config.d_ff, C)
+        self.norm1 = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.norm2 = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.norm3 = nn.LayerNorm(C, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.dropout)
+
+    def _feed_forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.linear2(self.dropout(F.gelu(self.linear1(x)))))  # (B, T, C)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        memory_mask: Optional[torch.Tensor] = None,
+        causal: bool = True,
+    ) -> torch.Tensor:
+        """x (B, T, C) attends causally to itself and to ``memory`` (B, S, C) where ``memory_mask`` allows."""
+        if memory.dim() != 3 or memory.shape[0] != x.shape[0] or memory.shape[-1] != x.shape[-1]:
+            raise ValueError(
+                f"memory must have shape ({x.shape[0]}, S, {x.shape[-1]}) to match x; got {tuple(memory.shape)}"
+            )
+        sa = lambda h: self.dropout(self.self_attn(h, causal=causal))  # noqa: E731
+        ca = lambda h: self.dropout(self.multihead_attn(h, context=memory, mask=memory_mask))  # noqa: E731
+        if self.norm_first:
+            x = x + sa(self.norm1(x))
+            x = x + ca(self.norm2(x))
+            return x + self._feed_forward(self.norm3(x))
+        x = self.norm1(x + sa(x))
+        x = self.norm2(x + ca(x))
+        return self.norm3(x + self._feed_forward(x))
+
+    @classmethod
+    @torch.no_grad()
+    def from_torch(cls, reference: nn.TransformerDecoderLayer) -> DecoderBlock:
+        """A block with the sizes and weights of a ``torch.nn.TransformerDecoderLayer`` (GELU), in its dtype."""
+        if not isinstance(reference, nn.TransformerDecoderLayer):
+            raise TypeError(f"reference must be a torch.nn.TransformerDecoderLayer; got {type(reference).__name__}")
+        if reference.activation is not F.gelu and not isinstance(reference.activation, nn.GELU):
+            raise ValueError(f"reference must use the GELU activation; got {reference.activation!r}")
+        config = TransformerConfig(
+            vocab_size=1,
+            d_model=reference.self_attn.embed_dim,
+            n_heads=reference.self_attn.num_heads,
+            d_ff=reference.linear1.out_features,
+            norm_first=reference.norm_first,
+            layer_norm_eps=reference.norm1.eps,
+        )
+        block = cls(config).to(reference.linear1.weight.dtype)
+        block.self_attn = MultiHeadAttention.from_torch(reference.self_attn, fast=config.fast_attention)
+        block.multihead_attn = MultiHeadAttention.from_torch(reference.multihead_attn, fast=config.fast_attention)
+        for name in ("linear1", "linear2", "norm1", "norm2", "norm3"):
+            getattr(block, name).load_state_dict(getattr(reference, name).state_dict())
+        return block.eval() if not reference.training else block
+
+
+@dataclass
+class Seq2SeqTransformerConfig:
+    """Sizes of an encoder-decoder Transformer; ``d_ff`` defaults to 4 × ``d_model``."""
+
+    source_vocab_size: int
+    target_vocab_size: int
+    d_model: int = 64
+    n_heads: int = 4
+    encoder_layers: int = 2
+    decoder_layers: int = 2
+    d_ff: Optional[int] = None
+    max_len: int = 128
+    dropout: float = 0.0
+    norm_first: bool = True
+    positional: str = "sinusoidal"
+    pad_id: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("source_vocab_size", "target_vocab_size", "encoder_layers", "decoder_layers"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        self.block_config()  # validates the shared sizes
+
+    def block_config(self, n_layers: Optional[int] = None) -> TransformerConfig:
+        """The ``TransformerConfig`` of the encoder's (or decoder's) blocks."""
+        return TransformerConfig(
+            vocab_size=max(self.source_vocab_size, self.target_vocab_size),
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            n_layers=n_layers or self.encoder_layers,
+            d_ff=self.d_ff,
+            max_len=self.max_len,
+            dropout=self.dropout,
+            norm_first=self.norm_first,
+            positional=self.positional,
+        )
+
+
+class Seq2SeqTransformer(nn.Module):
+    """Encoder-decoder Transformer: source ids (B, S) and target inputs (B, T) -> logits (B, T, V_target)."""
+
+    def __init__(self, config: Seq2SeqTransformerConfig):
+        super().__init__()
+        self.config = config
+        C = config.d_model
+        self.source_embedding = nn.Embedding(config.source_vocab_size, C, padding_idx=config.pad_id)
+        self.target_embedding = nn.Embedding(config.target_vocab_size, C, padding_idx=config.pad_id)
+        self.position = make_positional(config.positional, config.max_len, C)
+        self.encoder = TransformerEncoder(config.block_config(config.encoder_layers))
+        decoder_config = config.block_config(config.decoder_layers)
+        self.decoder = nn.ModuleList(DecoderBlock(decoder_config) for _ in range(config.decoder_layers))
+        self.final_norm = nn.LayerNorm(C) if config.norm_first else nn.Identity()
+        self.output = nn.Linear(C, config.target_vocab_size)
+
+    def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The memory (B, S, C) and the key mask (B, 1, 1, S) that hides padding."""
+        if src.dim() != 2 or src_lengths.shape != src.shape[:1]:
+            raise ValueError(
+                f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and {tuple(src_lengths.shape)}"
+            )
+        if src.shape[1] > self.config.max_len:
+            raise ValueError(f"source length {src.shape[1]} exceeds max_len={self.config.max_len}")
+        lengths = src_lengths.to(src.device)
+        mask = (torch.arange(src.shape[1], device=src.device)[None, :] < lengths[:, None])[:, None, None, :]
+        memory = self.encoder(self.position(self.source_embedding(src)), mask=mask)  # (B, S, C)
+        return memory, mask
+
+    def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Logits (B, T, V) for every target position, each seeing the target before it and the whole source."""
+        if tgt_in.dim() != 2 or tgt_in.shape[1] > self.config.max_len:
+            raise ValueError(f"tgt_in must be (B, T) with T <= {self.config.max_len}; got {tuple(tgt_in.shape)}")
+        x = self.position(self.target_embedding(tgt_in))  # (B, T, C)
+        for block in self.decoder:
+            x = block(x, memory, memory_mask=mask)
+        return self.output(self.final_norm(x))  # (B, T, V)
+
+    def forward(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
+    ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """Teacher forcing: logits (B, T, V), and the last layer's cross-attention averaged over heads (B, T, S)."""
+        logits = self.decode(tgt_in, *self.encode(src, src_lengths))
+        weights = self.decoder[-1].multihead_attn.last_weights
+        return logits, None if weights is None else weights.mean(1)
+
+    def loss(self, batch: dict) -> torch.Tensor:
+        """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``date_task.encode_batch``."""
+        logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
+        return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=self.config.pad_id)
+
+    @torch.no_grad()
+    def greedy_decode(
+        self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
+    ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+        """Batched greedy decoding: ids (B, max_len) and the last layer's cross-attention (B, max_len, S)."""
+        if isinstance(max_len, bool) or not isinstance(max_len, int) or not 1 <= max_len < self.config.max_len:
+            raise ValueError(f"max_len must be an integer in [1, {self.config.max_len - 1}]; got {max_len!r}")
+        memory, mask = self.encode(src, src_lengths)
+        ids = torch.full((src.shape[0], 1), bos, dtype=torch.long, device=src.device)
+        for _ in range(max_len):  # the whole prefix again at every step: targets are short
+            logits = self.decode(ids, memory, mask)[:, -1]  # (B, V)
+            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+        weights = self.decoder[-1].multihead_attn.last_weights
+        return ids[:, 1:], None if weights is None else weights.mean(1)
+
+    def attention_maps(self) -> dict[str, list[Optional[torch.Tensor]]]:
+        """Weights (B, H, T_q, T_k) of every layer from the last forward pass: encoder, decoder self, cross."""
+        return {
+            "encoder": self.encoder.attention_weights(),
+            "decoder": [block.self_attn.last_weights for block in self.decoder],
+            "cross": [block.multihead_attn.last_weights for block in self.decoder],
+        }
+
+    def sizes(self) -> dict:
+        """The config as a plain dict (what a checkpoint stores)."""
+        return dataclasses.asdict(self.config)

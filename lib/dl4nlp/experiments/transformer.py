@@ -1,0 +1,618 @@
+"""Notebook 07's experiments, each a function of ``seed``: the block's ingredients, LayerNorm's place, induction heads.
+
+- ``ingredient_ladder``: a character language model of ``tinyshakespeare.txt``
+  built one ingredient at a time (attention only, + feed-forward, + residual
+  connections, + LayerNorm), plus the seeds' two ablations of the full block
+  (no attention; no feed-forward); held-out loss of each, and the bigram
+  model's as the bar an attention-free model cannot clear.
+- ``layer_gradient_norms``: the gradient norm of every block at initialisation,
+  post-LN against pre-LN, as depth grows (Xiong et al., 2020).
+- ``warmup_runs``: deep post-LN and pre-LN models trained with and without a
+  learning-rate warm-up.
+- ``induction_heads``: a two-layer attention-only model trained on random
+  sequences with a repeated stretch learns to complete the repeat (Olsson et
+  al., 2022); loss on the first and the repeated stretch, and how much the best
+  head attends to the token after the previous occurrence.
+
+Thresholds the claims use are named constants here, shared by notebook 07 and
+``tests/claims/test_07_transformer.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.data import load_text
+from dl4nlp.device import seed_everything
+from dl4nlp.sweep import CharData, heldout_loss, lr_factor
+from dl4nlp.train import train
+from dl4nlp.transformer import TransformerConfig, TransformerLM
+
+CORPUS = "tinyshakespeare.txt"
+
+
+def _check_seed(seed: int) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+
+
+def _sizes(defaults: dict, sizes: Optional[dict]) -> dict:
+    """``defaults`` updated by ``sizes``; an unknown key is an error naming the known ones."""
+    if sizes is None:
+        return dict(defaults)
+    if not isinstance(sizes, dict):
+        raise TypeError(f"sizes must be a dict of {sorted(defaults)}; got {type(sizes).__name__}")
+    unknown = sorted(set(sizes) - set(defaults))
+    if unknown:
+        raise ValueError(f"sizes has unknown keys {unknown}; known: {sorted(defaults)}")
+    return {**defaults, **sizes}
+
+
+# --- the ingredient ladder ------------------------------------------------------
+# Each step adds one ingredient to the one before; the last two take one away from the full block.
+LADDER: dict[str, dict[str, bool]] = {
+    "attention only": dict(use_feed_forward=False, use_residual=False, use_layer_norm=False),
+    "+ feed-forward": dict(use_residual=False, use_layer_norm=False),
+    "+ residual": dict(use_layer_norm=False),
+    "+ LayerNorm": dict(),  # the Transformer block (post-LN, as in Vaswani et al. 2017)
+    "no attention": dict(use_attention=False),  # feed-forward, residual, LayerNorm: each position alone
+    "no feed-forward": dict(use_feed_forward=False),  # attention, residual, LayerNorm
+}
+STEPS = tuple(list(LADDER)[:4])
+ABLATIONS = tuple(list(LADDER)[4:])
+LADDER_SIZES = dict(d_model=32, n_heads=4, n_layers=2, context=32, batch_size=32, steps=250, lr=3e-3)
+RESIDUAL_GAIN = 0.2  # "+ residual" lowers the held-out loss of "+ feed-forward" by at least this (nats)
+FULL_BLOCK_MARGIN = 0.05  # the full block beats each ablation by at least this
+LAYER_NORM_EFFECT = 0.05  # at two layers, LayerNorm changes the held-out loss by less than this
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """Held-out loss (nats per character) of every variant trained, and of a bigram model, for one seed."""
+
+    seed: int
+    variants: tuple[str, ...]
+    heldout: tuple[float, ...]
+    bigram: float
+    unigram: float
+    steps: int
+
+    def loss(self, variant: str) -> float:
+        if variant not in self.variants:
+            raise KeyError(f"variant must be one of {self.variants}; got {variant!r}")
+        return self.heldout[self.variants.index(variant)]
+
+
+def reset_to_pytorch_init(model: nn.Module) -> nn.Module:
+    """Every submodule back to PyTorch's own initialisation (N(0, 1) embeddings, uniform linear weights).
+
+    ``TransformerLM`` starts from GPT-2's N(0, 0.02), tuned for pre-LN models;
+    without LayerNorm such small weights shrink the signal layer after layer, so
+    the ladder gives every variant PyTorch's defaults instead.
+    """
+    for module in model.modules():
+        if module is not model and hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model
+
+
+def ladder_model(variant: str, vocab_size: int, sizes: Optional[dict] = None) -> TransformerLM:
+    """The char LM of one ladder variant: learned positions, untied output, post-LN where LayerNorm is on."""
+    if variant not in LADDER:
+        raise ValueError(f"variant must be one of {tuple(LADDER)}; got {variant!r}")
+    s = _sizes(LADDER_SIZES, sizes)
+    config = TransformerConfig(
+        vocab_size=vocab_size,
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        n_layers=s["n_layers"],
+        max_len=s["context"],
+        norm_first=False,
+        positional="learned",
+        tie_weights=False,
+        **LADDER[variant],
+    )
+    return reset_to_pytorch_init(TransformerLM(config))
+
+
+def bigram_loss(data: CharData, windows: torch.Tensor, alpha: float = 0.1) -> tuple[float, float]:
+    """Held-out cross-entropy of add-``alpha`` bigram and unigram models counted on the training part."""
+    V = len(data.chars)
+    pairs = torch.zeros(V, V, dtype=torch.float64)
+    pairs.index_put_((data.train[:-1], data.train[1:]), torch.ones(len(data.train) - 1, dtype=torch.float64), True)
+    bigram = (pairs + alpha) / (pairs + alpha).sum(1, keepdim=True)
+    unigram = (pairs.sum(0) + alpha) / (pairs.sum(0) + alpha).sum()
+    previous, target = windows[:, :-1].flatten(), windows[:, 1:].flatten()
+    return -bigram[previous, target].log().mean().item(), -unigram[target].log().mean().item()
+
+
+def ingredient_ladder(
+    seed: int, variants: Sequence[str] = STEPS, sizes: Optional[dict] = None, eval_windows: int = 256
+) -> LadderResult:
+    """Train each variant for the same steps on the same batches from the same seed; held-out losses.
+
+    The corpus's last 10 % is held out (no training window reaches it).
+    """
+    _check_seed(seed)
+    unknown = [v for v in variants if v not in LADDER]
+    if unknown or not variants:
+        raise ValueError(f"variants must be a non-empty list of {tuple(LADDER)}; got {list(variants)!r}")
+    s = _sizes(LADDER_SIZES, sizes)
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    windows = data.windows("heldout", eval_windows, s["context"])
+    losses = []
+    for variant in variants:
+        seed_everything(seed)
+        model = ladder_model(variant, len(data.chars), s)
+        generator = torch.Generator().manual_seed(seed)
+        train(
+            model,
+            lambda m, batch: m.loss(*batch),
+            lambda step, g=generator: data.batch(s["batch_size"], s["context"], g),
+            steps=s["steps"],
+            lr=s["lr"],
+            clip_norm=1.0,
+            progress=False,
+        )
+        losses.append(heldout_loss(model, windows))
+    bigram, unigram = bigram_loss(data, windows)
+    return LadderResult(seed, tuple(variants), tuple(losses), bigram, unigram, s["steps"])
+
+
+# --- where the LayerNorm goes -----------------------------------------------------
+GRADIENT_DEPTHS = (2, 4, 8, 16)
+POST_OVER_PRE_DEEPEST = 1.5  # at the deepest stack, post-LN's last-layer gradient is at least this × pre-LN's
+
+
+@dataclass(frozen=True)
+class GradientNorms:
+    """Gradient norm of each block's parameters at initialisation, for every depth: post-LN and pre-LN."""
+
+    seed: int
+    depths: tuple[int, ...]
+    post: tuple[tuple[float, ...], ...]  # post[i][l]: depth depths[i], block l (0 = nearest the input)
+    pre: tuple[tuple[float, ...], ...]
+
+
+def layer_gradient_norms(
+    seed: int, depths: Sequence[int] = GRADIENT_DEPTHS, d_model: int = 64, context: int = 64, batch_size: int = 16
+) -> GradientNorms:
+    """One backward pass of a freshly initialised char LM (PyTorch's init) per depth and LayerNorm placement."""
+    _check_seed(seed)
+    if not depths or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in depths):
+        raise ValueError(f"depths must be a non-empty list of positive integers; got {depths!r}")
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    inputs, targets = data.batch(batch_size, context, torch.Generator().manual_seed(seed))
+    out = {True: [], False: []}
+    for norm_first in (False, True):
+        for depth in depths:
+            seed_everything(seed)
+            config = TransformerConfig(
+                vocab_size=len(data.chars),
+                d_model=d_model,
+                n_heads=4,
+                n_layers=depth,
+                max_len=context,
+                norm_first=norm_first,
+                positional="learned",
+                tie_weights=False,
+            )
+            model = reset_to_pytorch_init(TransformerLM(config))
+            model.loss(inputs, targets).backward()
+            blocks = model.encoder.blocks
+            norms = [torch.cat([p.grad.flatten() for p in b.parameters()]).norm().item() for b in blocks]
+            out[norm_first].append(tuple(norms))
+    return GradientNorms(seed, tuple(depths), tuple(out[False]), tuple(out[True]))
+
+
+# --- warm-up ------------------------------------------------------------------------
+WARMUP_SIZES = dict(d_model=32, n_heads=4, n_layers=6, context=32, batch_size=32, steps=300, lr=1e-2, warmup=100)
+
+
+@dataclass(frozen=True)
+class WarmupResult:
+    """Held-out loss after training, for (post-LN, pre-LN) × (no warm-up, warm-up)."""
+
+    seed: int
+    runs: tuple[str, ...]
+    heldout: tuple[float, ...]
+    diverged: tuple[bool, ...]
+
+    def loss(self, run: str) -> float:
+        return self.heldout[self.runs.index(run)]
+
+
+def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256) -> WarmupResult:
+    """Deep post-LN and pre-LN char LMs at a high learning rate, with and without a linear warm-up."""
+    _check_seed(seed)
+    s = _sizes(WARMUP_SIZES, sizes)
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    windows = data.windows("heldout", eval_windows, s["context"])
+    names, losses, diverged = [], [], []
+    for norm_first in (False, True):
+        for warmup in (0, s["warmup"]):
+            seed_everything(seed)
+            config = TransformerConfig(
+                vocab_size=len(data.chars),
+                d_model=s["d_model"],
+                n_heads=s["n_heads"],
+                n_layers=s["n_layers"],
+                max_len=s["context"],
+                norm_first=norm_first,
+                positional="learned",
+                tie_weights=False,
+            )
+            model = reset_to_pytorch_init(TransformerLM(config))
+            optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
+            schedule = torch.optim.lr_scheduler.LambdaLR(
+                optimizer,
+                lambda step, w=warmup: lr_factor(step, s["steps"] + 1, "constant", max(w, 1), 1.0),  # step = steps too
+            )
+            generator = torch.Generator().manual_seed(seed)
+            history = train(
+                model,
+                lambda m, batch: m.loss(*batch),
+                lambda step, g=generator: data.batch(s["batch_size"], s["context"], g),
+                steps=s["steps"],
+                optimizer=optimizer,
+                scheduler=schedule,
+                progress=False,
+            )
+            names.append(f"{'pre' if norm_first else 'post'}-LN, {'warm-up' if warmup else 'no warm-up'}")
+            diverged.append(history.diverged)
+            losses.append(math.inf if history.diverged else heldout_loss(model, windows))
+    return WarmupResult(seed, tuple(names), tuple(losses), tuple(diverged))
+
+
+# --- induction heads ------------------------------------------------------------------
+# The stretch length m varies widely per sequence, so that "look back about m positions" is no shortcut:
+# only copying from after the earlier occurrence of the current token predicts the repeat.
+INDUCTION_SIZES = dict(
+    vocab_size=32, length=40, repeat=(3, 20), d_model=64, n_heads=4, steps=800, batch_size=64, lr=1e-3
+)
+INDUCTION_LOSS = 1.0  # "learned": loss on the repeated stretch below this (chance is ln 32 = 3.47 nats)
+INDUCTION_ATTENTION = 0.3  # the best layer-2 head puts at least this much weight on prefix matches ...
+INDUCTION_OVER_UNIFORM = 4.0  # ... and at least this many times what uniform attention would put there
+SHARP_INDUCTION = 0.8  # a "sharp" induction head: at least this much weight on prefix matches ...
+SHARP_FRACTION = 0.75  # ... which at least this fraction of the seeds grow (seed 1 of the recipe's four does not)
+CHANCE_TOLERANCE = 0.25  # the first stretch stays within this of chance (nats)
+
+
+@dataclass(frozen=True)
+class RepeatBatch:
+    """Random token sequences (B, T) whose stretch [m, 2m) repeats [0, m); ``m`` (B,) differs per sequence."""
+
+    ids: torch.Tensor
+    half: torch.Tensor
+
+    def masks(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Which *targets* (positions 1..T-1 of ``ids``, as predicted from the position before) are in the first
+        stretch, and which in the repeat after its first token (those an induction head can predict)."""
+        target = torch.arange(1, self.ids.shape[1])[None, :]  # (1, T-1)
+        m = self.half[:, None]
+        return target < m, (target > m) & (target < 2 * m)
+
+
+def repeat_batch(n: int, generator: torch.Generator, sizes: Optional[dict] = None) -> RepeatBatch:
+    """``n`` sequences of uniformly random tokens in which the first ``m`` tokens are repeated right after
+    themselves, ``m`` drawn per sequence from ``sizes['repeat']``; the rest of the sequence is random too."""
+    s = _sizes(INDUCTION_SIZES, sizes)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    low, high = s["repeat"]
+    if not 2 <= low <= high <= s["length"] // 2:
+        raise ValueError(f"repeat must satisfy 2 <= low <= high <= length // 2; got {s['repeat']} with {s['length']}")
+    ids = torch.randint(0, s["vocab_size"], (n, s["length"]), generator=generator)
+    half = torch.randint(low, high + 1, (n,), generator=generator)
+    positions = torch.arange(s["length"])[None, :]
+    in_repeat = (positions >= half[:, None]) & (positions < 2 * half[:, None])
+    source = (positions - half[:, None]).clamp(min=0)
+    return RepeatBatch(torch.where(in_repeat, ids.gather(1, source), ids), half)
+
+
+@dataclass(frozen=True)
+class InductionResult:
+    """Loss on the first stretch and on the repeat along training; attention of each layer-2 head at the end."""
+
+    seed: int
+    chance: float  # ln(vocabulary size): the loss of a uniform guess
+    steps: tuple[int, ...]
+    first_loss: tuple[float, ...]
+    repeat_loss: tuple[float, ...]
+    induction_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on prefix matches in the repeat
+    previous_token_attention: tuple[tuple[float, ...], ...]  # [layer][head]: mean weight on the position before
+    uniform_attention: float  # what attending uniformly to the past would put on prefix matches in the repeat
+
+    @property
+    def best_head(self) -> tuple[int, int, float]:
+        """(layer, head, weight) of the head that attends most to prefix matches (layers from 1, heads from 0)."""
+        return max(
+            ((layer + 1, head, w) for layer, row in enumerate(self.induction_attention) for head, w in enumerate(row)),
+            key=lambda item: item[2],
+        )
+
+
+def induction_model(sizes: Optional[dict] = None) -> TransformerLM:
+    """A two-layer attention-only Transformer (no feed-forward layers), pre-LN, learned positions."""
+    s = _sizes(INDUCTION_SIZES, sizes)
+    config = TransformerConfig(
+        vocab_size=s["vocab_size"],
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        n_layers=2,
+        max_len=s["length"],
+        positional="learned",
+        use_feed_forward=False,
+        tie_weights=False,
+    )
+    return TransformerLM(config)
+
+
+@torch.no_grad()
+def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
+    """(B, T, T) bool: key j matches query t when j <= t and the token before j equals the token at t.
+
+    Olsson et al.'s prefix matching: an induction head at t attends to the positions
+    that followed earlier occurrences of the current token (all of them, if it recurs).
+    """
+    B, T = ids.shape
+    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype), ids[:, :-1]], dim=1)  # token before each key
+    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key)
+    return matches & torch.ones(T, T, dtype=torch.bool).tril()
+
+
+@torch.no_grad()
+def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list, float]:
+    """Loss on the first stretch and on the repeat; per layer and head, the mean attention weight on prefix
+    matches (``prefix_matches``) at the queries of the repeat, and on the previous position at every query;
+    and the weight uniform attention over the past would put on the prefix matches."""
+    model.eval()
+    inputs = batch.ids[:, :-1]
+    logits = model(inputs)  # (B, T-1, V)
+    losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
+    first, repeat = batch.masks()  # query t predicts token t + 1: the repeat's queries are those of `repeat`
+    matches = prefix_matches(inputs)  # (B, T-1, T-1)
+    induction, previous = [], []
+    for block in model.encoder.blocks:
+        weights = block.self_attn.last_weights  # (B, H, T-1, T-1)
+        if weights is None:
+            raise ValueError("induction_scores needs the readable attention path (fast_attention=False)")
+        on_matches = (weights * matches[:, None]).sum(-1)  # (B, H, T-1)
+        on_previous = weights.diagonal(offset=-1, dim1=2, dim2=3)  # (B, H, T-2): query t on key t - 1
+        induction.append([on_matches[:, h][repeat].mean().item() for h in range(weights.shape[1])])
+        previous.append([on_previous[:, h].mean().item() for h in range(weights.shape[1])])
+    uniform = (matches.sum(-1) / torch.arange(1, inputs.shape[1] + 1))[repeat].mean().item()
+    return losses[first].mean().item(), losses[repeat].mean().item(), induction, previous, uniform
+
+
+def train_induction_model(
+    seed: int, sizes: Optional[dict] = None, eval_every: int = 50
+) -> tuple[TransformerLM, InductionResult]:
+    """Train ``induction_model`` on ``repeat_batch`` sequences; evaluate on 512 fixed held-out sequences."""
+    _check_seed(seed)
+    if isinstance(eval_every, bool) or not isinstance(eval_every, int) or eval_every < 1:
+        raise ValueError(f"eval_every must be a positive integer; got {eval_every!r}")
+    s = _sizes(INDUCTION_SIZES, sizes)
+    seed_everything(seed)
+    model = induction_model(s)
+    generator = torch.Generator().manual_seed(seed)
+    test = repeat_batch(512, torch.Generator().manual_seed(10_000 + seed), s)
+    optimizer = torch.optim.Adam(model.parameters(), lr=s["lr"])
+    steps, first_curve, repeat_curve = [], [], []
+    done = 0
+    while True:
+        first, repeat, induction, previous, uniform = induction_scores(model, test)
+        steps.append(done)
+        first_curve.append(first)
+        repeat_curve.append(repeat)
+        if done >= s["steps"]:
+            break
+        chunk = min(eval_every, s["steps"] - done)
+        train(
+            model,
+            lambda m, batch: m.loss(batch.ids[:, :-1], batch.ids[:, 1:]),
+            lambda step: repeat_batch(s["batch_size"], generator, s),
+            steps=chunk,
+            optimizer=optimizer,
+            progress=False,
+        )
+        done += chunk
+    result = InductionResult(
+        seed,
+        math.log(s["vocab_size"]),
+        tuple(steps),
+        tuple(first_curve),
+        tuple(repeat_curve),
+        tuple(tuple(row) for row in induction),
+        tuple(tuple(row) for row in previous),
+        uniform,
+    )
+    return model.eval(), result
+
+
+def induction_heads(seed: int, sizes: Optional[dict] = None) -> InductionResult:
+    """The numbers of ``train_induction_model`` (the experiment the claims are about)."""
+    return train_induction_model(seed, sizes)[1]
+
+
+# --- what the recipes ship, loaded ------------------------------------------------------
+ABLATION_TABLE = "transformer_ablation.json"  # in data/, by `python -m dl4nlp.recipes.transformer_ablation`
+INDUCTION_CHECKPOINT = "induction_heads.pt"  # in data/, by `python -m dl4nlp.recipes.induction_heads`
+INDUCTION_KIND = "induction_heads"
+
+
+def load_ablation_table(path=None) -> dict:
+    """The shipped ladder and warm-up table across seeds (``data/transformer_ablation.json`` by default)."""
+    import json
+
+    from dl4nlp.data import data_path
+
+    path = data_path(ABLATION_TABLE) if path is None else path
+    table = json.loads(open(path, encoding="utf-8").read())
+    if "ladder" not in table or "warmup" not in table:
+        raise ValueError(f"{path} is not the ablation table: expected keys 'ladder' and 'warmup'")
+    return table
+
+
+def load_induction_model(path=None):
+    """The shipped seed-0 induction model (eval mode, readable attention) and its checkpoint (every seed's numbers
+    in ``checkpoint.provenance['results']['seeds']``)."""
+    from dl4nlp.checkpoint import load_checkpoint
+    from dl4nlp.data import data_path
+
+    checkpoint = load_checkpoint(data_path(INDUCTION_CHECKPOINT) if path is None else path, kind=INDUCTION_KIND)
+    model = TransformerLM(TransformerConfig(**checkpoint.config))
+    model.load_state_dict(checkpoint.state_dict)
+    return model.eval(), checkpoint
+
+
+# --- the encoder-decoder Transformer against 04's GRU with attention, on dates ------------
+DATE_SIZES = dict(d_model=40, n_heads=4, d_ff=128, encoder_layers=2, decoder_layers=2)
+DATE_TEST = dict(n=2000, seed=2024)  # the test pairs: make_pairs(n, seed=seed, split="test")
+DATE_EVAL_STEPS = (100, 200, 400)
+DATE_GRU_FLOOR = 0.99  # after the last step, 04's GRU is at least this accurate in every length bin ...
+DATE_TRANSFORMER_FLOOR = 0.93  # ... and the Transformer at least this (seed 0's longest dates: 0.938)
+LENGTH_BINS = ((8, 14), (15, 19), (20, 24), (25, 29), (30, 45))  # source length in characters, inclusive
+DATE_CHECKPOINT = "date_transformer.pt"  # in data/, by `python -m dl4nlp.recipes.date_transformer`
+DATE_KIND = "date_transformer"
+
+
+@dataclass(frozen=True)
+class DateComparison:
+    """Test accuracy of the two models by source length, after each of ``DATE_EVAL_STEPS``, and their sizes."""
+
+    seed: int
+    parameters: tuple[int, int]  # (Transformer, GRU)
+    steps: tuple[int, ...]
+    bins: tuple[tuple[int, int], ...]
+    counts: tuple[int, ...]
+    transformer: tuple[tuple[float, ...], ...]  # [eval step][bin]
+    gru: tuple[tuple[float, ...], ...]
+    transformer_loss: tuple[float, ...]  # training loss at every step
+    gru_loss: tuple[float, ...]
+
+
+def date_transformer(seed: int = 0):
+    """An encoder-decoder Transformer for the date task with ``DATE_SIZES`` (parameters about those of 04's GRU)."""
+    from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB
+    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+
+    _check_seed(seed)
+    seed_everything(seed)
+    s = DATE_SIZES
+    config = Seq2SeqTransformerConfig(
+        len(SOURCE_VOCAB),
+        len(TARGET_VOCAB),
+        d_model=s["d_model"],
+        n_heads=s["n_heads"],
+        d_ff=s["d_ff"],
+        encoder_layers=s["encoder_layers"],
+        decoder_layers=s["decoder_layers"],
+        max_len=48,
+    )
+    return Seq2SeqTransformer(config)
+
+
+def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
+    """The test dates (``DATE_TEST``, from the test split of ``date_task``), asserted disjoint from ``train_pairs``:
+    no test date occurs in training, in any format."""
+    from dl4nlp.date_task import make_pairs, overlap
+
+    test = make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"], split="test")
+    assert overlap(train_pairs, test).disjoint
+    return test
+
+
+def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
+    """Exact-match accuracy of greedy outputs on ``pairs``, per bin of source length."""
+    from dl4nlp.date_task import translate
+
+    outputs = translate(model, [s for s, _ in pairs], max_len=max(len(t) for _, t in pairs) + 1)
+    out = []
+    for low, high in bins:
+        hits = [o == t for o, (s, t) in zip(outputs, pairs) if low <= len(s) <= high]
+        out.append(sum(hits) / len(hits) if hits else float("nan"))
+    return tuple(out)
+
+
+def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
+    """Train the Transformer and 04's GRU with dot attention on the same dates, batches and budget.
+
+    Both get notebook 04's recipe (``dl4nlp.recipes.date_models.DateRecipe``): the same
+    20,000 training pairs (training-split dates only, from seed + 1), the same batches of
+    256, Adam at 1e-2 decayed by a cosine over ``steps`` steps, gradients clipped at 1;
+    the GRU is built by 04's ``build_model``, so seed 0 is 04's shipped model. Returns
+    the comparison and the trained Transformer.
+    """
+    from dl4nlp import date_task
+    from dl4nlp.recipes.date_models import DateRecipe, build_model
+
+    _check_seed(seed)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    recipe = DateRecipe(score="dot", steps=steps, seed=seed)
+    train_pairs = date_task.make_pairs(recipe.train_pairs, seed=seed + 1, split="train")
+    test = date_test_pairs(train_pairs)
+    eval_at = tuple(sorted({s for s in DATE_EVAL_STEPS if s < steps} | {steps}))
+    counts = tuple(sum(low <= len(s) <= high for s, _ in test) for low, high in LENGTH_BINS)
+    results = {}
+    for name in ("transformer", "gru"):
+        model = date_transformer(seed) if name == "transformer" else build_model(recipe)
+        optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+        next_batch = date_task.batch_sampler(train_pairs, recipe.batch_size, seed=seed)
+        losses, accuracies, done = [], [], 0
+        for stop in eval_at:
+            history = train(
+                model,
+                lambda m, batch: m.loss(batch),
+                next_batch,
+                steps=stop - done,
+                optimizer=optimizer,
+                scheduler=schedule,
+                clip_norm=recipe.clip_norm,
+                progress=progress,
+            )
+            losses += history.loss
+            done = stop
+            accuracies.append(accuracy_by_length(model.eval(), test))
+        results[name] = (model, tuple(accuracies), tuple(losses))
+    from dl4nlp.transformer import count_parameters
+
+    comparison = DateComparison(
+        seed,
+        (count_parameters(results["transformer"][0]), count_parameters(results["gru"][0])),
+        eval_at,
+        LENGTH_BINS,
+        counts,
+        results["transformer"][1],
+        results["gru"][1],
+        results["transformer"][2],
+        results["gru"][2],
+    )
+    return comparison, results["transformer"][0]
+
+
+def date_comparison(seed: int) -> DateComparison:
+    """The numbers of ``compare_on_dates`` (what the claims are about)."""
+    return compare_on_dates(seed)[0]
+
+
+def load_date_transformer(path=None):
+    """The shipped seed-0 date Transformer (eval mode) and its checkpoint (every seed's comparison inside)."""
+    from dl4nlp.checkpoint import load_checkpoint
+    from dl4nlp.data import data_path
+    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+
+    checkpoint = load_checkpoint(data_path(DATE_CHECKPOINT) if path is None else path, kind=DATE_KIND)
+    model = Seq2SeqTransformer(Seq2SeqTransformerConfig(**checkpoint.config))
+    model.load_state_dict(checkpoint.state_dict)
+    return model.eval(), checkpoint

@@ -1,0 +1,107 @@
+"""The KV cache: decode one token at a time without recomputing the past.
+
+In a causal Transformer the keys and values of position t depend only on tokens
+0..t, so once computed they never change. Generation appends one token at a
+time; instead of running the model over the whole sequence again for every new
+token (cost growing like T² per token in attention, T per token everywhere
+else), a cache keeps every layer's keys and values, and each step computes
+only the new position's query, key and value and attends from it to the cached
+keys. The logits are the same as a full recomputation (tested to float64
+rounding). Taught in notebook 07.
+
+>>> cache = KVCache(n_layers=2)
+>>> cache.length, len(cache.layers)
+(0, 2)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from dl4nlp.attention import MultiHeadAttention, scaled_dot_product_attention
+
+
+@dataclass
+class LayerCache:
+    """One layer's keys and values so far, each (B, H, T, d_head), or None before the first step."""
+
+    keys: Optional[torch.Tensor] = None
+    values: Optional[torch.Tensor] = None
+
+    @property
+    def length(self) -> int:
+        return 0 if self.keys is None else self.keys.shape[-2]
+
+
+class KVCache:
+    """The keys and values of every layer of a decoder (``layers[i]`` for block i)."""
+
+    def __init__(self, n_layers: int):
+        if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
+            raise ValueError(f"n_layers must be a positive integer; got {n_layers!r}")
+        self.layers = [LayerCache() for _ in range(n_layers)]
+
+    @classmethod
+    def empty(cls, model: nn.Module) -> KVCache:
+        """An empty cache for a model with ``config.n_layers`` blocks (``TransformerLM``)."""
+        config = getattr(model, "config", None)
+        if config is None or not hasattr(config, "n_layers"):
+            raise TypeError(f"model must have a config with n_layers (a TransformerLM); got {type(model).__name__}")
+        return cls(config.n_layers)
+
+    @property
+    def length(self) -> int:
+        """How many positions the cache holds."""
+        return self.layers[0].length
+
+    def nbytes(self) -> int:
+        """Memory held by the cached keys and values, in bytes."""
+        return sum(
+            t.numel() * t.element_size() for layer in self.layers for t in (layer.keys, layer.values) if t is not None
+        )
+
+    def __repr__(self) -> str:
+        return f"KVCache({len(self.layers)} layers, {self.length} positions)"
+
+
+def cached_attention(
+    attention: MultiHeadAttention, x: torch.Tensor, cache: LayerCache, mask: Optional[torch.Tensor] = None
+) -> torch.Tensor:
+    """Causal self-attention of new positions ``x`` (B, T_new, C) to the cached ones and to themselves.
+
+    Appends the new keys and values to ``cache`` and returns (B, T_new, C). New
+    position i (absolute position ``cache.length + i``) may attend to every cached
+    position and to new positions up to itself. ``mask`` (broadcastable to
+    (B, H, T_new, T_total), True = may attend) is combined with that.
+    """
+    if not isinstance(attention, MultiHeadAttention):
+        raise TypeError(f"attention must be a MultiHeadAttention; got {type(attention).__name__}")
+    if x.dim() != 3 or x.shape[-1] != attention.d_model:
+        raise ValueError(f"x must have shape (B, T_new, {attention.d_model}); got {tuple(x.shape)}")
+    if cache.keys is not None and cache.keys.shape[0] != x.shape[0]:
+        raise ValueError(f"the cache holds a batch of {cache.keys.shape[0]}; got x with batch {x.shape[0]}")
+    B, T_new, C = x.shape
+    q = attention._split(attention.q_proj(x))  # (B, H, T_new, d_head)
+    k = attention._split(attention.k_proj(x))
+    v = attention._split(attention.v_proj(x))
+    if cache.keys is not None:
+        k = torch.cat([cache.keys, k], dim=2)  # (B, H, T_total, d_head)
+        v = torch.cat([cache.values, v], dim=2)
+    cache.keys, cache.values = k, v
+    start = k.shape[2] - T_new
+    allowed = torch.ones(T_new, k.shape[2], dtype=torch.bool, device=x.device).tril(diagonal=start)
+    if mask is not None:
+        if mask.dtype != torch.bool:
+            raise TypeError(f"mask must be a bool tensor (True = may attend); got dtype {mask.dtype}")
+        allowed = allowed & mask
+    if attention.fast:
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+        attention.last_weights = None
+    else:
+        out, attention.last_weights = scaled_dot_product_attention(q, k, v, mask=allowed)
+    return attention.out_proj(out.transpose(1, 2).reshape(B, T_new, C))  # concatenate heads: (B, T_new, C)

@@ -1,0 +1,164 @@
+"""Choosing the next token: greedy, temperature, top-k and nucleus (top-p) sampling; generation; perplexity.
+
+A language model gives logits z over the vocabulary. Decoding turns them into
+one token:
+
+- greedy: argmax z (deterministic; prone to loops, notebook 07 shows why);
+- temperature τ: sample from softmax(z / τ); τ → 0 is greedy, τ = 1 the model's
+  own distribution, τ > 1 flatter;
+- top-k (Fan et al., 2018): keep the k most probable tokens, renormalise, sample;
+- nucleus / top-p (Holtzman et al., 2020): keep the smallest set of most probable
+  tokens whose probabilities sum to at least p, renormalise, sample.
+
+``next_token_probabilities`` returns the distribution each rule samples from,
+so the rules can be tested and plotted; ``generate`` runs a model with them,
+using the KV cache by default. Taught in notebook 07.
+
+>>> logits = torch.tensor([2.0, 1.0, 0.0, -1.0])
+>>> next_token_probabilities(logits, top_k=2).tolist()                    # two kept, renormalised
+[0.7310585975646973, 0.2689414322376251, 0.0, 0.0]
+>>> next_token_probabilities(logits, temperature=0).tolist()              # greedy
+[1.0, 0.0, 0.0, 0.0]
+>>> (next_token_probabilities(logits, top_p=0.9) > 0).tolist()            # 0.64 + 0.24 < 0.9: three kept
+[True, True, True, False]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+from torch import nn
+
+from dl4nlp.kv_cache import KVCache
+
+
+def _check_logits(logits: torch.Tensor) -> None:
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+        raise TypeError(f"logits must be a floating-point tensor; got {getattr(logits, 'dtype', type(logits))}")
+    if logits.dim() not in (1, 2) or logits.shape[-1] == 0:
+        raise ValueError(f"logits must have shape (V,) or (B, V) with V >= 1; got {tuple(logits.shape)}")
+    if torch.isnan(logits).any() or torch.isposinf(logits).any():
+        raise ValueError("logits must not contain NaN or +inf")
+    if torch.isneginf(logits).all(-1).any():
+        raise ValueError("every row of logits needs at least one finite entry; got a row of -inf only")
+
+
+def _check_temperature(temperature: float) -> None:
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature < math.inf:
+        raise ValueError(f"temperature must be >= 0 and finite; got {temperature!r}")
+
+
+def filter_top_k(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """``logits`` with every entry outside the ``k`` largest of each row set to -inf (exactly k kept, even on ties)."""
+    _check_logits(logits)
+    V = logits.shape[-1]
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= V:
+        raise ValueError(f"k must be an integer in [1, {V}] (the vocabulary size); got {k!r}")
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter_(-1, logits.topk(k, dim=-1).indices, True)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def filter_top_p(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """``logits`` with every token outside the nucleus set to -inf.
+
+    The nucleus is the smallest set of most probable tokens whose probabilities
+    sum to at least ``p``: tokens are kept in order of probability while the mass
+    before them is below ``p``, so the most probable token is always kept.
+    """
+    _check_logits(logits)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
+        raise ValueError(f"p must be a number in (0, 1]; got {p!r}")
+    probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
+    mass_before = probs.cumsum(-1) - probs  # (…, V): probability of the tokens ranked above
+    keep_sorted = mass_before < p
+    keep = torch.zeros_like(keep_sorted).scatter_(-1, order, keep_sorted)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def next_token_probabilities(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: Optional[int] = None, top_p: Optional[float] = None
+) -> torch.Tensor:
+    """The distribution a decoding rule samples the next token from, same shape as ``logits``.
+
+    Temperature divides the logits first; then top-k, then top-p filter; the rest
+    is renormalised by the softmax. ``temperature=0`` is greedy: all mass on the
+    argmax (the first one on ties).
+    """
+    _check_logits(logits)
+    _check_temperature(temperature)
+    if temperature == 0:
+        return torch.zeros_like(logits).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)
+    logits = logits / temperature
+    if top_k is not None:
+        logits = filter_top_k(logits, top_k)
+    if top_p is not None:
+        logits = filter_top_p(logits, top_p)
+    return torch.softmax(logits, dim=-1)
+
+
+def sample_next(
+    logits: torch.Tensor,
+    temperature: float = 1.0,
+    top_k: Optional[int] = None,
+    top_p: Optional[float] = None,
+    generator: Optional[torch.Generator] = None,
+) -> torch.Tensor:
+    """One token per row of ``logits`` drawn by the rule: ids (B, 1) for logits (B, V), (1,) for (V,)."""
+    probs = next_token_probabilities(logits, temperature, top_k, top_p)
+    if temperature == 0:
+        return probs.argmax(-1, keepdim=True)
+    return torch.multinomial(probs, 1, generator=generator)
+
+
+@torch.no_grad()
+def generate(
+    model: nn.Module,
+    ids: torch.Tensor,
+    new_tokens: int,
+    temperature: float = 1.0,
+    top_k: Optional[int] = None,
+    top_p: Optional[float] = None,
+    generator: Optional[torch.Generator] = None,
+    use_cache: bool = True,
+) -> torch.Tensor:
+    """Append ``new_tokens`` tokens to ``ids`` (B, T), each drawn by the rule from a ``TransformerLM``'s logits.
+
+    With ``use_cache`` the model runs once over the prompt and then once per new
+    token on that token alone (``dl4nlp.kv_cache``). Once the sequence is longer
+    than the model's ``max_len``, only the last ``max_len`` tokens are seen, whose
+    positions shift at every step, so then each step recomputes the window (with
+    or without the cache, the same tokens come out).
+    """
+    if ids.dim() != 2 or ids.shape[1] == 0:
+        raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)} (T >= 1)")
+    if isinstance(new_tokens, bool) or not isinstance(new_tokens, int) or new_tokens < 0:
+        raise ValueError(f"new_tokens must be an integer >= 0; got {new_tokens!r}")
+    _check_temperature(temperature)
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"top_k must be a positive integer or None; got {top_k!r}")
+    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
+        raise ValueError(f"top_p must be a number in (0, 1] or None; got {top_p!r}")
+    max_len = model.config.max_len
+    was_training = model.training
+    model.eval()
+    cache, fed = None, 0  # fed: how many tokens of ids the cache holds
+    for _ in range(new_tokens):
+        if use_cache and ids.shape[1] <= max_len:
+            if cache is None:
+                cache = KVCache.empty(model)
+            logits = model(ids[:, fed:], cache=cache)[:, -1]  # (B, V)
+            fed = ids.shape[1]
+        else:
+            logits = model(ids[:, -max_len:])[:, -1]
+        ids = torch.cat([ids, sample_next(logits, temperature, top_k, top_p, generator)], dim=1)
+    model.train(was_training)
+    return ids
+
+
+def perplexity(loss: float) -> float:
+    """exp(mean cross-entropy in nats): the number of equally likely choices that would be as surprising."""
+    if not math.isfinite(loss) or loss < 0:
+        raise ValueError(f"loss must be a finite mean cross-entropy >= 0 (nats); got {loss!r}")
+    return math.exp(loss)
