@@ -969,9 +969,16 @@ def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -
     layer; one scale for all, so shapes with the same number of parameters look as different as they are.
     ``configs`` maps a name (e.g. '2x32') to a config."""
     from dl4nlp.scaling import non_embedding_parameters
+    from dl4nlp.transformer import TransformerConfig
 
+    check_type("configs", configs, dict, "a dict of name -> TransformerConfig")
     if not configs:
         raise ValueError("configs must name at least one model; got none")
+    for name, config in configs.items():
+        check_str("each name in configs", name, nonempty=True)
+        check_type(f"configs[{name!r}]", config, TransformerConfig, "a TransformerConfig")
+    check_number("width_scale", width_scale, 0, low_open=True)
+    check_number("gap", gap, 0)
     diagram, x = Diagram(), 0.0
     for name, config in configs.items():
         d, layers = config.d_model, config.n_layers

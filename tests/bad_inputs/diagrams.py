@@ -96,3 +96,28 @@ def _():
     yield from vary(seq2seq_diagram, good, "model", [("a TransformerLM config", {"score": "dot"}, "dict")])
     yield from vary(seq2seq_diagram, good, "source", [("empty", "", "''"), ("a list", ["a", "b"], "list")])
     yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])
+
+
+@cases("dl4nlp.diagrams.shapes_diagram")
+def _():
+    from dl4nlp.diagrams import shapes_diagram
+    from dl4nlp.sweep import model_config
+
+    good = dict(configs={"1x8": model_config("1x8", 65, 64)})
+    yield from vary(
+        shapes_diagram,
+        good,
+        "configs",
+        [
+            ("empty", {}, "none"),
+            ("a list of configs", [model_config("1x8", 65, 64)], "list"),
+            ("a size name for a config", {"1x8": "1x8"}, ("TransformerConfig", "str")),
+        ],
+    )
+    yield from vary(
+        shapes_diagram,
+        good,
+        "width_scale",
+        [("zero", 0.0, "0.0"), ("NaN", math.nan, "nan"), ("a string", "0.05", "str")],
+    )
+    yield from vary(shapes_diagram, good, "gap", [("negative", -1.0, "-1.0"), ("a string", "1", "str")])
