@@ -129,3 +129,28 @@ def _():
     )
     yield from vary(objectives_diagram, good, "name_of", [("a dict", {5: "a"}, "dict"), ("None", None, "None")])
     yield from vary(objectives_diagram, good, "width", [("zero", 0.0, "0.0"), ("NaN", math.nan, "nan")])
+
+
+@cases("dl4nlp.diagrams.shapes_diagram")
+def _():
+    from dl4nlp.diagrams import shapes_diagram
+    from dl4nlp.sweep import model_config
+
+    good = dict(configs={"1x8": model_config("1x8", 65, 64)})
+    yield from vary(
+        shapes_diagram,
+        good,
+        "configs",
+        [
+            ("empty", {}, "none"),
+            ("a list of configs", [model_config("1x8", 65, 64)], "list"),
+            ("a size name for a config", {"1x8": "1x8"}, ("TransformerConfig", "str")),
+        ],
+    )
+    yield from vary(
+        shapes_diagram,
+        good,
+        "width_scale",
+        [("zero", 0.0, "0.0"), ("NaN", math.nan, "nan"), ("a string", "0.05", "str")],
+    )
+    yield from vary(shapes_diagram, good, "gap", [("negative", -1.0, "-1.0"), ("a string", "1", "str")])
