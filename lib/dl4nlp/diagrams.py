@@ -26,9 +26,11 @@ from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
 
 from dl4nlp._checks import (
     check_bool,
+    check_callable,
     check_choice,
     check_int,
     check_number,
+    check_sequence,
     check_str,
     check_strings,
     check_type,
@@ -872,11 +874,10 @@ def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     sizes come from the config. ``head`` is ``'pretraining'`` (MLM + NSP) or
     ``'classifier'`` (fine-tuning from the pooled [CLS]).
     """
-    if head not in ("pretraining", "classifier"):
-        raise ValueError(f"head must be 'pretraining' or 'classifier'; got {head!r}")
+    check_choice("head", head, ("pretraining", "classifier"))
     config = getattr(model, "config", None)
     if config is None or not hasattr(model, "segment_embedding"):
-        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {given(model)}")
     C, H, F, L = config.d_model, config.n_heads, config.d_ff, config.n_layers
     segments = model.segment_embedding.num_embeddings
     d = Diagram()
@@ -937,8 +938,12 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
     Predicted positions that carry loss are drawn as outputs, the others
     greyed; ``name_of`` turns an id into the text shown.
     """
-    if not examples or not all(hasattr(e, "inputs") and hasattr(e, "loss") for e in examples):
-        raise ValueError("examples must be a non-empty list of dl4nlp.objectives.TrainingExample")
+    examples = check_sequence("examples", examples, what="a list of dl4nlp.objectives.TrainingExample")
+    bad = [e for e in examples if not (hasattr(e, "inputs") and hasattr(e, "loss") and hasattr(e, "objective"))]
+    if bad:
+        raise TypeError(f"examples must hold dl4nlp.objectives.TrainingExample records; got {given(bad[0])}")
+    check_callable("name_of", name_of, "a function from a token id to its text")
+    check_number("width", width, 0, low_open=True)
     d, y = Diagram(), 0.0
     for k, example in enumerate(examples):
         d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,
