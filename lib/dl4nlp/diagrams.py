@@ -36,7 +36,9 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
+from dl4nlp.decoder import Seq2SeqTransformerConfig
 from dl4nlp.lstm import GRUCell, LSTMCell
+from dl4nlp.transformer import TransformerConfig
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -647,6 +649,7 @@ def transformer_block_diagram(config) -> Diagram:
 
     The dashed arcs are the residual connections; "+" adds them.
     """
+    check_type("config", config, TransformerConfig, "a dl4nlp.transformer.TransformerConfig")
     d = Diagram()
     d.box("in", "x  (T × d_model)", (0, 0), "input", width=2.6, height=0.5)
     sublayers = []
@@ -667,6 +670,7 @@ def transformer_block_diagram(config) -> Diagram:
 
 def decoder_only_diagram(config) -> Diagram:
     """A decoder-only language model (GPT) from its ``TransformerConfig``: embeddings, masked blocks, output layer."""
+    check_type("config", config, TransformerConfig, "a dl4nlp.transformer.TransformerConfig")
     d = Diagram()
     d.box("tokens", "tokens x₁ … x_T", (0, 0), "input", width=2.6, height=0.5)
     d.box("emb", f"token embedding ({config.vocab_size} × {config.d_model})", (0, 1.0), "embedding", width=3.6)
@@ -692,6 +696,7 @@ def decoder_only_diagram(config) -> Diagram:
 
 def encoder_decoder_diagram(config) -> Diagram:
     """The encoder-decoder Transformer from its ``Seq2SeqTransformerConfig``: both stacks and the cross-attention."""
+    check_type("config", config, Seq2SeqTransformerConfig, "a dl4nlp.decoder.Seq2SeqTransformerConfig")
     d = Diagram()
     for side, x, label in (("e", -3.4, "source"), ("d", 3.4, "target shifted right (BOS first)")):
         d.box(f"{side}tokens", label, (x, 0), "input", width=3.4, height=0.5)

@@ -98,6 +98,42 @@ def _():
     yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])
 
 
+# --- notebook 07 --------------------------------------------------------------------------
+def _config_cases(fn, wanted):
+    from dl4nlp.decoder import Seq2SeqTransformerConfig
+    from dl4nlp.transformer import TransformerConfig, TransformerLM
+
+    other = Seq2SeqTransformerConfig(5, 5) if wanted == "TransformerConfig" else TransformerConfig(5)
+    yield "config: a dict", lambda: fn(dict(d_model=8)), ("config", "dict", wanted)
+    yield (
+        "config: the model, not its config",
+        lambda: fn(TransformerLM(TransformerConfig(5, d_model=8, n_heads=2))),
+        ("config", "TransformerLM"),
+    )
+    yield f"config: a {type(other).__name__}", lambda: fn(other), ("config", type(other).__name__)
+
+
+@cases("dl4nlp.diagrams.transformer_block_diagram")
+def _():
+    from dl4nlp.diagrams import transformer_block_diagram
+
+    yield from _config_cases(transformer_block_diagram, "TransformerConfig")
+
+
+@cases("dl4nlp.diagrams.decoder_only_diagram")
+def _():
+    from dl4nlp.diagrams import decoder_only_diagram
+
+    yield from _config_cases(decoder_only_diagram, "TransformerConfig")
+
+
+@cases("dl4nlp.diagrams.encoder_decoder_diagram")
+def _():
+    from dl4nlp.diagrams import encoder_decoder_diagram
+
+    yield from _config_cases(encoder_decoder_diagram, "Seq2SeqTransformerConfig")
+
+
 @cases("dl4nlp.diagrams.bert_diagram")
 def _():
     import torch
