@@ -67,6 +67,7 @@ import numpy as np
 import torch
 
 from dl4nlp.autograd import Value, engine_gradients, topological_order, torch_gradients
+from dl4nlp.diagrams import mlp_diagram
 from dl4nlp.exercises import check
 from dl4nlp.experiments import backprop as experiment
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
@@ -635,6 +636,17 @@ assert check("Exercise 3", lambda: neuron_gradients(w_values, b_value, x_values)
 model = MLP(2, [8, 1], seed=0)
 print(model)
 print(f"{len(model.parameters())} parameters:", to_torch(model))
+
+# %% [markdown]
+# `dl4nlp.diagrams.mlp_diagram` draws it from its own layers: each box is a layer's width and
+# non-linearity, each arrow one weight matrix and its bias.
+
+# %%
+diagram = mlp_diagram(model)
+widths = [len(model.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in model.layers]  # 2, 8, 1
+assert [int(box.label.split()[0]) for box in diagram.boxes.values()] == widths, diagram.boxes
+diagram.draw(title=repr(model))
+plt.show()
 
 # %% [markdown]
 # ### The data: four blobs labelled like XOR

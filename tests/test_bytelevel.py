@@ -52,7 +52,7 @@ def test_round_trip_on_any_text(trained, text):
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="is not one of the 256 byte symbols"):
+    with pytest.raises(ValueError, match="not one of the 256"):
         from_bytes("Ā€")
-    with pytest.raises(TypeError, match="not one string"):
+    with pytest.raises(TypeError, match="texts must be a list of strings; got str"):
         ByteBPE.train("abc", 3)

@@ -81,7 +81,7 @@ def test_envelope_keeps_only_runs_no_cheaper_run_beats():
     assert envelope(flops, loss).tolist() == [0, 1, 5, 4]  # the run at 4 FLOPs is beaten by the one at 3
     with pytest.raises(ValueError, match="same length"):
         envelope([1, 2], [1.0])
-    with pytest.raises(ValueError, match="finite and positive"):
+    with pytest.raises(ValueError, match="finite and > 0"):
         envelope([1, float("nan")], [1.0, 2.0])
 
 

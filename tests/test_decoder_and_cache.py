@@ -92,7 +92,7 @@ def test_kv_cache_refuses_what_does_not_fit():
         model(torch.zeros(2, 3, dtype=torch.long), cache=cache)
     with pytest.raises(ValueError, match="batch"):
         cached_attention(model.encoder.blocks[0].self_attn, torch.zeros(1, 1, 16, dtype=torch.float64), cache.layers[0])
-    with pytest.raises(ValueError, match="n_layers must be a positive integer"):
+    with pytest.raises(ValueError, match="n_layers must be an integer >= 1"):
         KVCache(0)
     with pytest.raises(TypeError, match="TransformerLM"):
         KVCache.empty(nn.Linear(2, 2))
@@ -172,7 +172,32 @@ def test_seq2seq_transformer_greedy_decode_matches_teacher_forcing_on_its_own_ou
 
 
 def test_seq2seq_transformer_config_errors():
-    with pytest.raises(ValueError, match="source_vocab_size must be a positive integer"):
+    with pytest.raises(ValueError, match="source_vocab_size must be an integer >= 1"):
         Seq2SeqTransformerConfig(0, 5)
     with pytest.raises(ValueError, match="divisible"):
         Seq2SeqTransformerConfig(5, 5, d_model=10, n_heads=3)
+
+
+def test_a_refused_step_leaves_the_cache_as_it_was():
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 2)
+    cache = LayerCache()
+    cached_attention(attention, torch.randn(1, 2, 8), cache)
+    keys = cache.keys
+    with pytest.raises(ValueError, match=r"mask must broadcast to \(B, H, 1, 3\)"):
+        cached_attention(attention, torch.randn(1, 1, 8), cache, mask=torch.ones(1, 1, 1, 1, 4, dtype=torch.bool))
+    assert cache.keys is keys and cache.length == 2
+
+
+def test_translate_and_accuracy_by_length_take_the_transformer():
+    """date_task.translate refused a Seq2SeqTransformer (it checked for Seq2Seq only), so the date comparison's
+    accuracy_by_length failed on the Transformer."""
+    from dl4nlp.date_task import translate
+    from dl4nlp.experiments.transformer import accuracy_by_length, date_transformer
+
+    model = date_transformer(0).eval()
+    pairs = make_pairs(8, seed=0)
+    outputs = translate(model, [source for source, _ in pairs], max_len=11)
+    assert len(outputs) == 8 and all(isinstance(o, str) for o in outputs)
+    accuracies = accuracy_by_length(model, pairs, bins=((0, 100),))
+    assert len(accuracies) == 1 and 0.0 <= accuracies[0] <= 1.0

@@ -61,6 +61,45 @@ def test_unrolled_rnn_names_bad_input():
         unrolled_rnn("rnn")
 
 
+def test_mlp_diagram_is_read_from_the_model():
+    import torch.nn as nn
+
+    from dl4nlp.diagrams import mlp_diagram
+    from dl4nlp.scalar_nn import MLP, to_torch
+
+    widths = lambda d: [int(box.label.split()[0]) for box in d.boxes.values()]  # noqa: E731
+    acts = lambda d: [box.label.split("\n")[1] for box in d.boxes.values()][1:]  # noqa: E731
+    small, deep = mlp_diagram(MLP(2, [8, 1])), mlp_diagram(MLP(3, [5, 4, 2], nonlinearity="relu"))
+    assert widths(small) == [2, 8, 1] and acts(small) == ["tanh", "linear"]
+    assert widths(deep) == [3, 5, 4, 2] and acts(deep) == ["relu", "relu", "linear"]
+    assert list(deep.boxes) == ["input", "hidden1", "hidden2", "output"]
+    assert [a.label for a in deep.arrows] == ["W₁ 5×3, b₁", "W₂ 4×5, b₂", "W₃ 2×4, b₃"]
+    twin = mlp_diagram(to_torch(MLP(3, [5, 4, 2], nonlinearity="relu")))  # the torch twin draws the same picture
+    assert [b.label for b in twin.boxes.values()] == [b.label for b in deep.boxes.values()]
+    torch_mlp = mlp_diagram(nn.Sequential(nn.Linear(4, 6), nn.GELU(), nn.Linear(6, 1), nn.Sigmoid()))
+    assert widths(torch_mlp) == [4, 6, 1] and acts(torch_mlp) == ["gelu", "sigmoid"]
+    plt.close(deep.draw())
+
+
+def test_mlp_diagram_names_bad_input():
+    import torch.nn as nn
+
+    from dl4nlp.diagrams import mlp_diagram
+
+    with pytest.raises(TypeError, match="model must be a dl4nlp.scalar_nn.MLP or a torch.nn.Sequential"):
+        mlp_diagram(nn.Linear(2, 3))
+    with pytest.raises(ValueError, match=r"model\[2\] must read 8 features.*got Linear\(4, 1\)"):
+        mlp_diagram(nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(4, 1)))
+    with pytest.raises(ValueError, match=r"model\[0\] must follow a Linear layer.*Tanh first"):
+        mlp_diagram(nn.Sequential(nn.Tanh(), nn.Linear(2, 1)))
+    with pytest.raises(ValueError, match=r"model\[2\] must follow a Linear layer.*ReLU after tanh"):
+        mlp_diagram(nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.ReLU()))
+    with pytest.raises(TypeError, match=r"model\[1\] must be an nn.Linear.*got Dropout"):
+        mlp_diagram(nn.Sequential(nn.Linear(2, 3), nn.Dropout(0.1)))
+    with pytest.raises(ValueError, match="empty nn.Sequential"):
+        mlp_diagram(nn.Sequential())
+
+
 def test_transformer_diagrams_follow_the_config():
     from dl4nlp.decoder import Seq2SeqTransformerConfig
     from dl4nlp.diagrams import decoder_only_diagram, encoder_decoder_diagram, transformer_block_diagram

@@ -83,7 +83,7 @@ def test_tagger_and_tag_encoding():
     assert tags[0].tolist() == [IGNORE_INDEX, 1, 1, 0, IGNORE_INDEX]
     encoder = Bert(bert_config("base", vocab_size=len(VOCAB), d_model=16, n_heads=2, n_layers=1, max_len=16))
     assert TokenTagger(encoder)(ids, valid).shape == (1, 5, 2)
-    with pytest.raises(ValueError, match="every word needs one tag; got 2 words and 1 tags"):
+    with pytest.raises(ValueError, match=r"sentences\[0\] needs one tag per word; got 2 words and 1 tags"):
         encode_tagged(VOCAB, [(["i", "am"], [1])], max_len=8)
 
 
@@ -94,8 +94,8 @@ def test_logistic_regression_and_helpers():
     assert accuracy(layer(x).argmax(-1), y) == 1.0
     assert default_steps(32) == 50 and default_steps(512) == 96 and default_steps(4096) == 400
     with pytest.raises(ValueError, match="labels hold nothing to score"):
-        accuracy(torch.zeros(3), torch.full((3,), IGNORE_INDEX))
+        accuracy(torch.zeros(3, dtype=torch.long), torch.full((3,), IGNORE_INDEX))
     with pytest.raises(ValueError, match="methods must be among"):
         compare_methods(None, VOCAB, [], [], seed=0, methods=["svm"])
-    with pytest.raises(ValueError, match="every setting must be a positive number"):
+    with pytest.raises(ValueError, match="settings must map each method to a positive number"):
         compare_methods(None, VOCAB, [], [], seed=0, settings={"probe": -1})

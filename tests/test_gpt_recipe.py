@@ -70,9 +70,9 @@ def test_weights_round_trip_and_refuse_mismatches():
     again = model_from_weights(model.config, weights)
     ids = torch.randint(0, 10, (2, 8))
     assert torch.allclose(again(ids), model.eval()(ids), atol=1e-2)  # float16 rounding
-    with pytest.raises(ValueError, match="do not fit"):
+    with pytest.raises(ValueError, match="does not fit"):
         model_from_weights(gpt_config(10, d_model=16, n_heads=2, n_layers=2, max_len=8), weights)
     with pytest.raises(TypeError, match="TransformerLM"):
         weights_to_store(torch.nn.Linear(2, 2))
-    with pytest.raises(ValueError, match="unknown TransformerConfig fields"):
+    with pytest.raises(ValueError, match="overrides must name TransformerConfig fields only"):
         gpt_config(10, width=3)

@@ -82,7 +82,7 @@ def test_replaced_token_detection_labels_every_ordinary_position():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="ids must be at least 2 non-negative integers"):
+    with pytest.raises(ValueError, match=r"ids must be a sequence of at least 2 ids; got \[3\]"):
         causal_lm([3])
-    with pytest.raises(ValueError, match=r"ids must be one sequence \(T,\); got shape \(1, 3\)"):
+    with pytest.raises(ValueError, match=r"ids must be a 1-D sequence of ids; got shape \(1, 3\)"):
         causal_lm(torch.ones(1, 3, dtype=torch.long))

@@ -87,9 +87,9 @@ def test_temperature_to_zero_approaches_greedy_and_sampling_matches_the_distribu
     [
         (lambda: filter_top_k(torch.zeros(5), 0), r"k must be an integer in \[1, 5\]"),
         (lambda: filter_top_k(torch.zeros(5), 6), r"k must be an integer in \[1, 5\]"),
-        (lambda: filter_top_p(torch.zeros(5), 0.0), r"p must be a number in \(0, 1\]"),
-        (lambda: filter_top_p(torch.zeros(5), 1.5), r"p must be a number in \(0, 1\]"),
-        (lambda: next_token_probabilities(torch.zeros(5), temperature=-1), "temperature must be >= 0"),
+        (lambda: filter_top_p(torch.zeros(5), 0.0), r"p must be a finite number in \(0, 1\]"),
+        (lambda: filter_top_p(torch.zeros(5), 1.5), r"p must be a finite number in \(0, 1\]"),
+        (lambda: next_token_probabilities(torch.zeros(5), temperature=-1), "temperature must be a finite number >= 0"),
         (lambda: next_token_probabilities(torch.tensor([1.0, float("nan")])), "NaN"),
         (lambda: next_token_probabilities(torch.tensor([1, 2])), "floating-point"),
         (lambda: next_token_probabilities(torch.full((3,), float("-inf"))), "at least one finite"),
@@ -123,7 +123,7 @@ def test_generate_fails_loudly():
     model = _model()
     with pytest.raises(ValueError, match="new_tokens must be an integer >= 0"):
         generate(model, torch.zeros(1, 2, dtype=torch.long), -1)
-    with pytest.raises(ValueError, match="top_k must be a positive integer"):
+    with pytest.raises(ValueError, match=r"top_k must be an integer in \[1, 9\]"):
         generate(model, torch.zeros(1, 2, dtype=torch.long), 1, top_k=0)
     with pytest.raises(ValueError, match=r"ids must have shape \(B, T\)"):
         generate(model, torch.zeros(3, dtype=torch.long), 1)
@@ -144,9 +144,9 @@ def test_masks_count_their_entries():
     assert (combined >= sliding_window_mask(n, 3)).all() and (combined[0] | combined[:, 0]).all()
     assert torch.equal(sliding_window_mask(5, 0), torch.eye(5, dtype=torch.bool))
     for bad, message in [
-        (lambda: sliding_window_mask(0, 1), "length must be a positive integer"),
+        (lambda: sliding_window_mask(0, 1), "length must be an integer >= 1"),
         (lambda: sliding_window_mask(4, -1), "window must be an integer >= 0"),
-        (lambda: global_mask(4, [4]), r"global positions must be integers in \[0, 4\)"),
+        (lambda: global_mask(4, [4]), r"positions must be integers in \[0, 4\)"),
         (lambda: random_mask(4, 5), r"per_query must be an integer in \[0, 4\]"),
     ]:
         with pytest.raises(ValueError, match=message):
@@ -165,9 +165,9 @@ def test_blockwise_attention_equals_full_attention(T, block, causal):
 
 def test_blockwise_attention_fails_loudly():
     q = torch.zeros(1, 4, 8)
-    with pytest.raises(ValueError, match="block_size must be a positive integer"):
+    with pytest.raises(ValueError, match="block_size must be an integer >= 1"):
         blockwise_attention(q, q, q, 0)
-    with pytest.raises(ValueError, match="q, k, v must be"):
+    with pytest.raises(ValueError, match=r"k must have shape \(1, T_k, 8\)"):
         blockwise_attention(q, torch.zeros(1, 4, 7), q)
     with pytest.raises(ValueError, match="causal attention needs as many queries as keys"):
         blockwise_attention(q, torch.zeros(1, 5, 8), torch.zeros(1, 5, 8), causal=True)

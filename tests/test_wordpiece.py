@@ -76,13 +76,13 @@ def test_bert_base_uncased_vocabulary():
 
 
 def test_errors():
-    with pytest.raises(TypeError, match="tokens must be a sequence of non-empty strings"):
+    with pytest.raises(TypeError, match="tokens must be a list of strings; got str"):
         WordPiece("abc")
     with pytest.raises(ValueError, match="vocab_size must hold the 5 special tokens"):
         WordPiece.train(["abc abd"], vocab_size=6)
-    with pytest.raises(TypeError, match="not one string"):
-        WordPiece.train("abc", vocab_size=50)
+    with pytest.raises(TypeError, match="texts must be a list of strings; got str"):
+        WordPiece.train("abc", vocab_size=50)  # one string, not a list of texts
     with pytest.raises(ValueError, match=r"tokens must be distinct; repeated: \['a'\]"):
         WordPiece(["a", "a"])
-    with pytest.raises(ValueError, match=r"ids must lie in \[0, 6\); got \[9\]"):
+    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 6\); got 9"):
         WordPiece(["a"]).decode([9])

@@ -26,6 +26,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp._checks import (
+    check_device,
+    check_file,
     check_ids,
     check_ids_list,
     check_int,
@@ -155,12 +157,9 @@ def binomial_interval(trials: int, p: float, z: float = 4.0) -> tuple[float, flo
     >>> [round(bound) for bound in binomial_interval(10_000, 0.15)]
     [1357, 1643]
     """
-    if not isinstance(trials, int) or trials < 0:
-        raise ValueError(f"trials must be a non-negative integer; got {trials!r}")
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be in [0, 1]; got {p!r}")
-    if not z > 0:
-        raise ValueError(f"z must be positive; got {z!r}")
+    check_int("trials", trials, low=0)
+    check_number("p", p, 0, 1)
+    check_number("z", z, 0, low_open=True)
     half = z * math.sqrt(trials * p * (1 - p))
     return trials * p - half, trials * p + half
 
@@ -350,8 +349,7 @@ SHIPPED = "tiny_bert.pt"  # in data/, made by ``python -m dl4nlp.recipes.tiny_be
 
 def checkpoint_state(model: Bert) -> dict[str, torch.Tensor]:
     """The weights to ship: float16, the MLM output weight left out when it is tied to the token embedding."""
-    if not isinstance(model, Bert):
-        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
     return {
         k: v.detach().to("cpu", torch.float16)
         for k, v in model.state_dict().items()
@@ -365,7 +363,8 @@ def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.devi
     ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of
     checkpoint, or a damaged file, is refused with a message naming it.
     """
-    checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else path, kind=CHECKPOINT_KIND)
+    device = torch.device("cpu") if device is None else check_device("device", device)
+    checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else check_file("path", path), kind=CHECKPOINT_KIND)
     model = Bert(TransformerConfig(**checkpoint.config))
     state = {k: v.float() for k, v in checkpoint.state_dict.items()}
     missing, unexpected = model.load_state_dict(state, strict=False)
@@ -375,4 +374,4 @@ def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.devi
     tokenizer = WordPiece(
         extra["tokens"], specials=extra["specials"], continuation=extra["continuation"], lowercase=extra["lowercase"]
     )
-    return model.to(device or torch.device("cpu")).eval(), tokenizer
+    return model.to(device).eval(), tokenizer

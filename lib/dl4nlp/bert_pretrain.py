@@ -17,6 +17,20 @@ from typing import Any, Mapping, Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_device,
+    check_ids_list,
+    check_int,
+    check_number,
+    check_sequence,
+    check_str,
+    check_strings,
+    check_type,
+    given,
+    short,
+)
 from dl4nlp.bert import IGNORE_INDEX, MASK_PROB, Bert, bert_config, mask_tokens, pair_inputs, pretraining_loss
 from dl4nlp.train import History, train
 
@@ -32,16 +46,26 @@ class PretrainingData:
 
     def __init__(self, splits: Mapping[str, Sequence[Sequence[str]]], tokenizer: Any, min_sentences: int = 2):
         if not isinstance(splits, Mapping) or "train" not in splits:
-            raise ValueError(f"splits must be a mapping with a 'train' split; got {type(splits).__name__}")
+            raise ValueError(f"splits must be a mapping with a 'train' split; got {given(splits)}")
+        needed = ("encode", "special_ids", "itos", "__getitem__", "__len__")
+        if not all(hasattr(tokenizer, attr) for attr in needed):
+            raise TypeError(
+                f"tokenizer must be a WordPiece (encode, special_ids, itos, [token]); got {given(tokenizer)}"
+            )
+        check_int("min_sentences", min_sentences, low=2)
         self.vocab = tokenizer
         self.documents: dict[str, list[list[list[int]]]] = {}
         for name, documents in splits.items():
-            if isinstance(documents, str) or any(isinstance(d, str) for d in documents):
-                raise TypeError(f"split {name!r} must be a list of documents, each a list of sentence strings")
+            documents = check_sequence(f"splits[{name!r}]", documents, what="a list of documents")
+            for document in documents:
+                check_strings(f"splits[{name!r}]: a document", document, nonempty=False)
             encoded = [[ids for ids in map(tokenizer.encode, document) if ids] for document in documents]
             self.documents[name] = [d for d in encoded if len(d) >= min_sentences]
             if len(self.documents[name]) < 2:
-                raise ValueError(f"split {name!r} needs at least 2 documents of {min_sentences}+ sentences")
+                raise ValueError(
+                    f"splits[{name!r}] needs at least 2 documents of {min_sentences}+ non-empty sentences; "
+                    f"got {len(self.documents[name])}"
+                )
 
     @cached_property
     def unigram_counts(self) -> torch.Tensor:
@@ -53,10 +77,10 @@ class PretrainingData:
 
     def pairs(self, n: int, rng: random.Random, split: str = "train", max_len: int = 64) -> list:
         """``n`` NSP examples ``(a_ids, b_ids, is_next)``, with len(a) + len(b) + 3 <= ``max_len``."""
-        if split not in self.documents:
-            raise ValueError(f"split must be one of {tuple(self.documents)}; got {split!r}")
-        if not isinstance(max_len, int) or max_len < 5:
-            raise ValueError(f"max_len must be an integer of at least 5; got {max_len!r}")
+        check_int("n", n)
+        check_type("rng", rng, random.Random, "a random.Random")
+        check_choice("split", split, tuple(self.documents))
+        check_int("max_len", max_len, low=5)
         docs, budget = self.documents[split], max_len - 3  # [CLS] A [SEP] B [SEP]
         out = []
         for _ in range(n):
@@ -83,9 +107,17 @@ class PretrainingData:
 
     def batch(self, pairs: Sequence, generator: Optional[torch.Generator] = None, mask_prob: float = MASK_PROB) -> dict:
         """Pad a list of pairs into tensors and apply BERT's masking: a dict ready for ``pretraining_loss``."""
-        if not pairs:
-            raise ValueError("pairs must not be empty")
+        pairs = check_sequence("pairs", pairs, what="a list of (a_ids, b_ids, is_next)")
         v = self.vocab
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 3:
+                raise TypeError(f"pairs must hold (a_ids, b_ids, is_next) triples; got {given(pair)}")
+            if pair[2] not in (0, 1):
+                raise ValueError(f"pairs: is_next must be 0 or 1; got {short(pair[2])}")
+            check_ids_list("pairs: a_ids", pair[0], len(v), nonempty=False)
+            check_ids_list("pairs: b_ids", pair[1], len(v), nonempty=False)
+        if generator is not None:
+            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         rows = [pair_inputs(a, b, cls=v["[CLS]"], sep=v["[SEP]"]) for a, b, _ in pairs]
         T = max(len(tokens) for tokens, _, _ in rows)
         ids = torch.full((len(rows), T), v["[PAD]"], dtype=torch.long)
@@ -138,11 +170,21 @@ class Pretrainer:
         nsp_weight: float = 1.0,
         device: Optional[torch.device] = None,
     ):
+        check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+        check_type("data", data, PretrainingData, "a PretrainingData")
+        if len(data.vocab) > model.config.vocab_size:
+            raise ValueError(
+                f"data's tokenizer has {len(data.vocab)} tokens; the model's vocab_size must hold them, "
+                f"got {model.config.vocab_size}"
+            )
         for name, value in (("steps", steps), ("batch_size", batch_size), ("warmup", warmup)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
-        if not lr > 0:
-            raise ValueError(f"lr must be positive; got {lr!r}")
+            check_int(name, value)
+        check_number("lr", lr, 0, low_open=True)
+        check_int("seed", seed, low=0)
+        check_number("mask_prob", mask_prob, 0, 1, low_open=True)
+        check_number("nsp_weight", nsp_weight, 0)
+        if device is not None:
+            device = check_device("device", device)
         self.model, self.data, self.steps, self.batch_size = model, data, steps, batch_size
         self.mask_prob, self.nsp_weight = mask_prob, nsp_weight
         self.device = device or next(model.parameters()).device
@@ -169,6 +211,10 @@ class Pretrainer:
 
     def run(self, n: Optional[int] = None, progress: bool = True, desc: str = "pre-training") -> History:
         """Train ``n`` more steps (default: to the end of the schedule); returns the whole history."""
+        if n is not None:
+            check_int("n", n, low=0)
+        check_bool("progress", progress)
+        check_str("desc", desc)
         n = self.steps - self.done if n is None else min(n, self.steps - self.done)
         if n > 0:
             part = train(
@@ -203,6 +249,11 @@ class Pretrainer:
         }
 
     def load_state_dict(self, state: dict) -> None:
+        """Restore what ``state_dict()`` returned (of a Pretrainer of the same model and options)."""
+        keys = ("model", "optimizer", "schedule", "rng", "generator", "history")
+        if not isinstance(state, Mapping) or any(k not in state for k in keys):
+            missing = [k for k in keys if k not in state] if isinstance(state, Mapping) else keys
+            raise ValueError(f"state must be a Pretrainer.state_dict() with keys {keys}; missing {missing}")
         self.model.load_state_dict(state["model"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.schedule.load_state_dict(state["schedule"])
@@ -232,8 +283,12 @@ def evaluate(
 
     The unigram baseline always predicts the most frequent ordinary training token.
     """
-    if not isinstance(n_pairs, int) or n_pairs < 1 or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"n_pairs and batch_size must be positive integers; got {n_pairs!r}, {batch_size!r}")
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+    check_type("data", data, PretrainingData, "a PretrainingData")
+    check_int("n_pairs", n_pairs)
+    check_int("batch_size", batch_size)
+    check_int("seed", seed, low=0)
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)
     rng, generator = random.Random(seed), torch.Generator().manual_seed(seed)
     pairs = data.pairs(n_pairs, rng, split=split, max_len=model.config.max_len)
     device = next(model.parameters()).device

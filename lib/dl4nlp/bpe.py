@@ -133,6 +133,7 @@ class BPE:
 
     def joined(self, merge: Merge) -> str:
         """The symbol a merge makes: ``left + right`` (``right`` without its continuation prefix)."""
+        check_type("merge", merge, Merge, "a dl4nlp.bpe.Merge (one of this BPE's merges)")
         return _join(merge.left, merge.right, self.continuation)
 
     @property
@@ -178,8 +179,10 @@ def initial_alphabet(counts: Iterable[str], continuation: str = "") -> list[str]
     >>> initial_alphabet(["hug", "pug"], continuation="##")
     ['g', 'h', 'p', 'u', '##g', '##u']
     """
-    if not isinstance(continuation, str):
-        raise TypeError(f"continuation must be a str; got {type(continuation).__name__}")
+    check_str("continuation", continuation)
+    if isinstance(counts, str) or not isinstance(counts, Iterable):
+        raise TypeError(f"counts must be words (a dict of word counts or a list of words); got {given(counts)}")
+    counts = check_strings("counts", list(counts), nonempty=False)
     plain = sorted({ch for word in counts for ch in word})
     inner = {continuation + ch for word in counts for ch in word[1:]} if continuation else set()
     return plain + sorted(inner - set(plain))

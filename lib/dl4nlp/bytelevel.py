@@ -26,8 +26,9 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
+from dl4nlp._checks import check_int, check_str, check_strings, check_type
 from dl4nlp.bpe import BPE, WHITE_SPACE, train_bpe
 
 
@@ -48,19 +49,21 @@ CHAR_TO_BYTE = {c: b for b, c in BYTE_TO_CHAR.items()}
 
 def to_bytes(text: str) -> str:
     """``text`` as its UTF-8 bytes, one printable character per byte."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     return "".join(BYTE_TO_CHAR[b] for b in text.encode("utf-8"))
 
 
 def from_bytes(symbols: str) -> str:
     """The inverse of ``to_bytes`` (bytes that are not valid UTF-8 become U+FFFD, as in Hugging Face)."""
-    if not isinstance(symbols, str):
-        raise TypeError(f"symbols must be a str of byte symbols; got {type(symbols).__name__}")
-    try:
-        return bytes(CHAR_TO_BYTE[c] for c in symbols).decode("utf-8", errors="replace")
-    except KeyError as error:
-        raise ValueError(f"{error.args[0]!r} is not one of the 256 byte symbols") from None
+    check_str("symbols", symbols, what="a str of byte symbols")
+    return _decode("symbols", symbols)
+
+
+def _decode(name: str, symbols: str) -> str:
+    unknown = [c for c in symbols if c not in CHAR_TO_BYTE]
+    if unknown:
+        raise ValueError(f"{name} must hold byte symbols only (see to_bytes); got {unknown[0]!r}, not one of the 256")
+    return bytes(CHAR_TO_BYTE[c] for c in symbols).decode("utf-8", errors="replace")
 
 
 @lru_cache(maxsize=256)
@@ -78,8 +81,7 @@ def split_words(text: str) -> list[str]:
     >>> split_words("Hello  world, it's 2024!")
     ['Hello', ' ', ' world', ',', ' it', "'s", ' 2024', '!']
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str; got {type(text).__name__}")
+    check_str("text", text)
     extra = {c for c in set(text) if ord(c) > 127}
     letters = "".join(sorted(c for c in extra if unicodedata.category(c)[0] == "L"))
     numbers = "".join(sorted(c for c in extra if unicodedata.category(c)[0] == "N"))
@@ -92,11 +94,14 @@ class ByteBPE:
 
     bpe: BPE
 
+    def __post_init__(self):
+        check_type("bpe", self.bpe, BPE, "a dl4nlp.bpe.BPE (learn one with ByteBPE.train)")
+
     @classmethod
     def train(cls, texts: Iterable[str], num_merges: int) -> ByteBPE:
         """Learn ``num_merges`` merges from the byte strings of the words of ``texts``."""
-        if isinstance(texts, str):
-            raise TypeError("texts must be an iterable of strings, not one string (wrap it in a list)")
+        texts = check_strings("texts", list(texts) if isinstance(texts, Iterator) else texts)
+        check_int("num_merges", num_merges, low=0)
         counts: Counter = Counter()
         for text in texts:
             counts.update(to_bytes(word) for word in split_words(text))
@@ -111,10 +116,10 @@ class ByteBPE:
 
     def tokenize(self, text: str) -> list[str]:
         """The byte-level pieces of ``text``."""
+        check_str("text", text)
         return [piece for word in split_words(text) for piece in self.bpe.tokenize_word(to_bytes(word))]
 
     def decode(self, pieces: Sequence[str]) -> str:
         """The text spelled by ``pieces``: join, map back to bytes, decode UTF-8."""
-        if isinstance(pieces, str):
-            raise TypeError("pieces must be a list of byte-level pieces, not one string")
-        return from_bytes("".join(pieces))
+        pieces = check_strings("pieces", pieces, nonempty=False)
+        return _decode("pieces", "".join(pieces))

@@ -45,7 +45,17 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 import torch
 
-from dl4nlp._checks import check_callable, check_device, check_file, check_path, check_str, check_type
+from dl4nlp._checks import (
+    check_bool,
+    check_callable,
+    check_device,
+    check_file,
+    check_path,
+    check_sequence,
+    check_str,
+    check_type,
+    given,
+)
 from dl4nlp._version import __version__
 
 FORMAT = "dl4nlp-checkpoint"
@@ -215,8 +225,14 @@ def save_table(
 ) -> dict:
     """Write ``rows`` (dicts with the same keys) as a CSV file and its provenance, atomically, like a checkpoint."""
     path = check_output(path, overwrite=overwrite, suffix=".csv")
-    if not rows or any(list(row) != list(rows[0]) for row in rows):
-        raise ValueError("rows must be a non-empty list of dicts that all have the same keys in the same order")
+    rows = check_sequence("rows", rows, what="a list of dicts")
+    bad = [row for row in rows if not isinstance(row, Mapping)]
+    if bad:
+        raise TypeError(f"rows must hold dicts (column -> value); got {given(bad[0])}")
+    if any(list(row) != list(rows[0]) for row in rows):
+        odd = next(list(row) for row in rows if list(row) != list(rows[0]))
+        raise ValueError(f"rows must all have the keys {list(rows[0])} in that order; got a row with {odd}")
+    check_type("provenance", provenance, Mapping, "a dict (at least the command that made the table)")
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
@@ -231,9 +247,8 @@ def save_table(
 
 def load_table(path: PathLike, *, verify: bool = True) -> tuple[list[dict[str, str]], dict]:
     """The rows of a CSV written by ``save_table`` (as strings) and its provenance, the checksum verified."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no table at {path}; expected a .csv written by a recipe")
+    path = check_file("path", path, "a .csv table written by a recipe")
+    check_bool("verify", verify)
     provenance = read_provenance(path) if verify else {}
     if verify:
         verify_checksum(path, provenance)

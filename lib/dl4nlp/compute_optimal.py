@@ -31,17 +31,20 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from dl4nlp._checks import check_array, check_callable, check_int, check_number
+
 
 def _positive_1d(name: str, values, min_size: int = 1) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of numbers; got {type(values).__name__}") from None
-    if array.ndim != 1 or array.size < min_size:
-        raise ValueError(f"{name} must be 1-D with at least {min_size} values; got shape {array.shape}")
-    if not np.all(np.isfinite(array)) or not np.all(array > 0):
-        raise ValueError(f"{name} must be finite and positive (fitted in log space); got {array.tolist()}")
+    """A 1-D array of at least ``min_size`` finite positive numbers (fitted in log space)."""
+    array = check_array(name, values, ndim=1, low=0, low_open=True, expected="1 dimension (one value per run)")
+    if array.size < min_size:
+        raise ValueError(f"{name} must have at least {min_size} values; got {array.size}: {array.tolist()}")
     return array
+
+
+def _positive(name: str, values) -> np.ndarray:
+    """Numbers of any shape (a scalar too), finite and positive: where a fit is evaluated."""
+    return check_array(name, values, low=0, low_open=True, nonempty=False)
 
 
 def _same_length(**arrays: np.ndarray) -> None:
@@ -62,7 +65,7 @@ class Slope:
     n_points: int
 
     def __call__(self, x) -> np.ndarray:
-        return np.exp(self.intercept + self.value * np.log(np.asarray(x, dtype=float)))
+        return np.exp(self.intercept + self.value * np.log(_positive("x", x)))
 
 
 def fit_slope(x: Sequence[float], y: Sequence[float], n_bootstrap: int = 1000, seed: int = 0) -> Slope:
@@ -73,6 +76,8 @@ def fit_slope(x: Sequence[float], y: Sequence[float], n_bootstrap: int = 1000, s
     """
     x, y = _positive_1d("x", x, 3), _positive_1d("y", y, 3)
     _same_length(x=x, y=y)
+    n_bootstrap = check_int("n_bootstrap", n_bootstrap, low=0)
+    seed = check_int("seed", seed, low=0)
     lx, ly = np.log(x), np.log(y)
     if np.ptp(lx) == 0:
         raise ValueError(f"x must take at least two different values; got {x.tolist()}")
@@ -106,12 +111,13 @@ def local_slopes(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
 def aicc(rss: float, n_points: int, n_params: int) -> float:
     """Akaike's criterion with the small-sample correction, for least squares:
     n ln(RSS/n) + 2k + 2k(k+1)/(n-k-1). Lower is better; needs n > k + 1."""
-    if not (isinstance(n_points, int) and isinstance(n_params, int) and n_params >= 1):
-        raise ValueError(f"n_points and n_params must be integers, n_params >= 1; got {n_points!r}, {n_params!r}")
+    n_points, n_params = check_int("n_points", n_points), check_int("n_params", n_params)
     if n_points <= n_params + 1:
-        raise ValueError(f"AICc needs more points than parameters + 1; got n={n_points}, k={n_params}")
-    if not (math.isfinite(rss) and rss >= 0):
-        raise ValueError(f"rss must be finite and >= 0; got {rss!r}")
+        raise ValueError(
+            "AICc needs more points than parameters + 1 (n_points > n_params + 1); "
+            f"got n_points={n_points}, n_params={n_params}"
+        )
+    rss = check_number("rss", rss, low=0)
     k, n = n_params, n_points
     return n * math.log(max(rss, 1e-300) / n) + 2 * k + 2 * k * (k + 1) / (n - k - 1)
 
@@ -119,13 +125,13 @@ def aicc(rss: float, n_points: int, n_params: int) -> float:
 def loo_rmse(fit, x: Sequence[float], y: Sequence[float]) -> float:
     """Leave-one-out error: refit ``fit(x_without_i, y_without_i)`` (which returns a callable) for every
     point i and return the root-mean-square error of log y at the left-out points."""
-    x, y = np.asarray(x, dtype=float), _positive_1d("y", y, 3)
-    if len(x) != len(y):
-        raise ValueError(f"x and y must have the same length; got {len(x)} and {len(y)}")
+    check_callable("fit", fit, "a function fit(x, y) returning a callable model")
+    x, y = check_array("x", x, ndim=1), _positive_1d("y", y, 3)
+    _same_length(x=x, y=y)
     errors = []
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
-        model = fit(x[keep], y[keep])
+        model = check_callable("fit's result", fit(x[keep], y[keep]), "a callable model of x")
         errors.append(math.log(float(model(x[i : i + 1])[0])) - math.log(y[i]))
     return float(np.sqrt(np.mean(np.square(errors))))
 
@@ -158,7 +164,7 @@ class IsoFLOPMinimum:
 
     def __call__(self, n) -> np.ndarray:
         c0, c1, c2 = self.coefficients
-        ln = np.log(np.asarray(n, dtype=float))
+        ln = np.log(_positive("n", n))
         return c0 + c1 * ln + c2 * ln**2
 
 
@@ -167,10 +173,13 @@ def isoflop_minimum(n: Sequence[float], loss: Sequence[float]) -> IsoFLOPMinimum
     n, loss = _positive_1d("n", n, 3), _positive_1d("loss", loss, 3)
     _same_length(n=n, loss=loss)
     if len(set(n.tolist())) < 3:
-        raise ValueError(f"need at least 3 different sizes for a parabola; got {sorted(set(n.tolist()))}")
+        raise ValueError(f"n must take at least 3 different sizes for a parabola; got {sorted(set(n.tolist()))}")
     c2, c1, c0 = np.polyfit(np.log(n), loss, 2)
     if not c2 > 0:
-        raise ValueError(f"the profile curves downwards (c2 = {c2:.3g}): it has no minimum; losses {loss.tolist()}")
+        raise ValueError(
+            f"loss must curve upwards against log n, else the profile has no minimum; got curvature {c2:.3g} "
+            f"from {loss.tolist()}"
+        )
     ln_opt = -c1 / (2 * c2)
     return IsoFLOPMinimum(
         n_opt=float(math.exp(ln_opt)),
@@ -196,7 +205,7 @@ class ParametricFit:
     n_points: int
 
     def __call__(self, n, d) -> np.ndarray:
-        n, d = np.asarray(n, dtype=float), np.asarray(d, dtype=float)
+        n, d = _positive("n", n), _positive("d", d)
         return self.E + self.A * n**-self.alpha + self.B * d**-self.beta
 
     def allocation(self) -> tuple[float, float]:
@@ -238,10 +247,15 @@ def fit_parametric(
     """
     n, d, loss = _positive_1d("n", n, 6), _positive_1d("d", d, 6), _positive_1d("loss", loss, 6)
     _same_length(n=n, d=d, loss=loss)
-    if not delta > 0:
-        raise ValueError(f"delta must be positive; got {delta!r}")
+    delta = check_number("delta", delta, low=0, low_open=True)
+    exponents = _positive_1d("exponents", exponents)
+    if start is not None and not isinstance(start, ParametricFit):
+        raise TypeError(f"start must be a ParametricFit or None; got {type(start).__name__} {start!r:.60}")
     if len(set(n.tolist())) < 2 or len(set(d.tolist())) < 2:
-        raise ValueError("need at least two different N and two different D to separate their terms")
+        raise ValueError(
+            "n and d need at least two different N and two different D to separate their terms; "
+            f"got n {sorted(set(n.tolist()))}, d {sorted(set(d.tolist()))}"
+        )
     ln, ld, ll = np.log(n), np.log(d), np.log(loss)
     starts = []
     if start is not None:

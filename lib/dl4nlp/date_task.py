@@ -28,7 +28,7 @@ import random
 import string
 import zlib
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 import torch
 
@@ -42,6 +42,7 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
+from dl4nlp.decoder import Seq2SeqTransformer
 from dl4nlp.seq2seq import Seq2Seq
 
 MONTHS = [
@@ -446,14 +447,14 @@ def batch_sampler(
 
 # --- translating, scoring, and the recipe of the shipped checkpoints ---------
 def translate(
-    model: Seq2Seq,
+    model: Union[Seq2Seq, Seq2SeqTransformer],
     sources: Sequence[str],
     source_vocab: Seq2SeqVocab = SOURCE_VOCAB,
     target_vocab: Seq2SeqVocab = TARGET_VOCAB,
     max_len: int = 12,
 ) -> list[str]:
-    """Greedy translations of ``sources`` (a list of strings) by a ``dl4nlp.seq2seq.Seq2Seq`` (one batch)."""
-    check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
+    """Greedy translations of ``sources`` (a list of strings) by a ``Seq2Seq`` or ``Seq2SeqTransformer`` (one batch)."""
+    check_type("model", model, (Seq2Seq, Seq2SeqTransformer), "a dl4nlp.seq2seq.Seq2Seq or decoder.Seq2SeqTransformer")
     check_strings("sources", sources)
     check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
     for index, source in enumerate(sources):

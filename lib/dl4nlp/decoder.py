@@ -27,9 +27,20 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_ids,
+    check_int,
+    check_mask,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+    within_model,
+)
 from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.positional import make_positional
-from dl4nlp.transformer import TransformerConfig, TransformerEncoder
+from dl4nlp.seq2seq import _check_source
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _check_input
 
 
 class DecoderBlock(nn.Module):
@@ -37,7 +48,9 @@ class DecoderBlock(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
+        check_type("config", config, TransformerConfig, "a TransformerConfig")
         C = config.d_model
+        self.n_heads = config.n_heads
         self.norm_first = config.norm_first
         self.self_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)
         self.multihead_attn = MultiHeadAttention(C, config.n_heads, fast=config.fast_attention)  # cross-attention
@@ -59,10 +72,14 @@ class DecoderBlock(nn.Module):
         causal: bool = True,
     ) -> torch.Tensor:
         """x (B, T, C) attends causally to itself and to ``memory`` (B, S, C) where ``memory_mask`` allows."""
-        if memory.dim() != 3 or memory.shape[0] != x.shape[0] or memory.shape[-1] != x.shape[-1]:
-            raise ValueError(
-                f"memory must have shape ({x.shape[0]}, S, {x.shape[-1]}) to match x; got {tuple(memory.shape)}"
-            )
+        _check_input(self, x, self.linear1.in_features)
+        B, T, C = x.shape
+        check_tensor("memory", memory, shape=(B, "S", C), dtype="float", finite=True)
+        check_same_dtype("memory", memory, x)
+        if memory_mask is not None:
+            S = memory.shape[1]
+            check_mask("memory_mask", memory_mask, (B, self.n_heads, T, S), expected=f"(B={B}, H, T={T}, S={S})")
+        check_bool("causal", causal)
         sa = lambda h: self.dropout(self.self_attn(h, causal=causal))  # noqa: E731
         ca = lambda h: self.dropout(self.multihead_attn(h, context=memory, mask=memory_mask))  # noqa: E731
         if self.norm_first:
@@ -81,6 +98,8 @@ class DecoderBlock(nn.Module):
             raise TypeError(f"reference must be a torch.nn.TransformerDecoderLayer; got {type(reference).__name__}")
         if reference.activation is not F.gelu and not isinstance(reference.activation, nn.GELU):
             raise ValueError(f"reference must use the GELU activation; got {reference.activation!r}")
+        if reference.linear1.bias is None or reference.norm1.bias is None:
+            raise ValueError("reference must have biases (bias=True), as the block does; got bias=False")
         config = TransformerConfig(
             vocab_size=1,
             d_model=reference.self_attn.embed_dim,
@@ -116,18 +135,18 @@ class Seq2SeqTransformerConfig:
 
     def __post_init__(self) -> None:
         for name in ("source_vocab_size", "target_vocab_size", "encoder_layers", "decoder_layers"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            check_int(name, getattr(self, name))
+        check_int("pad_id", self.pad_id, 0, min(self.source_vocab_size, self.target_vocab_size) - 1)
         self.block_config()  # validates the shared sizes
 
     def block_config(self, n_layers: Optional[int] = None) -> TransformerConfig:
-        """The ``TransformerConfig`` of the encoder's (or decoder's) blocks."""
+        """The ``TransformerConfig`` of the encoder's (or decoder's) blocks; ``n_layers`` defaults to the encoder's."""
+        n_layers = self.encoder_layers if n_layers is None else check_int("n_layers", n_layers)
         return TransformerConfig(
             vocab_size=max(self.source_vocab_size, self.target_vocab_size),
             d_model=self.d_model,
             n_heads=self.n_heads,
-            n_layers=n_layers or self.encoder_layers,
+            n_layers=n_layers,
             d_ff=self.d_ff,
             max_len=self.max_len,
             dropout=self.dropout,
@@ -141,6 +160,7 @@ class Seq2SeqTransformer(nn.Module):
 
     def __init__(self, config: Seq2SeqTransformerConfig):
         super().__init__()
+        check_type("config", config, Seq2SeqTransformerConfig, "a Seq2SeqTransformerConfig")
         self.config = config
         C = config.d_model
         self.source_embedding = nn.Embedding(config.source_vocab_size, C, padding_idx=config.pad_id)
@@ -154,36 +174,52 @@ class Seq2SeqTransformer(nn.Module):
 
     def encode(self, src: torch.Tensor, src_lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The memory (B, S, C) and the key mask (B, 1, 1, S) that hides padding."""
-        if src.dim() != 2 or src_lengths.shape != src.shape[:1]:
-            raise ValueError(
-                f"src must be (B, S) with src_lengths (B,); got {tuple(src.shape)} and {tuple(src_lengths.shape)}"
-            )
+        _check_source(src, src_lengths, self.config.source_vocab_size, "src_lengths")
         if src.shape[1] > self.config.max_len:
-            raise ValueError(f"source length {src.shape[1]} exceeds max_len={self.config.max_len}")
+            raise ValueError(
+                f"src must have at most max_len={self.config.max_len} positions; got shape {tuple(src.shape)}"
+            )
         lengths = src_lengths.to(src.device)
         mask = (torch.arange(src.shape[1], device=src.device)[None, :] < lengths[:, None])[:, None, None, :]
-        memory = self.encoder(self.position(self.source_embedding(src)), mask=mask)  # (B, S, C)
+        with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
+            memory = self.encoder(self.position(self.source_embedding(src)), mask=mask)  # (B, S, C)
         return memory, mask
 
     def decode(self, tgt_in: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Logits (B, T, V) for every target position, each seeing the target before it and the whole source."""
-        if tgt_in.dim() != 2 or tgt_in.shape[1] > self.config.max_len:
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=("B", "T"))
+        B, T = tgt_in.shape
+        if T > self.config.max_len:
             raise ValueError(f"tgt_in must be (B, T) with T <= {self.config.max_len}; got {tuple(tgt_in.shape)}")
-        x = self.position(self.target_embedding(tgt_in))  # (B, T, C)
-        for block in self.decoder:
-            x = block(x, memory, memory_mask=mask)
-        return self.output(self.final_norm(x))  # (B, T, V)
+        check_tensor("memory", memory, shape=(B, "S", self.config.d_model), dtype="float", finite=True)
+        check_same_dtype("memory", memory, self)
+        S = memory.shape[1]
+        check_mask("mask", mask, (B, self.config.n_heads, T, S), expected=f"(B={B}, 1, 1, S={S})")
+        with within_model():
+            x = self.position(self.target_embedding(tgt_in))  # (B, T, C)
+            for block in self.decoder:
+                x = block(x, memory, memory_mask=mask)
+            return self.output(self.final_norm(x))  # (B, T, V)
 
     def forward(
         self, src: torch.Tensor, src_lengths: torch.Tensor, tgt_in: torch.Tensor
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Teacher forcing: logits (B, T, V), and the last layer's cross-attention averaged over heads (B, T, S)."""
-        logits = self.decode(tgt_in, *self.encode(src, src_lengths))
+        memory, mask = self.encode(src, src_lengths)
+        check_ids("tgt_in", tgt_in, self.config.target_vocab_size, shape=(memory.shape[0], "T"))
+        with within_model():  # the memory the model computed: a diverging run's inf reaches the loss
+            logits = self.decode(tgt_in, memory, mask)
         weights = self.decoder[-1].multihead_attn.last_weights
         return logits, None if weights is None else weights.mean(1)
 
     def loss(self, batch: dict) -> torch.Tensor:
         """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``date_task.encode_batch``."""
+        check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
+        missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
+        if missing:
+            raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
+        shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
+        check_ids("batch['tgt_out']", batch["tgt_out"], self.config.target_vocab_size, shape=shape)
         logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
         return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=self.config.pad_id)
 
@@ -192,12 +228,13 @@ class Seq2SeqTransformer(nn.Module):
         self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
         """Batched greedy decoding: ids (B, max_len) and the last layer's cross-attention (B, max_len, S)."""
-        if isinstance(max_len, bool) or not isinstance(max_len, int) or not 1 <= max_len < self.config.max_len:
-            raise ValueError(f"max_len must be an integer in [1, {self.config.max_len - 1}]; got {max_len!r}")
+        check_int("max_len", max_len, 1, self.config.max_len - 1)
+        check_int("bos", bos, 0, self.config.target_vocab_size - 1)
         memory, mask = self.encode(src, src_lengths)
         ids = torch.full((src.shape[0], 1), bos, dtype=torch.long, device=src.device)
         for _ in range(max_len):  # the whole prefix again at every step: targets are short
-            logits = self.decode(ids, memory, mask)[:, -1]  # (B, V)
+            with within_model():
+                logits = self.decode(ids, memory, mask)[:, -1]  # (B, V)
             ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
         weights = self.decoder[-1].multihead_attn.last_weights
         return ids[:, 1:], None if weights is None else weights.mean(1)

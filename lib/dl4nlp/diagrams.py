@@ -26,15 +26,19 @@ from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
 
 from dl4nlp._checks import (
     check_bool,
+    check_callable,
     check_choice,
     check_int,
     check_number,
+    check_sequence,
     check_str,
     check_strings,
     check_type,
     given,
 )
+from dl4nlp.decoder import Seq2SeqTransformerConfig
 from dl4nlp.lstm import GRUCell, LSTMCell
+from dl4nlp.transformer import TransformerConfig
 
 # What each kind of box looks like: (face colour, edge colour).
 KINDS: dict[str, tuple[str, str]] = {
@@ -258,6 +262,85 @@ def _edge_point(box: Box, toward: tuple[float, float]) -> tuple[float, float]:
     )
     scale = min(scale, 1.0)
     return x + dx * scale, y + dy * scale
+
+
+# --- multilayer perceptrons (notebooks 00-02) ---------------------------------
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _mlp_layers(model) -> tuple[int, list[tuple[int, str]]]:
+    """(number of inputs, [(width, non-linearity) per layer]) of a scalar ``MLP`` or a torch ``nn.Sequential``."""
+    import torch.nn as nn  # local: the diagram primitives above need only matplotlib
+
+    from dl4nlp.scalar_nn import MLP
+
+    if isinstance(model, MLP):
+        layers = [(len(layer.neurons), layer.neurons[0].nonlinearity) for layer in model.layers]
+        return len(model.layers[0].neurons[0].w), layers
+    if not isinstance(model, nn.Sequential):
+        raise TypeError(
+            "model must be a dl4nlp.scalar_nn.MLP or a torch.nn.Sequential of Linear and activation layers; "
+            f"got {given(model)}"
+        )
+    activations = {nn.Tanh: "tanh", nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.GELU: "gelu"}
+    inputs, layers = None, []
+    for index, module in enumerate(model):
+        if isinstance(module, nn.Linear):
+            expected = inputs if not layers else layers[-1][0]
+            if layers and module.in_features != expected:
+                raise ValueError(
+                    f"model[{index}] must read {expected} features, the width of the layer before it; "
+                    f"got Linear({module.in_features}, {module.out_features})"
+                )
+            inputs = module.in_features if inputs is None else inputs
+            layers.append((module.out_features, "linear"))
+        elif type(module) in activations:
+            if not layers or layers[-1][1] != "linear":
+                where = "first" if not layers else f"after {layers[-1][1]}"
+                raise ValueError(
+                    f"model[{index}] must follow a Linear layer (one activation per layer); "
+                    f"got {type(module).__name__} {where}"
+                )
+            layers[-1] = (layers[-1][0], activations[type(module)])
+        else:
+            raise TypeError(
+                f"model[{index}] must be an nn.Linear or one of {[a.__name__ for a in activations]}; "
+                f"got {type(module).__name__}"
+            )
+    if not layers:
+        raise ValueError("model must hold at least one nn.Linear layer; got an empty nn.Sequential")
+    return inputs, layers
+
+
+def mlp_diagram(model) -> Diagram:
+    """A multilayer perceptron, left to right, read from ``model`` (notebook 01).
+
+    ``model`` is a ``dl4nlp.scalar_nn.MLP`` or a ``torch.nn.Sequential`` of
+    ``Linear`` layers, each optionally followed by a Tanh, ReLU, Sigmoid or GELU
+    (what ``scalar_nn.to_torch`` returns). One box per layer: its width first
+    (so ``label.split()[0]`` reads it back), then its non-linearity; each arrow
+    is one weight matrix (out × in) and its bias.
+
+    >>> from dl4nlp.scalar_nn import MLP, to_torch
+    >>> d = mlp_diagram(MLP(2, [8, 1], seed=0))
+    >>> [box.label.split()[0] for box in d.boxes.values()], [arrow.label for arrow in d.arrows]
+    (['2', '8', '1'], ['W₁ 8×2, b₁', 'W₂ 1×8, b₂'])
+    >>> [b.label for b in mlp_diagram(to_torch(MLP(2, [8, 1]))).boxes.values()] == [b.label for b in d.boxes.values()]
+    True
+    """
+    inputs, layers = _mlp_layers(model)
+    plural = lambda n, word: f"{n} {word}" + ("" if n == 1 else "s")  # noqa: E731
+    d = Diagram().box("input", f"{plural(inputs, 'input')}\nx", (0.0, 0.0), kind="input", width=1.5, height=0.8)
+    previous, before = "input", inputs
+    for i, (width, act) in enumerate(layers, start=1):
+        last = i == len(layers)
+        name = "output" if last else f"hidden{i}"
+        label = f"{plural(width, 'output' if last else 'unit')}\n{act}"
+        d.box(name, label, (3.0 * i, 0.0), kind="output" if last else "state", width=1.5, height=0.8)
+        n = str(i).translate(_SUBSCRIPTS)
+        d.arrow(previous, name, label=f"W{n} {width}×{before}, b{n}")
+        previous, before = name, width
+    return d
 
 
 # --- recurrent networks (notebooks 02 and 03) ---------------------------------
@@ -566,6 +649,7 @@ def transformer_block_diagram(config) -> Diagram:
 
     The dashed arcs are the residual connections; "+" adds them.
     """
+    check_type("config", config, TransformerConfig, "a dl4nlp.transformer.TransformerConfig")
     d = Diagram()
     d.box("in", "x  (T × d_model)", (0, 0), "input", width=2.6, height=0.5)
     sublayers = []
@@ -586,6 +670,7 @@ def transformer_block_diagram(config) -> Diagram:
 
 def decoder_only_diagram(config) -> Diagram:
     """A decoder-only language model (GPT) from its ``TransformerConfig``: embeddings, masked blocks, output layer."""
+    check_type("config", config, TransformerConfig, "a dl4nlp.transformer.TransformerConfig")
     d = Diagram()
     d.box("tokens", "tokens x₁ … x_T", (0, 0), "input", width=2.6, height=0.5)
     d.box("emb", f"token embedding ({config.vocab_size} × {config.d_model})", (0, 1.0), "embedding", width=3.6)
@@ -611,6 +696,7 @@ def decoder_only_diagram(config) -> Diagram:
 
 def encoder_decoder_diagram(config) -> Diagram:
     """The encoder-decoder Transformer from its ``Seq2SeqTransformerConfig``: both stacks and the cross-attention."""
+    check_type("config", config, Seq2SeqTransformerConfig, "a dl4nlp.decoder.Seq2SeqTransformerConfig")
     d = Diagram()
     for side, x, label in (("e", -3.4, "source"), ("d", 3.4, "target shifted right (BOS first)")):
         d.box(f"{side}tokens", label, (x, 0), "input", width=3.4, height=0.5)
@@ -793,11 +879,10 @@ def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     sizes come from the config. ``head`` is ``'pretraining'`` (MLM + NSP) or
     ``'classifier'`` (fine-tuning from the pooled [CLS]).
     """
-    if head not in ("pretraining", "classifier"):
-        raise ValueError(f"head must be 'pretraining' or 'classifier'; got {head!r}")
+    check_choice("head", head, ("pretraining", "classifier"))
     config = getattr(model, "config", None)
     if config is None or not hasattr(model, "segment_embedding"):
-        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {type(model).__name__}")
+        raise TypeError(f"model must be a dl4nlp.bert.Bert; got {given(model)}")
     C, H, F, L = config.d_model, config.n_heads, config.d_ff, config.n_layers
     segments = model.segment_embedding.num_embeddings
     d = Diagram()
@@ -858,8 +943,12 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
     Predicted positions that carry loss are drawn as outputs, the others
     greyed; ``name_of`` turns an id into the text shown.
     """
-    if not examples or not all(hasattr(e, "inputs") and hasattr(e, "loss") for e in examples):
-        raise ValueError("examples must be a non-empty list of dl4nlp.objectives.TrainingExample")
+    examples = check_sequence("examples", examples, what="a list of dl4nlp.objectives.TrainingExample")
+    bad = [e for e in examples if not (hasattr(e, "inputs") and hasattr(e, "loss") and hasattr(e, "objective"))]
+    if bad:
+        raise TypeError(f"examples must hold dl4nlp.objectives.TrainingExample records; got {given(bad[0])}")
+    check_callable("name_of", name_of, "a function from a token id to its text")
+    check_number("width", width, 0, low_open=True)
     d, y = Diagram(), 0.0
     for k, example in enumerate(examples):
         d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,
@@ -890,9 +979,16 @@ def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -
     layer; one scale for all, so shapes with the same number of parameters look as different as they are.
     ``configs`` maps a name (e.g. '2x32') to a config."""
     from dl4nlp.scaling import non_embedding_parameters
+    from dl4nlp.transformer import TransformerConfig
 
+    check_type("configs", configs, dict, "a dict of name -> TransformerConfig")
     if not configs:
         raise ValueError("configs must name at least one model; got none")
+    for name, config in configs.items():
+        check_str("each name in configs", name, nonempty=True)
+        check_type(f"configs[{name!r}]", config, TransformerConfig, "a TransformerConfig")
+    check_number("width_scale", width_scale, 0, low_open=True)
+    check_number("gap", gap, 0)
     diagram, x = Diagram(), 0.0
     for name, config in configs.items():
         d, layers = config.d_model, config.n_layers

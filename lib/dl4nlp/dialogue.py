@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from dl4nlp._checks import check_choice, check_int, check_sequence, check_str, given
 from dl4nlp.bpe import pre_tokenize
 from dl4nlp.data import load_text
 
@@ -44,8 +45,7 @@ _QUOTE_MARKS = re.compile(r"[“”\"]|(?<![A-Za-z])[‘’']|[‘’'](?![A-Za-
 
 def paragraphs(corpus: str) -> list[str]:
     """The paragraphs of a shipped corpus, each on one line (Sherlock's wrapped lines joined; underscores gone)."""
-    if corpus not in CORPORA:
-        raise ValueError(f"corpus must be one of {CORPORA}; got {corpus!r}")
+    check_choice("corpus", corpus, CORPORA)
     text = load_text(corpus)
     if corpus == "sherlock_holmes.txt":  # paragraphs are separated by blank lines, lines are wrapped
         blocks = re.split(r"\n\s*\n", text.replace("_", ""))
@@ -127,6 +127,11 @@ class Example:
     label: int
     corpus: str
 
+    def __post_init__(self):
+        check_str("text", self.text)
+        check_choice("label", self.label, (NARRATION, DIALOGUE))
+        check_str("corpus", self.corpus)
+
 
 def labelled_sentences(part: str) -> list[Example]:
     """The task's sentences from the ``'train'`` or ``'held_out'`` paragraphs of both corpora (mixed ones left out)."""
@@ -169,15 +174,23 @@ def balanced_sample(examples: Sequence[Example], n: int, seed: int) -> list[Exam
     So neither the corpus nor chance tells the label: both classes are equally
     frequent, and equally frequent within each corpus.
     """
-    if not isinstance(n, int) or n < 4 or n % 4:
+    examples = check_sequence("examples", examples, nonempty=False, what="a list of Example")
+    bad = [e for e in examples if not isinstance(e, Example)]
+    if bad:
+        raise TypeError(f"examples must hold dl4nlp.dialogue.Example records; got {given(bad[0])}")
+    if check_int("n", n, low=4) % 4:
         raise ValueError(f"n must be a positive multiple of 4; got {n!r}")
+    check_int("seed", seed, low=0)
     rng = random.Random(seed)
     out = []
     for corpus in CORPORA:
         for label in (NARRATION, DIALOGUE):
             cell = [e for e in examples if e.corpus == corpus and e.label == label]
             if len(cell) < n // 4:
-                raise ValueError(f"only {len(cell)} {LABEL_NAMES[label]} sentences of {corpus}; asked for {n // 4}")
+                raise ValueError(
+                    f"n={n} asks for {n // 4} sentences per (corpus, label); "
+                    f"examples hold only {len(cell)} {LABEL_NAMES[label]} sentences of {corpus}"
+                )
             out += rng.sample(cell, n // 4)
     rng.shuffle(out)
     return out

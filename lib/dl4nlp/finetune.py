@@ -19,18 +19,61 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_ids,
+    check_int,
+    check_number,
+    check_sequence,
+    check_strings,
+    check_tensor,
+    check_type,
+    given,
+    short,
+)
 from dl4nlp.bert import IGNORE_INDEX, Bert
 from dl4nlp.bpe import pre_tokenize
 
 PROBE_L2 = 1e-3  # weight decay of the logistic regressions (linear probe, bag of words), per example
 
 
+def _check_tokenizer(tokenizer: Any) -> None:
+    if not (callable(getattr(tokenizer, "encode", None)) and hasattr(tokenizer, "__getitem__")):
+        raise TypeError(f"tokenizer must be a WordPiece (with encode and [token] lookup); got {given(tokenizer)}")
+
+
+def _check_rows(model: nn.Module, ids: Any, valid: Any, labels: Any = None, prefix: str = "") -> None:
+    """ids (N, T) within the encoder's vocabulary, valid (N, T) bool, labels (N,) or (N, T) integers."""
+    vocab_size = model.encoder.config.vocab_size if isinstance(model, (SentenceClassifier, TokenTagger)) else None
+    ids = check_ids(prefix + "ids", ids, vocab_size, shape=("N", "T"), bound="vocab_size")
+    check_tensor(prefix + "valid", valid, dtype="bool", shape=tuple(ids.shape))
+    if labels is not None:
+        check_tensor(prefix + "labels", labels, dtype="integer", expected=f"(N,) or (N, T) with N={len(ids)}")
+        if labels.shape != ids.shape[:1] and labels.shape != ids.shape:
+            raise ValueError(
+                f"{prefix}labels must have shape ({len(ids)},) or {tuple(ids.shape)}; got {tuple(labels.shape)}"
+            )
+
+
+def _check_sentences(name: str, sentences: Any) -> list:
+    """A non-empty list of (words, tags) pairs with one integer tag per word."""
+    sentences = check_sequence(name, sentences, what="a list of (words, tags) pairs")
+    for i, pair in enumerate(sentences):
+        if not isinstance(pair, (tuple, list)) or len(pair) < 2 or isinstance(pair[0], str):
+            raise TypeError(f"{name} must hold (words, tags) pairs; got {given(pair)} at {i}")
+        words, tags = check_strings(f"{name}[{i}] words", pair[0]), check_sequence(f"{name}[{i}] tags", pair[1])
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in tags):
+            raise TypeError(f"{name}[{i}] tags must be integers; got {short(tags)}")
+        if len(words) != len(tags):
+            raise ValueError(f"{name}[{i}] needs one tag per word; got {len(words)} words and {len(tags)} tags")
+    return sentences
+
+
 def encode_batch(tokenizer: Any, texts: Sequence[str], max_len: int) -> tuple[torch.Tensor, torch.Tensor]:
     """``[CLS] text [SEP]`` for every text, truncated to ``max_len`` and padded: ids and valid (B, T)."""
-    if isinstance(texts, str) or not texts:
-        raise ValueError("texts must be a non-empty list of strings")
-    if not isinstance(max_len, int) or max_len < 3:
-        raise ValueError(f"max_len must be an integer of at least 3; got {max_len!r}")
+    _check_tokenizer(tokenizer)
+    texts = check_strings("texts", texts)
+    check_int("max_len", max_len, low=3)
     rows = [[tokenizer["[CLS]"], *tokenizer.encode(t)[: max_len - 2], tokenizer["[SEP]"]] for t in texts]
     T = max(map(len, rows))
     ids = torch.full((len(rows), T), tokenizer["[PAD]"], dtype=torch.long)
@@ -46,10 +89,11 @@ def encode_tagged(
 
     [CLS], [SEP] and padding get ``IGNORE_INDEX``.
     """
+    _check_tokenizer(tokenizer)
+    sentences = _check_sentences("sentences", sentences)
+    check_int("max_len", max_len, low=3)
     rows, tag_rows = [], []
     for words, tags in sentences:
-        if len(words) != len(tags):
-            raise ValueError(f"every word needs one tag; got {len(words)} words and {len(tags)} tags")
         ids, row_tags = [tokenizer["[CLS]"]], [IGNORE_INDEX]
         for word, tag in zip(words, tags):
             pieces = tokenizer.encode(word)
@@ -70,8 +114,9 @@ class SentenceClassifier(nn.Module):
 
     def __init__(self, encoder: Bert, n_classes: int = 2, dropout: float = 0.1):
         super().__init__()
-        if not isinstance(encoder, Bert):
-            raise TypeError(f"encoder must be a dl4nlp.bert.Bert; got {type(encoder).__name__}")
+        check_type("encoder", encoder, Bert, "a dl4nlp.bert.Bert")
+        check_int("n_classes", n_classes, low=2)
+        check_number("dropout", dropout, 0, 1, high_open=True)
         self.encoder = encoder
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(encoder.config.d_model, n_classes)
@@ -90,8 +135,9 @@ class TokenTagger(nn.Module):
 
     def __init__(self, encoder: Bert, n_tags: int = 2, dropout: float = 0.1):
         super().__init__()
-        if not isinstance(encoder, Bert):
-            raise TypeError(f"encoder must be a dl4nlp.bert.Bert; got {type(encoder).__name__}")
+        check_type("encoder", encoder, Bert, "a dl4nlp.bert.Bert")
+        check_int("n_tags", n_tags, low=2)
+        check_number("dropout", dropout, 0, 1, high_open=True)
         self.encoder = encoder
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(encoder.config.d_model, n_tags)
@@ -102,7 +148,8 @@ class TokenTagger(nn.Module):
 
 def fresh_copy(model: Bert, pretrained: bool = True) -> Bert:
     """A deep copy of ``model`` (``pretrained=True``) or the same architecture with fresh random weights."""
-    if pretrained:
+    check_type("model", model, Bert, "a dl4nlp.bert.Bert")
+    if check_bool("pretrained", pretrained):
         return copy.deepcopy(model)
     return Bert(copy.deepcopy(model.config))
 
@@ -127,11 +174,14 @@ def fine_tune(
     trains the head only. Labels are (N,) classes or (N, T) tags with
     ``IGNORE_INDEX`` where nothing is predicted.
     """
-    if ids.shape != valid.shape or len(labels) != len(ids):
-        raise ValueError(f"ids, valid and labels must agree: got {tuple(ids.shape)}, {tuple(valid.shape)}, "
-                         f"{tuple(labels.shape)}")  # fmt: skip
-    if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    check_type("model", model, (SentenceClassifier, TokenTagger), "a SentenceClassifier or TokenTagger")
+    _check_rows(model, ids, valid, labels)
+    check_int("steps", steps)
+    check_number("lr", lr, 0, low_open=True)
+    check_int("batch_size", batch_size)
+    check_int("seed", seed, low=0)
+    check_bool("freeze", freeze)
+    check_number("warmup", warmup, 0, 1)
     for p in model.encoder.parameters():
         p.requires_grad_(not freeze)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -167,6 +217,9 @@ def fine_tune(
 @torch.no_grad()
 def predict(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, batch_size: int = 256) -> torch.Tensor:
     """Predicted classes (N,) or tags (N, T) of a trained model, in evaluation mode."""
+    check_type("model", model, nn.Module, "a SentenceClassifier or TokenTagger")
+    _check_rows(model, ids, valid)
+    check_int("batch_size", batch_size)
     model.eval()
     parts = []
     for i in range(0, len(ids), batch_size):
@@ -179,6 +232,8 @@ def predict(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, batch_size
 
 def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     """Share of correct predictions where the label is not ``IGNORE_INDEX``."""
+    check_tensor("predicted", predicted, dtype="integer", nonempty=False)
+    check_tensor("labels", labels, dtype="integer", nonempty=False)
     if predicted.shape != labels.shape:
         raise ValueError(f"predicted and labels must have the same shape; got {tuple(predicted.shape)} "
                          f"and {tuple(labels.shape)}")  # fmt: skip
@@ -192,6 +247,12 @@ def logistic_regression(
     features: torch.Tensor, labels: torch.Tensor, *, l2: float = PROBE_L2, iterations: int = 200
 ) -> nn.Linear:
     """Multinomial logistic regression fit by L-BFGS (deterministic): a linear layer (C -> classes)."""
+    check_tensor("features", features, dtype="float", shape=("N", "C"), finite=True)
+    check_tensor("labels", labels, dtype="integer", shape=(len(features),))
+    if int(labels.min()) < 0:
+        raise ValueError(f"labels must be class indices >= 0; got {int(labels.min())}")
+    check_number("l2", l2, 0)
+    check_int("iterations", iterations)
     if features.dim() != 2 or len(features) != len(labels):
         raise ValueError(f"features must be (N, C) with one label per row; got {tuple(features.shape)} and "
                          f"{tuple(labels.shape)}")  # fmt: skip
@@ -220,6 +281,11 @@ def linear_probe(
     l2: float = PROBE_L2,
 ) -> float:
     """Test accuracy of logistic regression on the frozen pooled [CLS] features (train/test: ids, valid, labels)."""
+    check_type("model", model, SentenceClassifier, "a SentenceClassifier")
+    for name, part in (("train", train), ("test", test)):
+        if not isinstance(part, (tuple, list)) or len(part) != 3:
+            raise TypeError(f"{name} must be a tuple (ids, valid, labels); got {given(part)}")
+        _check_rows(model, *part, prefix=f"{name} ")
     model.eval()
     x_train, x_test = model.features(*train[:2]), model.features(*test[:2])
     with torch.enable_grad():
@@ -235,9 +301,17 @@ def bag_of_words(
     l2: float = PROBE_L2,
 ) -> float:
     """Test accuracy of logistic regression on which words occur (lowercased; words of the training texts)."""
-    if len(train_texts) != len(train_labels) or len(test_texts) != len(test_labels) or not train_texts:
-        sizes = f"{len(train_texts)}/{len(train_labels)} and {len(test_texts)}/{len(test_labels)}"
-        raise ValueError(f"texts and labels must pair up and training texts must not be empty; got {sizes}")
+    train_texts, test_texts = check_strings("train_texts", train_texts), check_strings("test_texts", test_texts)
+    for name, labels in (("train_labels", train_labels), ("test_labels", test_labels)):
+        labels = check_sequence(name, labels if not isinstance(labels, torch.Tensor) else labels.tolist())
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in labels):
+            raise ValueError(f"{name} must be class indices (integers >= 0); got {short(labels)}")
+    for part in ("train", "test"):
+        texts, labels = locals()[f"{part}_texts"], locals()[f"{part}_labels"]
+        if len(texts) != len(labels):
+            raise ValueError(
+                f"{part}_texts and {part}_labels must pair up; got {len(texts)} texts and {len(labels)} labels"
+            )
     words = sorted({w for text in train_texts for w in pre_tokenize(text)})
     index = {w: i for i, w in enumerate(words)}
 
@@ -255,8 +329,9 @@ def bag_of_words(
 
 def default_steps(n: int, epochs: int = 6, batch_size: int = 32, least: int = 50, most: int = 400) -> int:
     """Fine-tuning steps for ``n`` labelled rows: ``epochs`` passes, at least ``least``, at most ``most``."""
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
+    check_int("n", n)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size), ("least", least), ("most", most)):
+        check_int(name, value)
     return int(min(most, max(least, math.ceil(epochs * n / batch_size))))
 
 
@@ -267,14 +342,24 @@ DEFAULT_SETTINGS = {"pretrained": 3e-4, "scratch": 1e-3, "probe": PROBE_L2, "bag
 
 
 def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allowed: Sequence[str]) -> dict:
+    methods = check_strings("methods", methods)
+    if settings is not None and not isinstance(settings, Mapping):
+        raise TypeError(f"settings must be a dict of method -> number; got {given(settings)}")
     unknown = [m for m in methods if m not in allowed]
     if unknown:
         raise ValueError(f"methods must be among {tuple(allowed)}; got {unknown}")
     chosen = {**DEFAULT_SETTINGS, **(settings or {})}
-    bad = {m: v for m, v in chosen.items() if not (isinstance(v, (int, float)) and v > 0)}
+    bad = {m: v for m, v in chosen.items() if not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0)}
     if bad:
-        raise ValueError(f"every setting must be a positive number; got {bad}")
+        raise ValueError(f"settings must map each method to a positive number; got {bad}")
     return chosen
+
+
+def _check_compare(pretrained: Any, seed: Any, steps: Any) -> None:
+    check_type("pretrained", pretrained, Bert, "a dl4nlp.bert.Bert")
+    check_int("seed", seed, low=0)
+    if steps is not None:
+        check_int("steps", steps)
 
 
 def compare_methods(
@@ -299,6 +384,11 @@ def compare_methods(
     ``default_steps(len(train_examples))``.
     """
     chosen = _settings(settings, methods, METHODS)
+    _check_compare(pretrained, seed, steps)
+    for name, examples in (("train_examples", train_examples), ("test_examples", test_examples)):
+        for e in check_sequence(name, examples, what="a list of examples with .text and .label"):
+            if not (isinstance(getattr(e, "text", None), str) and isinstance(getattr(e, "label", None), int)):
+                raise TypeError(f"{name} must hold examples with .text (str) and .label (int); got {given(e)}")
     max_len = pretrained.config.max_len
     steps = steps or default_steps(len(train_examples))
     train = (*encode_batch(tokenizer, [e.text for e in train_examples], max_len),
@@ -336,6 +426,9 @@ def compare_taggers(
     ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
     """
     chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
+    _check_compare(pretrained, seed, steps)
+    _check_sentences("train_sentences", [s[:2] if isinstance(s, tuple) else s for s in train_sentences])
+    _check_sentences("test_sentences", [s[:2] if isinstance(s, tuple) else s for s in test_sentences])
     max_len = pretrained.config.max_len
     train = encode_tagged(tokenizer, [(w, t) for w, t, *_ in train_sentences], max_len)
     test = encode_tagged(tokenizer, [(w, t) for w, t, *_ in test_sentences], max_len)

@@ -23,6 +23,7 @@ from typing import Optional, Union
 
 import torch
 
+from dl4nlp._checks import check_device, check_path, check_type, given
 from dl4nlp.checkpoint import Checkpoint, load_checkpoint
 from dl4nlp.data import data_path
 from dl4nlp.tokenize import CharVocab
@@ -49,17 +50,22 @@ def gpt_config(vocab_size: int, **overrides) -> TransformerConfig:
         fast_attention=True,
         tie_weights=True,
     )
-    unknown = sorted(set(overrides) - {f.name for f in dataclasses.fields(TransformerConfig)})
-    if unknown:
-        raise ValueError(f"unknown TransformerConfig fields {unknown}")
+    _check_fields("overrides", overrides)
     fields.update(overrides)
     return TransformerConfig(**fields)
 
 
+def _check_fields(name: str, fields: dict) -> None:
+    unknown = sorted(set(fields) - {f.name for f in dataclasses.fields(TransformerConfig)})
+    if unknown:
+        raise ValueError(f"{name} must name TransformerConfig fields only; got unknown {unknown}")
+
+
 def weights_to_store(model: TransformerLM, dtype: torch.dtype = torch.float16) -> dict[str, torch.Tensor]:
     """The model's weights as ``dtype`` on the CPU, the tied output layer left out (it is the embedding)."""
-    if not isinstance(model, TransformerLM):
-        raise TypeError(f"model must be a TransformerLM; got {type(model).__name__}")
+    check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype (torch.float16, ...); got {given(dtype)}")
     tied = model.config.tie_weights
     return {
         name: value.detach().cpu().to(dtype)
@@ -70,13 +76,24 @@ def weights_to_store(model: TransformerLM, dtype: torch.dtype = torch.float16) -
 
 def model_from_weights(config: Union[TransformerConfig, dict], state_dict: dict[str, torch.Tensor]) -> TransformerLM:
     """A float32 ``TransformerLM`` in eval mode holding ``state_dict`` (as stored by ``weights_to_store``)."""
-    config = TransformerConfig(**config) if isinstance(config, dict) else config
+    check_type("config", config, (TransformerConfig, dict), "a TransformerConfig or a dict of its fields")
+    if isinstance(config, dict):
+        _check_fields("config", config)
+        config = TransformerConfig(**config)
+    check_type("state_dict", state_dict, dict, "a dict of tensors (from weights_to_store)")
     model = TransformerLM(config)
+    shapes = {name: tuple(value.shape) for name, value in model.state_dict().items()}
+    for name, value in state_dict.items():
+        check_type(f"state_dict[{name!r}]", value, torch.Tensor, "a tensor")
+        if name in shapes and tuple(value.shape) != shapes[name]:
+            raise ValueError(
+                f"state_dict[{name!r}] must have shape {shapes[name]} for this config; got {tuple(value.shape)}"
+            )
     missing, unexpected = model.load_state_dict({k: v.float() for k, v in state_dict.items()}, strict=False)
     expected = ["lm_head.weight"] if config.tie_weights else []
     if sorted(missing) != expected or unexpected:
         raise ValueError(
-            f"the weights do not fit a TransformerLM of this config: expected to miss only {expected} "
+            f"state_dict does not fit a TransformerLM of this config: expected to miss only {expected} "
             f"(the tied output layer); missing {sorted(missing)}, unexpected {sorted(unexpected)}"
         )
     return model.eval()
@@ -86,7 +103,8 @@ def load_gpt(
     path: Optional[Union[str, Path]] = None, device: Union[str, torch.device] = "cpu"
 ) -> tuple[TransformerLM, CharVocab, Checkpoint]:
     """The shipped GPT (checksum verified), its character vocabulary and the loaded checkpoint (provenance inside)."""
-    path = Path(path) if path is not None else data_path(CHECKPOINT)
+    path = check_path("path", path) if path is not None else data_path(CHECKPOINT)
+    device = check_device("device", device)
     checkpoint = load_checkpoint(path, kind=KIND)
     chars = checkpoint.extra.get("chars")
     if not isinstance(chars, str) or not chars:

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import check_int, check_mask, check_same_dtype, check_tensor, check_type, given
 from dl4nlp.attention import MultiHeadAttention, scaled_dot_product_attention
 
 
@@ -33,6 +34,18 @@ class LayerCache:
     keys: Optional[torch.Tensor] = None
     values: Optional[torch.Tensor] = None
 
+    def __post_init__(self) -> None:
+        if (self.keys is None) != (self.values is None):
+            raise ValueError(
+                f"keys and values must both be tensors or both None; got keys {given(self.keys)} "
+                f"and values {given(self.values)}"
+            )
+        if self.keys is not None:
+            check_tensor("keys", self.keys, ndim=4, dtype="float", expected="(B, H, T, d_head)")
+            B, H, T, _ = self.keys.shape
+            check_tensor("values", self.values, shape=(B, H, T, "d_head"), dtype="float")
+            check_same_dtype("values", self.values, self.keys)
+
     @property
     def length(self) -> int:
         return 0 if self.keys is None else self.keys.shape[-2]
@@ -42,16 +55,15 @@ class KVCache:
     """The keys and values of every layer of a decoder (``layers[i]`` for block i)."""
 
     def __init__(self, n_layers: int):
-        if isinstance(n_layers, bool) or not isinstance(n_layers, int) or n_layers < 1:
-            raise ValueError(f"n_layers must be a positive integer; got {n_layers!r}")
+        check_int("n_layers", n_layers, 1)
         self.layers = [LayerCache() for _ in range(n_layers)]
 
     @classmethod
     def empty(cls, model: nn.Module) -> KVCache:
         """An empty cache for a model with ``config.n_layers`` blocks (``TransformerLM``)."""
         config = getattr(model, "config", None)
-        if config is None or not hasattr(config, "n_layers"):
-            raise TypeError(f"model must have a config with n_layers (a TransformerLM); got {type(model).__name__}")
+        if not isinstance(model, nn.Module) or not hasattr(config, "n_layers"):
+            raise TypeError(f"model must be a TransformerLM (a module with config.n_layers); got {given(model)}")
         return cls(config.n_layers)
 
     @property
@@ -79,13 +91,22 @@ def cached_attention(
     position and to new positions up to itself. ``mask`` (broadcastable to
     (B, H, T_new, T_total), True = may attend) is combined with that.
     """
-    if not isinstance(attention, MultiHeadAttention):
-        raise TypeError(f"attention must be a MultiHeadAttention; got {type(attention).__name__}")
-    if x.dim() != 3 or x.shape[-1] != attention.d_model:
-        raise ValueError(f"x must have shape (B, T_new, {attention.d_model}); got {tuple(x.shape)}")
-    if cache.keys is not None and cache.keys.shape[0] != x.shape[0]:
-        raise ValueError(f"the cache holds a batch of {cache.keys.shape[0]}; got x with batch {x.shape[0]}")
+    check_type("attention", attention, MultiHeadAttention, "a dl4nlp.attention.MultiHeadAttention")
+    check_tensor("x", x, shape=("B", "T_new", attention.d_model), dtype="float", finite=True)
+    check_same_dtype("x", x, attention)
+    check_type("cache", cache, LayerCache, "a dl4nlp.kv_cache.LayerCache")
     B, T_new, C = x.shape
+    if cache.keys is not None:
+        expected = (B, attention.n_heads, cache.length, attention.d_head)
+        if tuple(cache.keys.shape) != expected:
+            raise ValueError(
+                f"cache must hold keys of shape (B, H, T, d_head) = {expected} to match x and the attention "
+                f"(batch {B}); got {tuple(cache.keys.shape)}"
+            )
+        check_same_dtype("cache", cache.keys, x)
+    if mask is not None:  # checked before the cache grows, so a bad mask leaves the cache as it was
+        T_total = cache.length + T_new
+        check_mask("mask", mask, (B, attention.n_heads, T_new, T_total), expected=f"(B, H, {T_new}, {T_total})")
     q = attention._split(attention.q_proj(x))  # (B, H, T_new, d_head)
     k = attention._split(attention.k_proj(x))
     v = attention._split(attention.v_proj(x))
@@ -96,8 +117,6 @@ def cached_attention(
     start = k.shape[2] - T_new
     allowed = torch.ones(T_new, k.shape[2], dtype=torch.bool, device=x.device).tril(diagonal=start)
     if mask is not None:
-        if mask.dtype != torch.bool:
-            raise TypeError(f"mask must be a bool tensor (True = may attend); got dtype {mask.dtype}")
         allowed = allowed & mask
     if attention.fast:
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)

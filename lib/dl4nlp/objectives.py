@@ -30,6 +30,7 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_ids_list, check_int, check_number, check_type, given
 from dl4nlp.bert import MASK_PROB, Bert, mask_tokens
 
 T5_NOISE_DENSITY = 0.15  # Raffel et al. (2020): 15 % of the tokens, in spans of mean length 3
@@ -61,22 +62,32 @@ class TrainingExample:
         return sum(self.loss)
 
 
-def _ids(ids: Sequence[int]) -> list[int]:
-    if isinstance(ids, torch.Tensor):
-        if ids.dim() != 1:
-            raise ValueError(f"ids must be one sequence (T,); got shape {tuple(ids.shape)}")
-        ids = ids.tolist()
-    ids = list(ids)
-    if len(ids) < 2 or not all(isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in ids):
-        raise ValueError(f"ids must be at least 2 non-negative integers; got {ids[:8]}")
+def _ids(ids: Sequence[int], vocab_size: Optional[int] = None) -> list[int]:
+    ids = check_ids_list("ids", ids, vocab_size)
+    if len(ids) < 2:
+        raise ValueError(f"ids must be a sequence of at least 2 ids; got {ids}")
     return ids
+
+
+def _check_vocab(vocab: Any) -> int:
+    """A tokenizer vocabulary with [MASK], ``special_ids`` and a length (a ``WordPiece``); its size."""
+    if not (hasattr(vocab, "special_ids") and hasattr(vocab, "__getitem__") and hasattr(vocab, "__len__")):
+        raise TypeError(f"vocab must be a WordPiece (with [MASK] and special_ids); got {given(vocab)}")
+    return len(vocab)
+
+
+def _check_rng(name: str, rng: Any, kind: type) -> None:
+    what = "a torch.Generator" if kind is torch.Generator else "a random.Random"
+    check_type(name, rng, kind, f"{what} (for reproducible draws)")
 
 
 def masked_lm(
     ids: Sequence[int], vocab: Any, generator: torch.Generator, mask_prob: float = MASK_PROB
 ) -> TrainingExample:
     """BERT: ``dl4nlp.bert.mask_tokens`` on one sequence; the targets are the original tokens."""
-    ids = _ids(ids)
+    ids = _ids(ids, _check_vocab(vocab))
+    _check_rng("generator", generator, torch.Generator)
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)  # 0 would leave nothing to predict
     out = mask_tokens(
         torch.tensor([ids]), mask_id=vocab["[MASK]"], special_ids=vocab.special_ids, vocab_size=len(vocab),
         mask_prob=mask_prob, generator=generator,
@@ -96,11 +107,10 @@ def noise_spans(length: int, noise_density: float, mean_span: float, rng: random
     Noise and non-noise spans alternate, starting with non-noise; every
     segmentation with those counts is equally likely.
     """
-    if not isinstance(length, int) or length < 2:
-        raise ValueError(f"length must be an integer of at least 2; got {length!r}")
-    if not 0 < noise_density < 1 or not mean_span >= 1:
-        raise ValueError(f"noise_density must be in (0, 1) and mean_span at least 1; got {noise_density!r}, "
-                         f"{mean_span!r}")  # fmt: skip
+    check_int("length", length, low=2)
+    check_number("noise_density", noise_density, 0, 1, low_open=True, high_open=True)
+    check_number("mean_span", mean_span, 1)
+    _check_rng("rng", rng, random.Random)
     noise = min(max(round(length * noise_density), 1), length - 1)
     spans = max(round(noise / mean_span), 1)
     spans = min(spans, noise, length - noise)
@@ -128,7 +138,9 @@ def span_corruption(
     The targets are every sentinel followed by the span it replaced, and a
     final sentinel; the decoder reads them shifted right after ``start_id``.
     """
-    ids = _ids(ids)
+    check_int("vocab_size", vocab_size)
+    check_int("start_id", start_id, low=0)
+    ids = _ids(ids, vocab_size)  # ids at or above vocab_size would be taken for sentinels
     mask = noise_spans(len(ids), noise_density, mean_span, rng)
     inputs, targets, sentinel = [], [], vocab_size
     for i, (token, noisy) in enumerate(zip(ids, mask)):
@@ -161,9 +173,11 @@ def text_infilling(
     original sequence (read shifted right after ``start_id``).
     """
     ids = _ids(ids)
-    if not 0 < mask_ratio < 1 or not poisson_lambda > 0:
-        raise ValueError(f"mask_ratio must be in (0, 1) and poisson_lambda positive; got {mask_ratio!r}, "
-                         f"{poisson_lambda!r}")  # fmt: skip
+    check_int("mask_id", mask_id, low=0)
+    check_int("start_id", start_id, low=0)
+    _check_rng("rng", rng, random.Random)
+    check_number("mask_ratio", mask_ratio, 0, 1, low_open=True, high_open=True)
+    check_number("poisson_lambda", poisson_lambda, 0, 50, low_open=True)
     budget = math.ceil(len(ids) * mask_ratio)
     masked, inserted = [False] * len(ids), set()
 
@@ -215,7 +229,15 @@ def replaced_token_detection(
     the original and 0 (original) elsewhere, a sampled token that happens to be
     the original counts as original. Special tokens carry no loss.
     """
-    ids = _ids(ids)
+    check_type("generator_model", generator_model, Bert, "a dl4nlp.bert.Bert (a small masked LM)")
+    size = _check_vocab(vocab)
+    if size != generator_model.config.vocab_size:
+        raise ValueError(
+            f"vocab must have the generator model's vocab_size {generator_model.config.vocab_size}; got {size}"
+        )
+    ids = _ids(ids, size)
+    _check_rng("generator", generator, torch.Generator)
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)  # 0 would leave nothing to predict
     x = torch.tensor([ids])
     out = mask_tokens(
         x, mask_id=vocab["[MASK]"], special_ids=vocab.special_ids, vocab_size=len(vocab), mask_prob=mask_prob,

@@ -311,8 +311,13 @@ def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
 def plot_isoflop_profiles(profiles: Sequence, ax: Optional[plt.Axes] = None, title: str = "") -> plt.Figure:
     """Each IsoFLOP profile (``dl4nlp.sweep_analysis.Profile``): final loss against total parameters, its
     parabola in log N, and the vertex as a star; one colour per compute budget."""
+    check_sequence("profiles", profiles, nonempty=False, what="a list of dl4nlp.sweep_analysis.Profile")
     if not profiles:
         raise ValueError("profiles must hold at least one IsoFLOP profile; got none")
+    for profile in profiles:
+        if not all(hasattr(profile, name) for name in ("level", "n", "loss", "by_n")):
+            raise TypeError(f"each of profiles must be a dl4nlp.sweep_analysis.Profile; got {given(profile)}")
+    check_str("title", title)
     fig, ax = _axes(ax)
     for profile, color in zip(profiles, plt.cm.plasma(np.linspace(0, 0.85, len(profiles)))):
         ax.plot(profile.n, profile.loss, "o", color=color, label=f"C = {profile.level:.1e}")
@@ -333,6 +338,7 @@ def plot_allocation(allocation, ax: Optional[plt.Axes] = None, title: str = "") 
     for name in ("compute", "n_opt", "d_opt", "a", "b"):
         if not hasattr(allocation, name):
             raise TypeError(f"allocation must be a dl4nlp.sweep_analysis.Allocation; got {type(allocation).__name__}")
+    check_str("title", title)
     fig, ax = _axes(ax)
     c = np.asarray(allocation.compute, dtype=float)
     grid = np.geomspace(c.min(), c.max(), 50)

@@ -31,31 +31,33 @@ from typing import Optional
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_bool, check_ids, check_int, check_number, check_tensor, check_type
 from dl4nlp.kv_cache import KVCache
+from dl4nlp.transformer import TransformerLM
 
 
 def _check_logits(logits: torch.Tensor) -> None:
-    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
-        raise TypeError(f"logits must be a floating-point tensor; got {getattr(logits, 'dtype', type(logits))}")
-    if logits.dim() not in (1, 2) or logits.shape[-1] == 0:
-        raise ValueError(f"logits must have shape (V,) or (B, V) with V >= 1; got {tuple(logits.shape)}")
-    if torch.isnan(logits).any() or torch.isposinf(logits).any():
-        raise ValueError("logits must not contain NaN or +inf")
-    if torch.isneginf(logits).all(-1).any():
-        raise ValueError("every row of logits needs at least one finite entry; got a row of -inf only")
+    check_tensor("logits", logits, ndim=(1, 2), dtype="float", expected="(V,) or (B, V)")
+    if bool(torch.isnan(logits).any() | torch.isposinf(logits).any()):
+        bad = logits[torch.isnan(logits) | torch.isposinf(logits)][0].item()
+        raise ValueError(f"logits must not contain NaN or +inf (-inf marks an excluded token); got {bad}")
+    if bool(torch.isneginf(logits).all(-1).any()):
+        raise ValueError("logits must have at least one finite entry in every row; got a row of -inf only")
 
 
-def _check_temperature(temperature: float) -> None:
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 <= temperature < math.inf:
-        raise ValueError(f"temperature must be >= 0 and finite; got {temperature!r}")
+def _check_rule(temperature: float, top_k: Optional[int], top_p: Optional[float], V: Optional[int] = None) -> None:
+    """The decoding rule's settings: temperature >= 0, top_k in [1, V] or None, top_p in (0, 1] or None."""
+    check_number("temperature", temperature, 0)
+    if top_k is not None:
+        check_int("top_k", top_k, 1, V)
+    if top_p is not None:
+        check_number("top_p", top_p, 0, 1, low_open=True)
 
 
 def filter_top_k(logits: torch.Tensor, k: int) -> torch.Tensor:
     """``logits`` with every entry outside the ``k`` largest of each row set to -inf (exactly k kept, even on ties)."""
     _check_logits(logits)
-    V = logits.shape[-1]
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= V:
-        raise ValueError(f"k must be an integer in [1, {V}] (the vocabulary size); got {k!r}")
+    k = check_int("k", k, 1, logits.shape[-1])  # at most the vocabulary size
     keep = torch.zeros_like(logits, dtype=torch.bool).scatter_(-1, logits.topk(k, dim=-1).indices, True)
     return logits.masked_fill(~keep, float("-inf"))
 
@@ -68,8 +70,7 @@ def filter_top_p(logits: torch.Tensor, p: float) -> torch.Tensor:
     before them is below ``p``, so the most probable token is always kept.
     """
     _check_logits(logits)
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
-        raise ValueError(f"p must be a number in (0, 1]; got {p!r}")
+    p = check_number("p", p, 0, 1, low_open=True)
     probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
     mass_before = probs.cumsum(-1) - probs  # (…, V): probability of the tokens ranked above
     keep_sorted = mass_before < p
@@ -87,7 +88,7 @@ def next_token_probabilities(
     argmax (the first one on ties).
     """
     _check_logits(logits)
-    _check_temperature(temperature)
+    _check_rule(temperature, top_k, top_p, logits.shape[-1])
     if temperature == 0:
         return torch.zeros_like(logits).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)
     logits = logits / temperature
@@ -106,6 +107,8 @@ def sample_next(
     generator: Optional[torch.Generator] = None,
 ) -> torch.Tensor:
     """One token per row of ``logits`` drawn by the rule: ids (B, 1) for logits (B, V), (1,) for (V,)."""
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     probs = next_token_probabilities(logits, temperature, top_k, top_p)
     if temperature == 0:
         return probs.argmax(-1, keepdim=True)
@@ -131,15 +134,13 @@ def generate(
     positions shift at every step, so then each step recomputes the window (with
     or without the cache, the same tokens come out).
     """
-    if ids.dim() != 2 or ids.shape[1] == 0:
-        raise ValueError(f"ids must have shape (B, T); got {tuple(ids.shape)} (T >= 1)")
-    if isinstance(new_tokens, bool) or not isinstance(new_tokens, int) or new_tokens < 0:
-        raise ValueError(f"new_tokens must be an integer >= 0; got {new_tokens!r}")
-    _check_temperature(temperature)
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
-        raise ValueError(f"top_k must be a positive integer or None; got {top_k!r}")
-    if top_p is not None and (isinstance(top_p, bool) or not isinstance(top_p, (int, float)) or not 0 < top_p <= 1):
-        raise ValueError(f"top_p must be a number in (0, 1] or None; got {top_p!r}")
+    check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+    check_ids("ids", ids, model.config.vocab_size, bound="vocab_size", shape=("B", "T"))
+    check_int("new_tokens", new_tokens, low=0)
+    _check_rule(temperature, top_k, top_p, model.config.vocab_size)
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
+    check_bool("use_cache", use_cache)
     max_len = model.config.max_len
     was_training = model.training
     model.eval()
@@ -159,6 +160,4 @@ def generate(
 
 def perplexity(loss: float) -> float:
     """exp(mean cross-entropy in nats): the number of equally likely choices that would be as surprising."""
-    if not math.isfinite(loss) or loss < 0:
-        raise ValueError(f"loss must be a finite mean cross-entropy >= 0 (nats); got {loss!r}")
-    return math.exp(loss)
+    return math.exp(check_number("loss", loss, 0))  # a finite mean cross-entropy >= 0, in nats

@@ -152,9 +152,8 @@ def attention_share(n_ctx: float, d_model: float) -> float:
 def attention_crossover(d_model: int, dense: bool = False) -> int:
     """The context length at which attention costs as much as a block's linear layers (24 d² FLOPs per token):
     12 d with Kaplan's causal count 2 n d, 6 d for a dense implementation that computes every masked score."""
-    if isinstance(d_model, bool) or not isinstance(d_model, int) or d_model < 1:
-        raise ValueError(f"d_model must be a positive integer; got {d_model!r}")
-    return (6 if dense else 12) * d_model
+    d_model = check_int("d_model", d_model)
+    return (6 if check_bool("dense", dense) else 12) * d_model
 
 
 def compute_optimal_split(compute: float, tokens_per_parameter: float = 20.0) -> tuple[float, float]:
@@ -164,12 +163,8 @@ def compute_optimal_split(compute: float, tokens_per_parameter: float = 20.0) ->
     >>> round(n), round(d)
     (1000000, 20000000)
     """
-    if not (
-        math.isfinite(compute) and compute > 0 and math.isfinite(tokens_per_parameter) and tokens_per_parameter > 0
-    ):
-        raise ValueError(
-            f"compute and tokens_per_parameter must be positive; got {compute!r}, {tokens_per_parameter!r}"
-        )
+    compute = check_number("compute", compute, low=0, low_open=True)
+    tokens_per_parameter = check_number("tokens_per_parameter", tokens_per_parameter, low=0, low_open=True)
     n = math.sqrt(compute / (6.0 * tokens_per_parameter))
     return n, tokens_per_parameter * n
 

@@ -27,17 +27,40 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_bool,
+    check_callable,
+    check_choice,
+    check_int,
+    check_same_dtype,
+    check_tensor,
+    check_type,
+)
+
 
 def _check_length(length: int) -> None:
-    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
-        raise ValueError(f"length must be a positive integer; got {length!r}")
+    check_int("length", length, 1)
+
+
+def _check_positions(name: str, positions: Sequence[int], length: int) -> list[int]:
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, (Sequence, range, torch.Tensor)):
+        raise TypeError(f"{name} must be a list of positions in [0, {length}); got {type(positions).__name__}")
+    positions = positions.tolist() if isinstance(positions, torch.Tensor) else list(positions)
+    bad = [p for p in positions if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < length]
+    if bad:
+        raise ValueError(f"{name} must be integers in [0, {length}); got {bad}")
+    return positions
+
+
+def _check_generator(generator: Optional[torch.Generator]) -> None:
+    if generator is not None:
+        check_type("generator", generator, torch.Generator, "a torch.Generator or None")
 
 
 def sliding_window_mask(length: int, window: int) -> torch.Tensor:
     """(n, n) mask: position i may attend to j when |i - j| <= ``window`` (Longformer's local attention)."""
     _check_length(length)
-    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
-        raise ValueError(f"window must be an integer >= 0; got {window!r}")
+    check_int("window", window, 0)
     positions = torch.arange(length)
     return (positions[:, None] - positions[None, :]).abs() <= window
 
@@ -45,10 +68,7 @@ def sliding_window_mask(length: int, window: int) -> torch.Tensor:
 def global_mask(length: int, positions: Sequence[int]) -> torch.Tensor:
     """(n, n) mask: the global positions attend to everything and everything attends to them."""
     _check_length(length)
-    positions = list(positions)
-    bad = [p for p in positions if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < length]
-    if bad:
-        raise ValueError(f"global positions must be integers in [0, {length}); got {bad}")
+    positions = _check_positions("positions", positions, length)
     mask = torch.zeros(length, length, dtype=torch.bool)
     mask[positions, :] = True
     mask[:, positions] = True
@@ -58,8 +78,8 @@ def global_mask(length: int, positions: Sequence[int]) -> torch.Tensor:
 def random_mask(length: int, per_query: int, generator: Optional[torch.Generator] = None) -> torch.Tensor:
     """(n, n) mask: each query may attend to ``per_query`` keys drawn at random without replacement (BigBird)."""
     _check_length(length)
-    if isinstance(per_query, bool) or not isinstance(per_query, int) or not 0 <= per_query <= length:
-        raise ValueError(f"per_query must be an integer in [0, {length}]; got {per_query!r}")
+    check_int("per_query", per_query, 0, length)
+    _check_generator(generator)
     scores = torch.rand(length, length, generator=generator)
     keys = scores.topk(per_query, dim=-1).indices  # (n, r): a random subset of each row
     return torch.zeros(length, length, dtype=torch.bool).scatter_(1, keys, True)
@@ -73,6 +93,11 @@ def bigbird_mask(
     generator: Optional[torch.Generator] = None,
 ) -> torch.Tensor:
     """Sliding window, global tokens and random keys together (BigBird's pattern; Longformer is without the random)."""
+    _check_length(length)
+    check_int("window", window, 0)
+    global_positions = _check_positions("global_positions", global_positions, length)
+    check_int("per_query", per_query, 0, length)
+    _check_generator(generator)
     return (
         sliding_window_mask(length, window)
         | global_mask(length, global_positions)
@@ -90,13 +115,14 @@ def blockwise_attention(
     out += exp(s - m') V_block. At the end out / sum is exactly the softmax
     average. q (…, T_q, d), k (…, T_k, d), v (…, T_k, d_v) -> (…, T_q, d_v).
     """
-    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"q, k, v must be (…, T_q, d), (…, T_k, d), (…, T_k, d_v); got {tuple(q.shape)}, {tuple(k.shape)}, "
-            f"{tuple(v.shape)}"
-        )
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValueError(f"block_size must be a positive integer; got {block_size!r}")
+    check_tensor("q", q, min_ndim=2, dtype="float", finite=True, expected="(…, T_q, d)")
+    lead = tuple(q.shape[:-2])
+    check_tensor("k", k, shape=(*lead, "T_k", q.shape[-1]), dtype="float", finite=True)
+    check_tensor("v", v, shape=(*lead, k.shape[-2], "d_v"), dtype="float", finite=True)
+    check_same_dtype("k", k, q)
+    check_same_dtype("v", v, q)
+    check_int("block_size", block_size, 1)
+    check_bool("causal", causal)
     T_q, T_k = q.shape[-2], k.shape[-2]
     if causal and T_q != T_k:
         raise ValueError(f"causal attention needs as many queries as keys; got {T_q} and {T_k}")
@@ -120,6 +146,9 @@ def blockwise_attention(
     return out / running_sum
 
 
+KINDS = ("self-attention", "recurrent", "convolutional", "restricted self-attention")  # of attention_cost
+
+
 def attention_cost(length: int, d: int, kind: str, r: int = 0, k: int = 3) -> dict[str, float]:
     """Vaswani et al. (2017), Table 1, for one layer: operations, sequential steps, longest path.
 
@@ -127,15 +156,19 @@ def attention_cost(length: int, d: int, kind: str, r: int = 0, k: int = 3) -> di
     'restricted self-attention' (neighbourhood ``r``); the values are the
     table's orders of growth evaluated without constants.
     """
-    n = length
+    n = check_int("length", length, 1)
+    check_int("d", d, 1)
+    check_int("r", r, 0)
+    check_int("k", k, 1)
+    check_choice("kind", kind, KINDS)
+    if kind == "restricted self-attention" and r < 1:
+        raise ValueError(f"r (the neighbourhood of restricted self-attention) must be an integer >= 1; got {r}")
     table = {
         "self-attention": (n * n * d, 1, 1),
         "recurrent": (n * d * d, n, n),
         "convolutional": (k * n * d * d, 1, math.log(n, k) if k > 1 else n),
         "restricted self-attention": (r * n * d, 1, n / r if r else math.inf),
     }
-    if kind not in table:
-        raise ValueError(f"kind must be one of {tuple(table)}; got {kind!r}")
     operations, sequential, path = table[kind]
     return {"operations": float(operations), "sequential": float(sequential), "path": float(path)}
 
@@ -167,8 +200,7 @@ def largest_tensor_bytes(fn, *args, **kwargs) -> tuple[object, int]:
                     self.largest = max(self.largest, value.numel() * value.element_size())
             return out
 
-    if not callable(fn):
-        raise TypeError(f"fn must be callable; got {type(fn).__name__}")
+    check_callable("fn", fn)
     with _Largest() as mode:
         result = fn(*args, **kwargs)
     return result, mode.largest

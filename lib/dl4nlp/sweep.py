@@ -25,6 +25,8 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_bool, check_number, check_path
+from dl4nlp._checks import check_int as _check_int
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.data import data_dir
 from dl4nlp.scaling import flops_breakdown
@@ -37,9 +39,9 @@ MODELS_KIND = "scaling_sweep_models"
 
 def check_int(name: str, value, minimum: int = 1) -> int:
     """``value`` if it is an integer (not a bool) of at least ``minimum``; else a ValueError naming both."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}")
-    return int(value)
+    if not isinstance(name, str):
+        raise TypeError(f"name must be the argument's name (a string); got {type(name).__name__} {name!r:.40}")
+    return _check_int(name, value, low=_check_int("minimum", minimum, low=None))
 
 
 def parse_size(size: str) -> tuple[int, int, int]:
@@ -61,6 +63,9 @@ def model_config(size: str, vocab_size: int, context: int, fast: bool = True) ->
     (GPT-2's choice: at the N(0, 0.02) scale of the token embeddings, unit-amplitude sinusoids would drown
     the token's identity and leave a tiny model stuck at the unigram loss for hundreds of steps)."""
     layers, width, heads = parse_size(size)
+    check_int("vocab_size", vocab_size)
+    check_int("context", context)
+    check_bool("fast", fast)
     return TransformerConfig(
         vocab_size=vocab_size,
         d_model=width,
@@ -86,9 +91,8 @@ class CharData:
 
     def __init__(self, text: str, heldout_fraction: float = 0.1):
         if not isinstance(text, str) or len(text) < 2:
-            raise ValueError(f"text must be a string of at least 2 characters; got {type(text).__name__}")
-        if not 0 < heldout_fraction < 1:
-            raise ValueError(f"heldout_fraction must be in (0, 1); got {heldout_fraction!r}")
+            raise ValueError(f"text must be a string of at least 2 characters; got {type(text).__name__} {text!r:.40}")
+        check_number("heldout_fraction", heldout_fraction, 0, 1, low_open=True, high_open=True)
         self.vocab = CharVocab.from_text(text)
         self.chars = self.vocab.chars
         ids = torch.tensor(self.vocab.encode(text), dtype=torch.long)
@@ -113,7 +117,9 @@ class CharData:
         ids = self.heldout if part == "heldout" else self.train
         check_int("count", count)
         if check_int("context", context) + 1 > len(ids):
-            raise ValueError(f"need count >= 1 windows of {context + 1} characters from {len(ids)}; got {count!r}")
+            raise ValueError(
+                f"context + 1 must be at most the {len(ids)} characters of {part!r}; got context {context}"
+            )
         starts = np.linspace(0, len(ids) - context - 1, count).astype(int)
         return torch.stack([ids[s : s + context + 1] for s in starts])  # (count, T+1)
 
@@ -130,11 +136,11 @@ def lr_factor(
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
-    if not (isinstance(steps, int) and steps >= 1 and isinstance(step, int) and 0 <= step < steps):
-        raise ValueError(f"step must be an integer in [0, steps) and steps >= 1; got step={step!r}, steps={steps!r}")
+    steps = check_int("steps", steps)
+    step = _check_int("step", step, low=0, high=steps - 1)
     check_int("warmup", warmup, minimum=0)
-    if not 0 <= min_ratio <= 1:
-        raise ValueError(f"min_ratio must lie in [0, 1]; got {min_ratio!r}")
+    check_number("min_ratio", min_ratio, 0, 1)
+    check_number("decay_fraction", decay_fraction, 0, 1, low_open=True, high_open=True)
     if step < warmup:
         return (step + 1) / warmup
     if schedule == "constant":
@@ -148,14 +154,16 @@ def lr_factor(
 
 def decay_start(steps: int, decay_fraction: float = 0.2) -> int:
     """First step of a warmup-stable-decay run's decay: ``steps - round(decay_fraction * steps)``."""
-    if not 0 < decay_fraction < 1:
-        raise ValueError(f"decay_fraction must be in (0, 1); got {decay_fraction!r}")
+    check_int("steps", steps)
+    check_number("decay_fraction", decay_fraction, 0, 1, low_open=True, high_open=True)
     return steps - max(1, round(decay_fraction * steps))
 
 
 def eval_steps(steps: int, extra: Sequence[int] = ()) -> list[int]:
     """Where a run of ``steps`` steps is evaluated: powers of two, every eighth of the run, and ``extra``."""
     check_int("steps", steps)
+    if isinstance(extra, (str, bytes)) or not hasattr(extra, "__iter__"):
+        raise TypeError(f"extra must be a list of steps; got {type(extra).__name__} {extra!r:.40}")
     extra = [check_int("each of extra", e) for e in extra]
     points = {2**k for k in range(1, int(math.log2(steps)) + 1)}
     points |= {max(1, round(steps * j / 8)) for j in range(1, 9)} | {int(e) for e in extra}
@@ -256,17 +264,18 @@ def continuation_metrics(
 
 def load_sweep(path: Optional[Path] = None) -> dict:
     """The shipped sweep results (``data/scaling_sweep.json`` by default): recipe, learning-rate search, runs."""
-    path = Path(path) if path else data_dir() / "scaling_sweep.json"
+    path = check_path("path", path) if path is not None else data_dir() / "scaling_sweep.json"
     if not path.is_file():
         raise FileNotFoundError(
-            f"no sweep results at {path}; run `python -m dl4nlp.recipes.scaling_sweep --out {path}` to make them"
+            f"path must be a file of sweep results; no file at {path}; "
+            f"run `python -m dl4nlp.recipes.scaling_sweep --out {path}` to make them"
         )
     try:
         results = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not valid JSON ({error}); expected the results of a scaling sweep") from None
+        raise ValueError(f"path must hold the results of a scaling sweep; {path} is not valid JSON ({error})") from None
     if not isinstance(results, dict) or not {"recipe", "runs"} <= set(results):
-        raise ValueError(f"{path} holds no scaling sweep (expected the keys 'recipe' and 'runs')")
+        raise ValueError(f"path must hold a scaling sweep (a JSON object with 'recipe' and 'runs'); {path} does not")
     return results
 
 
@@ -276,7 +285,11 @@ def load_models(path: Optional[Path] = None) -> tuple[dict[str, TransformerLM], 
     The file is one ``dl4nlp.checkpoint`` of kind ``'scaling_sweep_models'`` (weights loaded with
     ``weights_only=True``, SHA-256 verified against ``scaling_sweep_models.json`` beside it).
     """
-    path = Path(path) if path else data_dir() / "scaling_sweep_models.pt"
+    path = check_path("path", path) if path is not None else data_dir() / "scaling_sweep_models.pt"
+    if path.is_dir():
+        raise IsADirectoryError(f"path must be a checkpoint file; got the folder {path}")
+    if not path.is_file():
+        raise FileNotFoundError(f"path must be a checkpoint file; no checkpoint at {path}")
     checkpoint = load_checkpoint(path, kind=MODELS_KIND)
     models = {}
     for size, config in checkpoint.config["models"].items():

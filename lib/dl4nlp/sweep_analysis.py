@@ -21,6 +21,7 @@ from typing import Optional
 
 import numpy as np
 
+from dl4nlp._checks import check_choice, check_int, check_type, given
 from dl4nlp.compute_optimal import (
     IsoFLOPMinimum,
     ParametricFit,
@@ -42,9 +43,34 @@ CONVENTIONS = {
 
 
 def _convention(name: str) -> tuple[str, str]:
-    if name not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {tuple(CONVENTIONS)}; got {name!r}")
-    return CONVENTIONS[name]
+    return CONVENTIONS[check_choice("convention", name, CONVENTIONS)]
+
+
+def _results(results) -> dict:
+    """The sweep's results as ``dl4nlp.sweep.load_sweep()`` returns them: a dict with 'runs' and 'recipe'."""
+    expected = "the sweep's results (dl4nlp.sweep.load_sweep(): a dict with 'runs' and 'recipe')"
+    if not isinstance(results, dict):
+        raise TypeError(f"results must be {expected}; got {given(results)}")
+    if not isinstance(results.get("runs"), dict) or "recipe" not in results:
+        raise ValueError(f"results must be {expected}; found no 'runs' or 'recipe' in a dict with keys {list(results)}")
+    return results
+
+
+def _seed(results: dict, seed) -> int:
+    """One of the seeds the sweep trained."""
+    trained = seeds(results)
+    if isinstance(seed, bool) or seed not in trained:
+        raise ValueError(f"seed must be one of the sweep's seeds {trained}; got {seed!r}")
+    return int(seed)
+
+
+def _run(run) -> dict:
+    """One run of the sweep's results, with its evaluations ('curve')."""
+    if not isinstance(run, dict) or not isinstance(run.get("curve"), list) or not run["curve"]:
+        raise TypeError(
+            f"run must be one run of the sweep's results (a dict with a non-empty 'curve'); got {given(run)}"
+        )
+    return run
 
 
 def select(
@@ -57,14 +83,15 @@ def select(
 ) -> list[dict]:
     """The runs with this role ('lr_search', 'grid', 'schedules', 'fixed_data'), seed, size and schedule (each
     optional) that did not diverge, sorted by non-embedding size, then size name, then steps."""
-    if not isinstance(results, dict) or not isinstance(results.get("runs"), dict):
-        raise ValueError("results must be the sweep's results (dl4nlp.sweep.load_sweep()); found no 'runs'")
+    _results(results)
     if role is not None and role not in ROLES:
         raise ValueError(f"role must be one of {ROLES} or None; got {role!r}")
     if schedule is not None and schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES} or None; got {schedule!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(f"seed must be an integer or None; got {seed!r}")
+    if seed is not None:
+        check_int("seed", seed, low=0)
+    if size is not None and not isinstance(size, str):
+        raise TypeError(f"size must be a size name (a string) or None; got {given(size)}")
     out = [
         r
         for r in results["runs"].values()
@@ -79,17 +106,19 @@ def select(
 
 def seeds(results: dict) -> list[int]:
     """The seeds the sweep trained (first the main one)."""
-    spec = results["recipe"]["spec"]
+    spec = _results(results)["recipe"]["spec"]
     return [spec["seed"]] + ([spec["second_seed"]] if spec.get("second_seed") is not None else [])
 
 
 def final_loss(run: dict) -> float:
     """Held-out loss (nats per character) at the end of a finished run."""
-    return float(run["curve"][-1]["heldout_loss"])
+    return float(_run(run)["curve"][-1]["heldout_loss"])
 
 
 def loss_at(run: dict, step: int) -> float:
     """Held-out loss of a run at one of its evaluation points."""
+    _run(run)
+    check_int("step", step, low=0)
     for point in run["curve"]:
         if point["step"] == step:
             return float(point["heldout_loss"])
@@ -100,6 +129,7 @@ def loss_at(run: dict, step: int) -> float:
 def finished_cosine(results: dict, seed: int) -> list[dict]:
     """Every finished cosine run of ``seed`` at its size's chosen learning rate (the grid and the fixed-data
     runs), the shapes of the deeper-versus-wider comparison excluded."""
+    seed = _seed(results, seed)
     sizes = set(results["recipe"]["spec"]["sizes"])
     runs = {r["id"]: r for role in ("grid", "fixed_data") for r in select(results, role=role, seed=seed)}
     if not runs:
@@ -149,8 +179,8 @@ class Profile:
 def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profile]:
     """Method 2: the grid runs of ``seed`` by compute level (counted FLOPs, total parameters), with a parabola
     of loss against log N and against log D through each level with at least ``min_runs`` sizes."""
-    if isinstance(min_runs, bool) or not isinstance(min_runs, int) or min_runs < 3:
-        raise ValueError(f"min_runs must be an integer >= 3 (a parabola has three parameters); got {min_runs!r}")
+    seed = _seed(results, seed)
+    min_runs = check_int("min_runs", min_runs, low=3)  # a parabola has three parameters
     levels: dict[float, list] = {}
     for run in select(results, role="grid", seed=seed):
         levels.setdefault(run["level"], []).append(run)
@@ -168,9 +198,13 @@ def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profil
 
 def isoflop_allocation(profiles: list[Profile], n_bootstrap: int = 1000) -> Allocation:
     """N_opt ∝ C^a and D_opt ∝ C^b through the vertices of the profiles whose minimum lies inside their sizes."""
+    if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, Profile) for p in profiles):
+        raise TypeError(f"profiles must be a list of Profile (from isoflop_profiles); got {given(profiles)}")
     inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
     if len(inside) < 3:
-        raise ValueError(f"need at least 3 profiles with their minimum inside; got {len(inside)} of {len(profiles)}")
+        raise ValueError(
+            f"profiles must hold at least 3 with their minimum inside; got {len(inside)} of {len(profiles)}"
+        )
     c = np.array([p.level for p in inside])
     n = np.array([p.by_n.n_opt for p in inside])
     d = np.array([p.by_d.n_opt for p in inside])
@@ -195,6 +229,8 @@ def parametric_allocation(
 ) -> Parametric:
     """Method 3 with a bootstrap over runs (each resample refitted from the full fit's parameters)."""
     n_key, _ = _convention(convention)
+    n_bootstrap = check_int("n_bootstrap", n_bootstrap, low=1)
+    rng_seed = check_int("rng_seed", rng_seed, low=0)
     runs = finished_cosine(results, seed)
     n = np.array([r[n_key] for r in runs], dtype=float)
     d = np.array([r["tokens"] for r in runs], dtype=float)
@@ -222,6 +258,7 @@ def parametric_allocation(
 def data_slopes(results: dict, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """For each size with at least three grid budgets: tokens D, final loss L, and the local slopes
     −d log L / d log D between neighbouring budgets."""
+    seed = _seed(_results(results), seed)
     out = {}
     for size in results["recipe"]["spec"]["sizes"]:
         runs = select(results, role="grid", seed=seed, size=size)
@@ -235,6 +272,8 @@ def data_slopes(results: dict, seed: int) -> dict[str, tuple[np.ndarray, np.ndar
 def fixed_data(results: dict, seed: int, shapes: bool = False) -> list[dict]:
     """The fixed-data runs of ``seed`` (every size, or with ``shapes`` every shape and its reference), all at the
     same number of steps and at their chosen rates."""
+    seed = _seed(_results(results), seed)
+    check_type("shapes", shapes, bool, "True or False")
     spec = results["recipe"]["spec"]
     wanted = set(spec["shapes"]) | {spec["shape_reference"]} if shapes else set(spec["sizes"])
     return [r for r in select(results, role="fixed_data", seed=seed) if r["size"] in wanted]
@@ -244,6 +283,7 @@ def schedule_pairs(results: dict, seed: int) -> list[dict]:
     """For each size trained with all three schedules and each of its budgets: the finished cosine and
     warmup-stable-decay losses, the constant-rate run at that step, and the longest cosine run at that step
     (NaN where that step is not among its evaluations, or is the longest run's own end)."""
+    seed = _seed(_results(results), seed)
     out = []
     for trunk in select(results, role="schedules", seed=seed, schedule="constant"):
         cosine = {r["steps"]: r for r in select(results, role="grid", seed=seed, size=trunk["size"])}

@@ -22,9 +22,9 @@ Taught in notebook 08.
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Iterator, Sequence, Union
 
+from dl4nlp._checks import check_bool, check_file, check_ids_list, check_int, check_str, check_strings
 from dl4nlp.bpe import SPECIAL_TOKENS, initial_alphabet, pre_tokenize, train_bpe, word_counts
 
 CONTINUATION = "##"
@@ -46,8 +46,11 @@ class WordPiece:
         continuation: str = CONTINUATION,
         lowercase: bool = True,
     ):
-        if isinstance(tokens, str) or not all(isinstance(t, str) and t for t in tokens):
-            raise TypeError("tokens must be a sequence of non-empty strings")
+        tokens = check_strings("tokens", tokens)
+        if "" in tokens:
+            raise ValueError(f"tokens must be non-empty strings; got '' at position {tokens.index('')}")
+        specials = check_strings("specials", specials)
+        check_bool("lowercase", lowercase)
         missing = [s for s in SPECIAL_TOKENS if s not in specials]
         if missing:
             raise ValueError(f"specials must contain {SPECIAL_TOKENS}; missing {missing}")
@@ -75,13 +78,14 @@ class WordPiece:
         The alphabet (every character, plain and with the prefix) comes first,
         then BPE merges until the vocabulary is full or no pair is left.
         """
-        if isinstance(texts, str):
-            raise TypeError("texts must be an iterable of strings, not one string (wrap it in a list)")
+        texts = check_strings("texts", list(texts) if isinstance(texts, Iterator) else texts)
+        check_int("vocab_size", vocab_size)
+        check_str("continuation", continuation, nonempty=True)
         counts = word_counts("\n".join(texts), lowercase=lowercase)
         if not counts:
             raise ValueError("texts hold no words to learn a vocabulary from")
         alphabet = initial_alphabet(counts, continuation)
-        room = vocab_size - len(SPECIAL_TOKENS) - len(alphabet) if isinstance(vocab_size, int) else -1
+        room = vocab_size - len(SPECIAL_TOKENS) - len(alphabet)
         if room < 0:
             raise ValueError(
                 f"vocab_size must hold the {len(SPECIAL_TOKENS)} special tokens and the {len(alphabet)} "
@@ -94,7 +98,7 @@ class WordPiece:
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike], lowercase: bool = True) -> WordPiece:
         """A vocabulary file with one piece per line (BERT's ``vocab.txt``); the line number is the id."""
-        tokens = Path(path).read_text(encoding="utf-8").splitlines()
+        tokens = check_file("path", path, "a vocabulary file").read_text(encoding="utf-8").splitlines()
         if not tokens:
             raise ValueError(f"{path} is empty; expected one WordPiece token per line")
         return cls(tokens, lowercase=lowercase)
@@ -118,10 +122,11 @@ class WordPiece:
 
         A word with no complete split (or longer than ``MAX_WORD_CHARS``) is ``['[UNK]']``.
         """
-        if not isinstance(word, str) or not word:
-            raise ValueError(f"word must be a non-empty str; got {word!r}")
+        check_str("word", word, nonempty=True)
         if word in self._cache:
             return self._cache[word]
+        if len(word.split()) != 1 or word != word.strip():
+            raise ValueError(f"word must be one word without white space; got {word!r}")
         pieces, start = [], 0
         if len(word) > MAX_WORD_CHARS:
             pieces = ["[UNK]"]
@@ -139,6 +144,7 @@ class WordPiece:
 
     def tokenize(self, text: str) -> list[str]:
         """Split ``text`` into words and punctuation, then every word into pieces."""
+        check_str("text", text)
         return [piece for word in pre_tokenize(text, lowercase=self.lowercase) for piece in self.tokenize_word(word)]
 
     def encode(self, text: str) -> list[int]:
@@ -147,10 +153,7 @@ class WordPiece:
 
     def decode(self, ids: Iterable[int]) -> str:
         """The pieces of ``ids``, inner pieces glued to the piece before them, words separated by spaces."""
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < len(self)]
-        if bad:
-            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        ids = check_ids_list("ids", ids, len(self), nonempty=False)
         out = ""
         for i in ids:
             token = self.itos[i]
@@ -162,8 +165,5 @@ class WordPiece:
 
     def is_word_start(self, ids: Sequence[int]) -> list[bool]:
         """For each id: does its piece start a word (it is not a ``##`` continuation)? Used by whole-word masking."""
-        ids = [int(i) for i in ids]
-        bad = [i for i in ids if not 0 <= i < len(self)]
-        if bad:
-            raise ValueError(f"ids must lie in [0, {len(self)}); got {bad[:5]}")
+        ids = check_ids_list("ids", ids, len(self), nonempty=False)
         return [not self.itos[i].startswith(self.continuation) for i in ids]

@@ -130,3 +130,32 @@ def _():
     yield "ids: a string of digits", lambda: vocab().decode("56"), ("ids", "str")
     yield "ids: a float", lambda: vocab().decode([5.5]), ("ids", "5.5")
     yield "ids: a 2-D tensor", lambda: vocab().decode(torch.tensor([[5, 6]])), ("ids", "(1, 2)")
+
+
+@cases("dl4nlp.bpe.BPE.joined")
+def _():
+    yield "merge: a pair of strings", lambda: trained().joined(("l", "o")), ("merge", "tuple")
+    yield "merge: None", lambda: trained().joined(None), ("merge", "None")
+
+
+@cases("dl4nlp.bpe.initial_alphabet")
+def _():
+    yield "counts: a string of text", lambda: bpe.initial_alphabet("low lower"), ("counts", "str")
+    yield "counts: None", lambda: bpe.initial_alphabet(None), ("counts", "None")
+    yield "counts: ints", lambda: bpe.initial_alphabet([1, 2]), ("counts", "int")
+    yield "continuation: None", lambda: bpe.initial_alphabet(["low"], continuation=None), ("continuation", "None")
+
+
+@cases("dl4nlp.bpe.is_word_char")
+def _():
+    yield "ch: two characters", lambda: bpe.is_word_char("ab"), ("ch", "'ab'")
+    yield "ch: empty", lambda: bpe.is_word_char(""), ("ch", "''")
+    yield "ch: an int", lambda: bpe.is_word_char(97), ("ch", "97")
+    yield "ch: None", lambda: bpe.is_word_char(None), ("ch", "None")
+
+
+@cases("dl4nlp.bpe.word_pattern")
+def _():
+    yield "text: None", lambda: bpe.word_pattern(None), ("text", "None")
+    yield "text: a list", lambda: bpe.word_pattern(["a"]), ("text", "list")
+    yield "text: bytes", lambda: bpe.word_pattern(b"a"), ("text", "bytes")

@@ -145,3 +145,47 @@ def _():
     yield "obj: a tensor (not JSON)", lambda: C.write_json(where / "a.json", {"w": torch.ones(2)}), ("obj", "Tensor")
     yield "path: None", lambda: C.write_json(None, {}), ("path", "None")
     yield "obj: NaN (not valid JSON)", lambda: C.write_json(where / "b.json", {"loss": float("nan")}), ("obj", "nan")
+
+
+def saved_table() -> Path:
+    path = folder() / "t.csv"
+    C.save_table(path, [{"a": 1, "b": 2}], provenance={"command": "x"})
+    return path
+
+
+@cases("dl4nlp.checkpoint.save_table")
+def _():
+    def good():
+        return dict(path=folder() / "t.csv", rows=[{"a": 1, "b": 2}], provenance={"command": "x"})
+
+    def call(**change):
+        return lambda: C.save_table(**{**good(), **change})
+
+    yield "rows: empty", call(rows=[]), ("rows", "[]")
+    yield "rows: one dict, not a list", call(rows={"a": 1}), ("rows", "dict")
+    yield "rows: lists, not dicts", call(rows=[[1, 2]]), ("rows", "list")
+    yield "rows: different keys", call(rows=[{"a": 1}, {"b": 2}]), ("rows", "['b']")
+    yield "provenance: None", call(provenance=None), ("provenance", "None")
+    yield "path: not a .csv", call(path=folder() / "t.txt"), (".csv", "t.txt")
+    yield "path: None", call(path=None), ("path", "None")
+    yield "path: exists", lambda: C.save_table(saved_table(), [{"a": 1}], provenance={}), ("t.csv", "overwrite")
+
+
+@cases("dl4nlp.checkpoint.load_table")
+def _():
+    def no_rows():
+        path = saved_table()
+        path.write_text("a,b\n")
+        return C.load_table(path, verify=False)
+
+    def edited():
+        path = saved_table()
+        path.write_text("a,b\n1,3\n")
+        return C.load_table(path)
+
+    yield "path: missing", lambda: C.load_table(folder() / "missing.csv"), ("path", "missing.csv")
+    yield "path: a folder", lambda: C.load_table(folder()), ("path", "folder")
+    yield "path: None", lambda: C.load_table(None), ("path", "None")
+    yield "path: a header and no rows", no_rows, ("t.csv", "no rows")
+    yield "path: edited after saving", edited, ("t.csv", "SHA-256")
+    yield "verify: a string", lambda: C.load_table(saved_table(), verify="no"), ("verify", "'no'")

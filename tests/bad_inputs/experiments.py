@@ -117,6 +117,45 @@ def _():
     yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
 
 
+# --- dl4nlp.experiments.scaling (notebook 09) -------------------------------------------------
+exempt(
+    "records of an experiment's numbers, returned by the experiment functions",
+    "dl4nlp.experiments.scaling.ScheduleRace",
+    "dl4nlp.experiments.scaling.SweepClaims",
+)
+
+
+@cases("dl4nlp.experiments.scaling.schedule_race")
+def _():
+    from dl4nlp.experiments import scaling as X
+
+    good = dict(seed=0, steps=8)
+    yield from vary(X.schedule_race, good, "seed", SEEDS)
+    yield from vary(
+        X.schedule_race,
+        good,
+        "size",
+        [("no x", "2-32", "'2-32'"), ("a number", 8, "int"), ("an odd width", "1x9", "'1x9'")],
+    )
+    yield from vary(X.schedule_race, good, "steps", int_variants(1))
+    yield from vary(
+        X.schedule_race, good, "lr", [("zero", 0.0, "0.0"), ("NaN", float("nan"), "nan"), ("a string", "0.01", "str")]
+    )
+
+
+@cases("dl4nlp.experiments.scaling.sweep_claims")
+def _():
+    from dl4nlp.experiments import scaling as X
+    from dl4nlp.sweep import load_sweep
+
+    good = dict(results=load_sweep(), seed=0, n_bootstrap=2)
+    yield from vary(
+        X.sweep_claims, good, "results", [("a list", [], "list"), ("a path", "data/scaling_sweep.json", "str")]
+    )
+    yield from vary(X.sweep_claims, good, "seed", SEEDS + [("not trained", 7, "7")])
+    yield from vary(X.sweep_claims, good, "n_bootstrap", int_variants(1))
+
+
 @cases("dl4nlp.experiments.bert.curve_steps")
 def _():
     from dl4nlp.experiments import bert

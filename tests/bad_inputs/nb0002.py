@@ -8,7 +8,7 @@ from torch import nn
 
 from bad_inputs.harness import cases, choice_variants, exempt, float_variants, int_variants, vary, with_nan
 from dl4nlp import autograd, bptt, ngram, scalar_nn
-from dl4nlp.diagrams import unrolled_rnn
+from dl4nlp.diagrams import mlp_diagram, unrolled_rnn
 from dl4nlp.experiments import backprop, rnn, start_here
 from dl4nlp.gradflow import first_over_last
 from dl4nlp.rnn import RecurrentLM, next_token_loss
@@ -353,6 +353,24 @@ def _():
         dict(model=nn.RNN(8, 16)),
         "model",
         [("a string", "rnn", "str"), ("an LSTM", nn.LSTM(8, 16), "LSTM")],
+    )
+
+
+@cases("dl4nlp.diagrams.mlp_diagram")
+def _():
+    good = dict(model=scalar_nn.MLP(2, [4, 1]))
+    yield from vary(
+        mlp_diagram,
+        good,
+        "model",
+        [
+            ("a string", "mlp", "str"),
+            ("a bare Linear", nn.Linear(2, 4), "Linear"),
+            ("an empty Sequential", nn.Sequential(), "empty"),
+            ("widths that do not chain", nn.Sequential(nn.Linear(2, 8), nn.Linear(4, 1)), ("8", "Linear(4, 1)")),
+            ("an activation first", nn.Sequential(nn.ReLU(), nn.Linear(2, 1)), ("Linear", "ReLU")),
+            ("a Dropout layer", nn.Sequential(nn.Linear(2, 4), nn.Dropout(0.1)), "Dropout"),
+        ],
     )
 
 

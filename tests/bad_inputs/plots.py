@@ -193,3 +193,33 @@ def _():
     )
     yield from vary(P.plot_coloured_text, good, "vmax", [("equal to vmin", -1.0, "-1.0")])
     yield from vary(P.plot_coloured_text, good, "text", [("empty", "", "''"), ("None", None, "None")])
+
+
+@cases("dl4nlp.plots.plot_isoflop_profiles")
+def _():
+    yield "profiles: empty", lambda: P.plot_isoflop_profiles([]), ("profiles", "none")
+    yield "profiles: one Profile, not a list", lambda: P.plot_isoflop_profiles(_profiles()[0]), ("profiles", "Profile")
+    yield "profiles: a list of dicts", lambda: P.plot_isoflop_profiles([{"level": 1.0}]), ("profiles", "dict")
+    yield "title: a number", lambda: P.plot_isoflop_profiles(_profiles(), title=3), ("title", "int")
+    yield "ax: a string", lambda: P.plot_isoflop_profiles(_profiles(), ax="left"), ("ax", "str")
+
+
+@cases("dl4nlp.plots.plot_allocation")
+def _():
+    yield "allocation: a dict", lambda: P.plot_allocation({"a": 1}), ("allocation", "dict")
+    yield "allocation: the profiles", lambda: P.plot_allocation(_profiles()), ("allocation", "list")
+    yield "title: a number", lambda: P.plot_allocation(_allocation(), title=3), ("title", "int")
+    yield "ax: a string", lambda: P.plot_allocation(_allocation(), ax="left"), ("ax", "str")
+
+
+def _profiles():
+    from dl4nlp.sweep import load_sweep
+    from dl4nlp.sweep_analysis import isoflop_profiles
+
+    return isoflop_profiles(load_sweep(), 0)
+
+
+def _allocation():
+    from dl4nlp.sweep_analysis import isoflop_allocation
+
+    return isoflop_allocation(_profiles(), n_bootstrap=5)

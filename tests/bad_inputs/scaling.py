@@ -147,3 +147,20 @@ def _():
             ("a NaN", [2.0, math.nan], "nan"),
         ],
     )
+
+
+exempt("takes no arguments (FlopCounterMode's extra formulas)", "dl4nlp.scaling.flop_formulas")
+
+
+@cases("dl4nlp.scaling.attention_crossover")
+def _():
+    good = dict(d_model=64)
+    yield from vary(S.attention_crossover, good, "d_model", int_variants(1))
+    yield from vary(S.attention_crossover, good, "dense", [("a string", "yes", "str"), ("None", None, "None")])
+
+
+@cases("dl4nlp.scaling.compute_optimal_split")
+def _():
+    good = dict(compute=1e18)
+    yield from vary(S.compute_optimal_split, good, "compute", SIZE + [("inf", math.inf, "inf")])
+    yield from vary(S.compute_optimal_split, good, "tokens_per_parameter", SIZE)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping, Optional, Sequence
 
+from dl4nlp._checks import check_choice, check_file, check_int, check_number, check_sequence, check_str, given
 from dl4nlp.bert import load_pretrained
 from dl4nlp.bert_pretrain import PretrainingData, evaluate
 from dl4nlp.checkpoint import load_table
@@ -74,6 +75,28 @@ class FewLabels:
         return self.probe - self.scratch
 
 
+def _rows(rows: Sequence[Mapping], needed: Sequence[str]) -> list:
+    """Rows of a shipped table (dicts) that have the ``needed`` columns."""
+    rows = check_sequence("rows", rows, what="a list of table rows (dicts)")
+    for row in rows:
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows must hold dicts (one per table row); got {given(row)}")
+        missing = [k for k in needed if k not in row]
+        if missing:
+            raise ValueError(f"rows must have the columns {list(needed)}; a row lacks {missing}")
+    return rows
+
+
+def _table(path: Optional[str], default: str, needed: Sequence[str] = ()) -> tuple[list, dict]:
+    """A shipped table (``default`` in data/ unless ``path``) that has the ``needed`` columns, and its provenance."""
+    path = data_path(default) if path is None else check_file("path", path, "a .csv table")
+    rows, provenance = load_table(path)
+    missing = [k for k in needed if k not in rows[0]]
+    if missing:
+        raise ValueError(f"path must be a table like data/{default}; {path.name} lacks the columns {missing}")
+    return rows, provenance
+
+
 @lru_cache(maxsize=1)
 def _pretrained():
     return load_pretrained()
@@ -81,8 +104,11 @@ def _pretrained():
 
 def chosen_settings(path: Optional[str] = None) -> dict[str, float]:
     """Each method's learning rate or L2 weight, as the learning-curve recipe chose them on validation sentences."""
-    _, provenance = load_table(path or data_path(LEARNING_CURVE))
-    return dict(provenance["results"]["chosen_settings"])
+    _, provenance = _table(path, LEARNING_CURVE, ("task", "setting"))
+    settings = provenance.get("results", {}).get("chosen_settings")
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"path must be a learning-curve table whose provenance records chosen_settings; got {path}")
+    return dict(settings)
 
 
 def curve_steps(budget: int, path: Optional[str] = None) -> int:
@@ -100,6 +126,10 @@ def few_labels(seed: int, budget: int = LIVE_BUDGET, test_per_cell: int = LIVE_T
     The settings and the number of fine-tuning steps are the shipped learning
     curve's; the test sentences are a fixed balanced subset of the task's test set.
     """
+    check_int("seed", seed, low=0)
+    if check_int("budget", budget, low=4) % 4:
+        raise ValueError(f"budget must be a multiple of 4 (balanced over corpus and label); got {budget}")
+    check_int("test_per_cell", test_per_cell)
     model, tokenizer = _pretrained()
     sets = task_sets()
     train = balanced_sample(sets["train"], budget, seed)
@@ -133,6 +163,11 @@ def less_context(seed: int, rates: Sequence[float] = CONTEXT_RATES, n_pairs: int
     the share of its input that is hidden changes, so what falls is what
     the remaining context can tell it.
     """
+    check_int("seed", seed, low=0)
+    rates = check_sequence("rates", rates, what="a list of masking rates")
+    for rate in rates:
+        check_number("rates: a rate", rate, 0, 1, low_open=True)
+    check_int("n_pairs", n_pairs)
     model, _ = _pretrained()
     scores = [evaluate(model, _pretraining_data(), n_pairs=n_pairs, seed=seed, mask_prob=r) for r in rates]
     return LessContext(
@@ -145,13 +180,15 @@ def less_context(seed: int, rates: Sequence[float] = CONTEXT_RATES, n_pairs: int
 
 def load_learning_curve(path: Optional[str] = None) -> list[dict]:
     """The shipped learning-curve rows (numbers parsed), checksum verified."""
-    rows, _ = load_table(path or data_path(LEARNING_CURVE))
+    rows, _ = _table(path, LEARNING_CURVE, ("task", "budget", "seed", "method", "steps", "accuracy"))
     return [dict(r, budget=int(r["budget"]), seed=int(r["seed"]), steps=int(r["steps"]),
                  accuracy=float(r["accuracy"])) for r in rows]  # fmt: skip
 
 
 def curve_summary(rows: Sequence[Mapping], task: str = "classification") -> dict[str, dict[int, tuple]]:
     """``{method: {budget: (mean, standard deviation, n seeds, [accuracies by seed])}}`` for one task."""
+    rows = _rows(rows, ("task", "method", "budget", "seed", "accuracy"))
+    check_choice("task", task, sorted({r["task"] for r in rows}))
     out: dict[str, dict[int, tuple]] = {}
     for method in sorted({r["method"] for r in rows if r["task"] == task}):
         out[method] = {}
@@ -168,16 +205,23 @@ def gains_by_seed(
     rows: Sequence[Mapping], budget: int, task: str = "classification", method: str = "pretrained"
 ) -> list[float]:
     """``method``'s accuracy minus the from-scratch model's at ``budget``, one value per seed."""
+    rows = _rows(rows, ("task", "method", "budget", "seed", "accuracy"))
+    check_int("budget", budget)
+    check_str("task", task)
+    check_str("method", method)
     by = {(r["method"], r["seed"]): r["accuracy"] for r in rows if r["task"] == task and r["budget"] == budget}
     seeds = sorted({seed for m, seed in by if m == method})
     if not seeds:
-        raise ValueError(f"no {method!r} rows for task {task!r} at budget {budget}")
+        raise ValueError(f"rows hold no rows of method={method!r} for task={task!r} at budget={budget}")
+    unpaired = [s for s in seeds if ("scratch", s) not in by]
+    if unpaired:
+        raise ValueError(f"rows need a 'scratch' row for every seed of {method!r}; got none for seeds {unpaired}")
     return [by[(method, s)] - by[("scratch", s)] for s in seeds]
 
 
 def load_mask_sweep(path: Optional[str] = None) -> list[dict]:
     """The shipped mask-sweep rows (numbers parsed), checksum verified."""
-    rows, _ = load_table(path or data_path(MASK_SWEEP))
+    rows, _ = _table(path, MASK_SWEEP, ("rate", "seed"))
     return [{k: (int(v) if k == "seed" else float(v)) for k, v in r.items()} for r in rows]
 
 
@@ -188,6 +232,9 @@ def sweep_by_seed(rows: Sequence[Mapping], column: str = "accuracy_at_15") -> di
     >>> sweep_by_seed(rows)
     {1: {0.05: 0.1, 0.3: 0.2}}
     """
+    rows = _rows(rows, ("rate", "seed"))
+    check_choice("column", column, [k for k in rows[0] if k not in ("rate", "seed")])
+    _rows(rows, (column,))
     out: dict[int, dict[float, float]] = {}
     for row in sorted(rows, key=lambda r: (r["seed"], r["rate"])):
         out.setdefault(int(row["seed"]), {})[float(row["rate"])] = row[column]
@@ -196,6 +243,9 @@ def sweep_by_seed(rows: Sequence[Mapping], column: str = "accuracy_at_15") -> di
 
 def sweep_summary(rows: Sequence[Mapping], column: str = "accuracy_at_15") -> dict[float, tuple]:
     """``{rate: (mean, standard deviation, [values by seed])}`` of one column of the mask sweep."""
+    rows = _rows(rows, ("rate", "seed"))
+    check_choice("column", column, [k for k in rows[0] if k not in ("rate", "seed")])
+    _rows(rows, (column,))
     out = {}
     for rate in sorted({r["rate"] for r in rows}):
         values = [r[column] for r in sorted(rows, key=lambda r: r["seed"]) if r["rate"] == rate]

@@ -19,12 +19,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from dl4nlp._checks import check_int, check_number, check_type, given
 from dl4nlp.compute_optimal import aicc, envelope, fit_slope, loo_rmse
 from dl4nlp.data import load_text
 from dl4nlp.recipes.scaling_run import Run, train_run
 from dl4nlp.recipes.scaling_spec import SweepSpec, trunk_and_branches
 from dl4nlp.scaling import fit_power_law
-from dl4nlp.sweep import CharData
+from dl4nlp.sweep import CharData, parse_size
 from dl4nlp.sweep_analysis import (
     data_slopes,
     envelope_allocation,
@@ -72,8 +73,11 @@ class ScheduleRace:
 def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> ScheduleRace:
     """Train ``size`` for ``steps`` steps with a cosine, a constant and a warmup-stable-decay schedule (the last
     branched off the constant run), same initial weights and batches for the three; the sweep's settings."""
-    if not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_int("seed", seed, low=0)
+    check_type("size", size, str, "a size name 'LAYERSxWIDTH' such as '1x8'")
+    parse_size(size)
+    check_int("steps", steps)
+    check_number("lr", lr, 0, low_open=True)
     spec = SweepSpec(seed=seed, second_seed=None if seed != 1 else 2, lr_search_steps=steps)
     data = CharData(load_text(spec.corpus), spec.heldout_fraction)
     settings = spec.settings()
@@ -137,8 +141,13 @@ def _floor_fits(n: np.ndarray, loss: np.ndarray):
 
 def sweep_claims(results: dict, seed: int, n_bootstrap: int = 200) -> SweepClaims:
     """The claims' numbers for ``seed`` (the sweep's first or second seed)."""
-    if seed not in {r["seed"] for r in results["runs"].values()}:
-        raise ValueError(f"the sweep has no runs of seed {seed!r}")
+    if not isinstance(results, dict) or not isinstance(results.get("runs"), dict):
+        raise TypeError(f"results must be the sweep's results (dl4nlp.sweep.load_sweep()); got {given(results)}")
+    check_int("seed", seed, low=0)
+    check_int("n_bootstrap", n_bootstrap)
+    trained = sorted({r["seed"] for r in results["runs"].values()})
+    if seed not in trained:
+        raise ValueError(f"seed must be one of the sweep's seeds {trained}; the sweep has no runs of seed {seed!r}")
     fixed = fixed_data(results, seed)
     n = np.array([r["total_params"] for r in fixed], dtype=float)
     loss = np.array([final_loss(r) for r in fixed])

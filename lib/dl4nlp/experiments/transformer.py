@@ -28,6 +28,18 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_file,
+    check_ids,
+    check_int,
+    check_number,
+    check_sequence,
+    check_strings,
+    check_type,
+    given,
+)
 from dl4nlp.data import load_text
 from dl4nlp.device import seed_everything
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
@@ -38,8 +50,7 @@ CORPUS = "tinyshakespeare.txt"
 
 
 def _check_seed(seed: int) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0; got {seed!r}")
+    check_int("seed", seed, 0)
 
 
 def _sizes(defaults: dict, sizes: Optional[dict]) -> dict:
@@ -51,6 +62,18 @@ def _sizes(defaults: dict, sizes: Optional[dict]) -> dict:
     unknown = sorted(set(sizes) - set(defaults))
     if unknown:
         raise ValueError(f"sizes has unknown keys {unknown}; known: {sorted(defaults)}")
+    for key, value in sizes.items():  # each of the default's kind: a count, a positive rate, a (low, high) range
+        default, name = defaults[key], f"sizes[{key!r}]"
+        if isinstance(default, tuple):
+            pair = check_sequence(name, value, what="a (low, high) pair of integers")
+            if len(pair) != 2:
+                raise ValueError(f"{name} must be a (low, high) pair of integers; got {given(pair)}")
+            for part in pair:
+                check_int(name, part, 1)
+        elif isinstance(default, float):
+            check_number(name, value, 0, low_open=True)
+        else:
+            check_int(name, value, 1)
     return {**defaults, **sizes}
 
 
@@ -96,6 +119,7 @@ def reset_to_pytorch_init(model: nn.Module) -> nn.Module:
     without LayerNorm such small weights shrink the signal layer after layer, so
     the ladder gives every variant PyTorch's defaults instead.
     """
+    check_type("model", model, nn.Module, "a torch.nn.Module")
     for module in model.modules():
         if module is not model and hasattr(module, "reset_parameters"):
             module.reset_parameters()
@@ -104,8 +128,7 @@ def reset_to_pytorch_init(model: nn.Module) -> nn.Module:
 
 def ladder_model(variant: str, vocab_size: int, sizes: Optional[dict] = None) -> TransformerLM:
     """The char LM of one ladder variant: learned positions, untied output, post-LN where LayerNorm is on."""
-    if variant not in LADDER:
-        raise ValueError(f"variant must be one of {tuple(LADDER)}; got {variant!r}")
+    check_choice("variant", variant, tuple(LADDER))
     s = _sizes(LADDER_SIZES, sizes)
     config = TransformerConfig(
         vocab_size=vocab_size,
@@ -123,7 +146,12 @@ def ladder_model(variant: str, vocab_size: int, sizes: Optional[dict] = None) ->
 
 def bigram_loss(data: CharData, windows: torch.Tensor, alpha: float = 0.1) -> tuple[float, float]:
     """Held-out cross-entropy of add-``alpha`` bigram and unigram models counted on the training part."""
+    check_type("data", data, CharData, "a dl4nlp.sweep.CharData")
     V = len(data.chars)
+    check_ids("windows", windows, V, shape=("N", "T+1"))
+    if windows.shape[1] < 2:
+        raise ValueError(f"windows must hold at least two characters each (N, T+1); got {tuple(windows.shape)}")
+    check_number("alpha", alpha, 0, low_open=True)
     pairs = torch.zeros(V, V, dtype=torch.float64)
     pairs.index_put_((data.train[:-1], data.train[1:]), torch.ones(len(data.train) - 1, dtype=torch.float64), True)
     bigram = (pairs + alpha) / (pairs + alpha).sum(1, keepdim=True)
@@ -140,10 +168,10 @@ def ingredient_ladder(
     The corpus's last 10 % is held out (no training window reaches it).
     """
     _check_seed(seed)
-    unknown = [v for v in variants if v not in LADDER]
-    if unknown or not variants:
-        raise ValueError(f"variants must be a non-empty list of {tuple(LADDER)}; got {list(variants)!r}")
+    for variant in check_strings("variants", variants):
+        check_choice("variants", variant, tuple(LADDER))
     s = _sizes(LADDER_SIZES, sizes)
+    check_int("eval_windows", eval_windows)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     windows = data.windows("heldout", eval_windows, s["context"])
     losses = []
@@ -185,8 +213,13 @@ def layer_gradient_norms(
 ) -> GradientNorms:
     """One backward pass of a freshly initialised char LM (PyTorch's init) per depth and LayerNorm placement."""
     _check_seed(seed)
-    if not depths or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in depths):
-        raise ValueError(f"depths must be a non-empty list of positive integers; got {depths!r}")
+    for depth in check_sequence("depths", depths, what="a list of depths"):
+        check_int("depths", depth)
+    check_int("d_model", d_model)
+    if d_model % 4:
+        raise ValueError(f"d_model must be divisible by the 4 heads; got {d_model}")
+    check_int("context", context, 2)
+    check_int("batch_size", batch_size)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     inputs, targets = data.batch(batch_size, context, torch.Generator().manual_seed(seed))
     out = {True: [], False: []}
@@ -225,13 +258,14 @@ class WarmupResult:
     diverged: tuple[bool, ...]
 
     def loss(self, run: str) -> float:
-        return self.heldout[self.runs.index(run)]
+        return self.heldout[self.runs.index(check_choice("run", run, self.runs))]
 
 
 def warmup_runs(seed: int, sizes: Optional[dict] = None, eval_windows: int = 256) -> WarmupResult:
     """Deep post-LN and pre-LN char LMs at a high learning rate, with and without a linear warm-up."""
     _check_seed(seed)
     s = _sizes(WARMUP_SIZES, sizes)
+    check_int("eval_windows", eval_windows)
     data = CharData(load_text(CORPUS), heldout_fraction=0.1)
     windows = data.windows("heldout", eval_windows, s["context"])
     names, losses, diverged = [], [], []
@@ -303,13 +337,13 @@ def repeat_batch(n: int, generator: torch.Generator, sizes: Optional[dict] = Non
     """``n`` sequences of uniformly random tokens in which the first ``m`` tokens are repeated right after
     themselves, ``m`` drawn per sequence from ``sizes['repeat']``; the rest of the sequence is random too."""
     s = _sizes(INDUCTION_SIZES, sizes)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
-    if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator; got {type(generator).__name__}")
+    check_int("n", n)
+    check_type("generator", generator, torch.Generator, "a torch.Generator")
     low, high = s["repeat"]
     if not 2 <= low <= high <= s["length"] // 2:
-        raise ValueError(f"repeat must satisfy 2 <= low <= high <= length // 2; got {s['repeat']} with {s['length']}")
+        raise ValueError(
+            f"sizes['repeat'] must satisfy 2 <= low <= high <= length // 2; got {s['repeat']} with {s['length']}"
+        )
     ids = torch.randint(0, s["vocab_size"], (n, s["length"]), generator=generator)
     half = torch.randint(low, high + 1, (n,), generator=generator)
     positions = torch.arange(s["length"])[None, :]
@@ -363,6 +397,7 @@ def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
     Olsson et al.'s prefix matching: an induction head at t attends to the positions
     that followed earlier occurrences of the current token (all of them, if it recurs).
     """
+    check_ids("ids", ids, None, shape=("B", "T"))
     B, T = ids.shape
     before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype), ids[:, :-1]], dim=1)  # token before each key
     matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key)
@@ -374,6 +409,15 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
     """Loss on the first stretch and on the repeat; per layer and head, the mean attention weight on prefix
     matches (``prefix_matches``) at the queries of the repeat, and on the previous position at every query;
     and the weight uniform attention over the past would put on the prefix matches."""
+    check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+    check_type("batch", batch, RepeatBatch, "a RepeatBatch (from repeat_batch)")
+    check_ids("batch.ids", batch.ids, model.config.vocab_size, bound="vocab_size", shape=("B", "T"))
+    if not 2 <= batch.ids.shape[1] <= model.config.max_len + 1:
+        raise ValueError(
+            f"batch.ids must have 2 to max_len + 1 = {model.config.max_len + 1} positions; got {tuple(batch.ids.shape)}"
+        )
+    if model.config.fast_attention:
+        raise ValueError("model must use the readable attention path to show its weights; got fast_attention=True")
     model.eval()
     inputs = batch.ids[:, :-1]
     logits = model(inputs)  # (B, T-1, V)
@@ -398,8 +442,7 @@ def train_induction_model(
 ) -> tuple[TransformerLM, InductionResult]:
     """Train ``induction_model`` on ``repeat_batch`` sequences; evaluate on 512 fixed held-out sequences."""
     _check_seed(seed)
-    if isinstance(eval_every, bool) or not isinstance(eval_every, int) or eval_every < 1:
-        raise ValueError(f"eval_every must be a positive integer; got {eval_every!r}")
+    check_int("eval_every", eval_every)
     s = _sizes(INDUCTION_SIZES, sizes)
     seed_everything(seed)
     model = induction_model(s)
@@ -455,9 +498,12 @@ def load_ablation_table(path=None) -> dict:
 
     from dl4nlp.data import data_path
 
-    path = data_path(ABLATION_TABLE) if path is None else path
-    table = json.loads(open(path, encoding="utf-8").read())
-    if "ladder" not in table or "warmup" not in table:
+    path = data_path(ABLATION_TABLE) if path is None else check_file("path", path, "the ablation table (JSON)")
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"path must be the ablation table (JSON); {path} is not JSON ({error})") from None
+    if not isinstance(table, dict) or "ladder" not in table or "warmup" not in table:
         raise ValueError(f"{path} is not the ablation table: expected keys 'ladder' and 'warmup'")
     return table
 
@@ -524,17 +570,27 @@ def date_transformer(seed: int = 0):
 def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
     """The test dates (``DATE_TEST``, from the test split of ``date_task``), asserted disjoint from ``train_pairs``:
     no test date occurs in training, in any format."""
-    from dl4nlp.date_task import make_pairs, overlap
+    from dl4nlp.date_task import _check_pairs, make_pairs, overlap
 
+    _check_pairs(train_pairs, "train_pairs", nonempty=False)
     test = make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"], split="test")
-    assert overlap(train_pairs, test).disjoint
+    shared = overlap(train_pairs, test)
+    if not shared.disjoint:
+        raise ValueError(f"train_pairs must be disjoint from the test dates (no date in common); got {shared}")
     return test
 
 
 def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
     """Exact-match accuracy of greedy outputs on ``pairs``, per bin of source length."""
-    from dl4nlp.date_task import translate
+    from dl4nlp.date_task import _check_pairs, translate
 
+    _check_pairs(pairs)
+    for bin in check_sequence("bins", bins, what="a list of (low, high) source lengths"):
+        if not isinstance(bin, (tuple, list)) or len(bin) != 2:
+            raise ValueError(f"bins must hold (low, high) pairs of lengths; got {given(bin)}")
+        low, high = check_int("bins", bin[0], 0), check_int("bins", bin[1], 0)
+        if low > high:
+            raise ValueError(f"bins must hold (low, high) pairs with low <= high; got {tuple(bin)}")
     outputs = translate(model, [s for s, _ in pairs], max_len=max(len(t) for _, t in pairs) + 1)
     out = []
     for low, high in bins:
@@ -556,8 +612,8 @@ def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
     from dl4nlp.recipes.date_models import DateRecipe, build_model
 
     _check_seed(seed)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be a positive integer; got {steps!r}")
+    check_int("steps", steps)
+    check_bool("progress", progress)
     recipe = DateRecipe(score="dot", steps=steps, seed=seed)
     train_pairs = date_task.make_pairs(recipe.train_pairs, seed=seed + 1, split="train")
     test = date_test_pairs(train_pairs)

@@ -30,7 +30,17 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import check_choice, check_int, check_number, check_str, check_strings, check_type
+from dl4nlp._checks import (
+    check_callable,
+    check_choice,
+    check_int,
+    check_number,
+    check_path,
+    check_sequence,
+    check_str,
+    check_strings,
+    check_type,
+)
 from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
 
@@ -57,6 +67,15 @@ def command_line(name: str, argv: Optional[Sequence[str]]) -> str:
     check_str("name", name, nonempty=True)
     args = sys.argv[1:] if argv is None else check_strings("argv", argv, nonempty=False)
     return f"python -m dl4nlp.recipes.{name} {shlex.join(args)}".strip()
+
+
+def _check_args(args: Any, names: Sequence[str]) -> argparse.Namespace:
+    """The parsed arguments of a recipe's parser, with the attributes ``names``."""
+    check_type("args", args, argparse.Namespace, "the parsed arguments of the recipe's parser (an argparse.Namespace)")
+    missing = [name for name in names if not hasattr(args, name)]
+    if missing:
+        raise ValueError(f"args must be the recipe's parsed arguments, with {list(names)}; missing {missing}")
+    return args
 
 
 def start(args: argparse.Namespace) -> torch.device:
@@ -133,9 +152,16 @@ def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]
     A state saved by a run with another ``spec`` is refused, so a different
     sweep never resumes this one.
     """
+    state_path = check_path("state_path", state_path)
+    check_type("spec", spec, Mapping, "a mapping (the sweep's settings)")
     if not state_path.exists():
         return [], 0.0
-    saved = json.loads(state_path.read_text(encoding="utf-8"))
+    try:
+        saved = json.loads(state_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"state_path must be a sweep state saved by save_rows; {state_path}: {error}") from None
+    if not isinstance(saved, dict) or any(k not in saved for k in ("spec", "rows", "elapsed")):
+        raise ValueError(f"state_path must be a sweep state saved by save_rows (spec, rows, elapsed); got {state_path}")
     if saved["spec"] != dict(spec):
         raise ValueError(f"{state_path} holds a run with {saved['spec']}; this command asks for {dict(spec)}")
     print(f"resumed with {len(saved['rows'])} rows from {state_path}", flush=True)
@@ -144,7 +170,14 @@ def resume_rows(state_path: Path, spec: Mapping[str, Any]) -> tuple[list, float]
 
 def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed: float) -> None:
     """Save a sweep's rows so far, atomically, for ``resume_rows``."""
-    text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
+    state_path = check_path("state_path", state_path)
+    check_type("spec", spec, Mapping, "a mapping (the sweep's settings)")
+    rows = check_sequence("rows", rows, nonempty=False, what="a list of rows")
+    check_number("elapsed", elapsed, 0)
+    try:
+        text = json.dumps({"spec": dict(spec), "rows": list(rows), "elapsed": elapsed})
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"spec and rows must hold JSON values (numbers, strings, lists, dicts); {error}") from None
     atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
@@ -155,8 +188,13 @@ def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], jobs: int
     the process that computes it; ``function`` must be a module-level function
     (it reads what it needs from module state set before the fork).
     """
-    if not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer; got {jobs!r}")
+    check_callable("function", function)
+    items = check_sequence("items", items, nonempty=False, what="a list of work items")
+    check_int("jobs", jobs)
+    return _parallel_map(function, items, jobs)
+
+
+def _parallel_map(function: Callable[[Any], Any], items: list, jobs: int) -> Iterator[Any]:
     if jobs == 1 or len(items) < 2:
         yield from map(function, items)
         return

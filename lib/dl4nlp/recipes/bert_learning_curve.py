@@ -36,6 +36,7 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_choice
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
@@ -70,6 +71,8 @@ def tag_test_set() -> list:
 
 
 def grid(method: str) -> tuple[float, ...]:
+    """The settings tried for ``method``: learning rates (fine-tuning) or L2 weights (regressions)."""
+    check_choice("method", method, METHODS)
     return LEARNING_RATES if method in ("pretrained", "scratch") else L2_WEIGHTS
 
 

@@ -22,10 +22,20 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp.bert_pretrain import Pretrainer, evaluate, make_model
+from dl4nlp._checks import check_device, check_int, check_number, check_type
+from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate, make_model
 from dl4nlp.checkpoint import check_output, save_table
 from dl4nlp.dialogue import CORPORA
-from dl4nlp.recipes import command_line, parallel_map, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import (
+    _check_args,
+    command_line,
+    parallel_map,
+    provenance,
+    recipe_parser,
+    resume_rows,
+    save_rows,
+    start,
+)
 from dl4nlp.recipes.tiny_bert import prepare
 
 NAME = "bert_mask_sweep"
@@ -53,6 +63,13 @@ def parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int, device: torch.device) -> dict:
     """Train one small masked LM at masking ``rate`` with ``seed`` and score it on the held-out pairs."""
+    names = ("d_model", "layers", "heads", "max_len", "steps", "batch_size", "lr", "warmup", "eval_pairs")
+    _check_args(args, names)
+    check_type("data", data, PretrainingData, "a PretrainingData (from dl4nlp.recipes.tiny_bert.prepare)")
+    check_int("vocab_size", vocab_size)
+    check_number("rate", rate, 0, 1, low_open=True)
+    check_int("seed", seed, low=0)
+    check_device("device", device)
     torch.manual_seed(seed)
     model = make_model(
         vocab_size, d_model=args.d_model, n_layers=args.layers, n_heads=args.heads, d_ff=4 * args.d_model,

@@ -23,6 +23,7 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_int, check_number, check_type
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.gpt import KIND, gpt_config, model_from_weights, weights_to_store
@@ -55,9 +56,21 @@ class Recipe:
     eval_every: int = 250
     eval_windows: int = 64  # evenly spaced held-out windows for the curve; the final loss uses all of them
 
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_heads", "n_layers", "context", "batch_size", "steps", "eval_every", "eval_windows"):
+            check_int(name, getattr(self, name))
+        check_int("warmup_steps", self.warmup_steps, 0)
+        check_number("lr", self.lr, 0, low_open=True)
+        check_number("min_lr_ratio", self.min_lr_ratio, 0, 1)
+        check_number("weight_decay", self.weight_decay, 0)
+        check_number("clip_norm", self.clip_norm, 0, low_open=True)
+        check_number("heldout_fraction", self.heldout_fraction, 0, 1, low_open=True, high_open=True)
+
 
 def optimizer_for(model: TransformerLM, recipe: Recipe) -> torch.optim.AdamW:
     """AdamW with weight decay on the weight matrices and embeddings only (not on biases and LayerNorms)."""
+    check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+    check_type("recipe", recipe, Recipe, "a gpt_shakespeare.Recipe")
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     groups = [{"params": decay, "weight_decay": recipe.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
@@ -66,7 +79,11 @@ def optimizer_for(model: TransformerLM, recipe: Recipe) -> torch.optim.AdamW:
 
 def all_heldout_windows(data: CharData, context: int) -> torch.Tensor:
     """Every non-overlapping window of ``context + 1`` held-out characters, (N, T+1)."""
+    check_type("data", data, CharData, "a dl4nlp.sweep.CharData")
+    check_int("context", context)
     n = (len(data.heldout) - 1) // context
+    if n < 1:
+        raise ValueError(f"context must be below the {len(data.heldout)} held-out characters; got {context}")
     return torch.stack([data.heldout[i * context : i * context + context + 1] for i in range(n)])
 
 

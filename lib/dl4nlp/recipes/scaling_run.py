@@ -20,6 +20,17 @@ from typing import Callable, Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import (
+    check_bool,
+    check_callable,
+    check_device,
+    check_file,
+    check_number,
+    check_path,
+    check_str,
+    check_type,
+    given,
+)
 from dl4nlp.checkpoint import atomic_write
 from dl4nlp.scaling import non_embedding_parameters
 from dl4nlp.sweep import (
@@ -53,15 +64,22 @@ class Run:
     branch: Optional[tuple[str, int]] = None  # (run id, step): start from that run's snapshot
 
     def __post_init__(self) -> None:
+        check_str("size", self.size, what="a size name 'LAYERSxWIDTH'")
         parse_size(self.size)
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {SCHEDULES}; got {self.schedule!r}")
         check_int("steps", self.steps)
         check_int("seed", self.seed, minimum=0)
-        if not isinstance(self.lr, (int, float)) or isinstance(self.lr, bool) or not self.lr > 0:
-            raise ValueError(f"lr must be a positive number; got {self.lr!r}")
-        for step in self.extra_evals + self.snapshots:
-            check_int("each of extra_evals and snapshots", step)
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not self.lr > 0:
+            raise ValueError(f"lr must be a positive number (inf: a run meant to diverge); got {self.lr!r}")
+        for name in ("extra_evals", "snapshots"):
+            check_type(name, getattr(self, name), tuple, "a tuple of steps")
+            for step in getattr(self, name):
+                check_int(f"each of {name}", step)
+        if self.branch is not None:
+            if not (isinstance(self.branch, tuple) and len(self.branch) == 2 and isinstance(self.branch[0], str)):
+                raise TypeError(f"branch must be None or (run id, step); got {given(self.branch)}")
+            check_int("branch's step", self.branch[1], minimum=0)
 
     @property
     def id(self) -> str:
@@ -79,6 +97,7 @@ class Run:
 
 def run_id(size: str, schedule: str, steps: int, lr: float, seed: int) -> str:
     """``'2x32-cosine-512-lr0.008-s0'``: every property that changes what a run computes."""
+    Run(size, schedule, steps, lr, seed)  # checks each
     return f"{size}-{schedule}-{steps}-lr{lr:.6g}-s{seed}"
 
 
@@ -98,6 +117,19 @@ class Settings:
     emergence_start: int
     max_k: int
 
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "context", "eval_windows", "final_windows", "max_k"):
+            check_int(name, getattr(self, name))
+        check_int("warmup_steps", self.warmup_steps, minimum=0)
+        check_int("emergence_start", self.emergence_start, minimum=0)
+        check_number("min_lr_ratio", self.min_lr_ratio, 0, 1)
+        check_number("decay_fraction", self.decay_fraction, 0, 1, low_open=True, high_open=True)
+        if not (isinstance(self.betas, (tuple, list)) and len(self.betas) == 2):
+            raise TypeError(f"betas must be a pair (beta1, beta2); got {given(self.betas)}")
+        for beta in self.betas:
+            check_number("each of betas", beta, 0, 1, high_open=True)
+        check_number("clip_norm", self.clip_norm, 0, low_open=True)
+
 
 @dataclass
 class Budget:
@@ -107,7 +139,14 @@ class Budget:
     used: int = 0
     on_steps: Callable[[int, str, float], None] = field(default=lambda n, rid, loss: None)
 
+    def __post_init__(self) -> None:
+        if self.limit is not None:
+            check_int("limit", self.limit, minimum=0)
+        check_int("used", self.used, minimum=0)
+        check_callable("on_steps", self.on_steps, "a function on_steps(steps, run_id, loss)")
+
     def allows(self, steps: int) -> bool:
+        check_int("steps", steps, minimum=0)
         return self.limit is None or self.used + steps <= self.limit
 
 
@@ -117,6 +156,8 @@ class OutOfSteps(Exception):
 
 def run_seed(size: str, seed: int) -> int:
     """Seed of the initial weights and the batch order: the same for every run of a size and seed."""
+    check_str("size", size, nonempty=True)
+    check_int("seed", seed, minimum=0)
     return seed * 100_003 + zlib.crc32(size.encode()) % 100_003
 
 
@@ -152,8 +193,15 @@ class _Schedule:
         self._apply()
 
 
+def _check_run_data_settings(run, data, settings) -> None:
+    check_type("run", run, Run, "a Run")
+    check_type("data", data, CharData, "a dl4nlp.sweep.CharData")
+    check_type("settings", settings, Settings, "a Settings (SweepSpec.settings())")
+
+
 def describe(run: Run, data: CharData, settings: Settings) -> dict:
     """The run's sizes and costs: parameters (non-embedding, embedding, total) and FLOPs per token."""
+    _check_run_data_settings(run, data, settings)
     config = model_config(run.size, len(data.chars), settings.context)
     model = TransformerLM(config)
     n = count_parameters(model, exclude_embeddings=True)
@@ -186,8 +234,13 @@ def train_run(
     record says ``diverged``. With ``keep_model`` the final float32 weights are written to
     ``workdir/models/<id>.pt``.
     """
+    _check_run_data_settings(run, data, settings)
+    workdir = check_path("workdir", workdir)
+    device = check_device("device", device)
+    if budget is not None:
+        check_type("budget", budget, Budget, "a Budget or None")
+    check_bool("keep_model", keep_model)
     budget = budget or Budget()
-    workdir = Path(workdir)
     checkpoint = workdir / "ckpt" / f"{run.id}.pt"
     torch.manual_seed(run_seed(run.size, run.seed))
     model = TransformerLM(model_config(run.size, len(data.chars), settings.context)).to(device)
@@ -287,16 +340,27 @@ def train_run(
 
 def finished(workdir: Path, run: Run) -> None:
     """Remove a finished run's checkpoint (its record is stored by the caller first)."""
+    workdir = check_path("workdir", workdir)
+    check_type("run", run, Run, "a Run")
     (Path(workdir) / "ckpt" / f"{run.id}.pt").unlink(missing_ok=True)
 
 
 def load_weights(path: os.PathLike) -> dict:
     """Weights written by ``train_run(..., keep_model=True)``."""
-    return _load(Path(path))
+    what = "a weights file written by train_run(..., keep_model=True)"
+    try:
+        return _load(check_file("path", path, what))
+    except ValueError as error:
+        raise ValueError(f"path must be {what}; {error}") from None
 
 
 def timed_steps(size: str, data: CharData, settings: Settings, steps: int = 8) -> float:
     """CPU seconds per training step of one size (after two warm-up steps), to estimate a sweep's cost."""
+    check_str("size", size, what="a size name 'LAYERSxWIDTH'")
+    parse_size(size)
+    check_type("data", data, CharData, "a dl4nlp.sweep.CharData")
+    check_type("settings", settings, Settings, "a Settings (SweepSpec.settings())")
+    check_int("steps", steps)
     torch.manual_seed(0)
     model = TransformerLM(model_config(size, len(data.chars), settings.context))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Optional
 
+from dl4nlp._checks import check_int, check_number, check_sequence, check_type
 from dl4nlp.data import CORPORA
 from dl4nlp.recipes.scaling_run import Run, Settings
 from dl4nlp.sweep import decay_start, parse_size
@@ -69,10 +70,28 @@ class SweepSpec:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        for name in ("sizes", "compute_levels", "constant_sizes", "shapes", "second_seed_levels", "betas"):
+            check_type(name, getattr(self, name), tuple, "a tuple (or list)")
+        check_int("emergence_start", self.emergence_start, low=0)
+        check_int("seed", self.seed, low=0)
+        if self.second_seed is not None:
+            check_int("second_seed", self.second_seed, low=0)
+        for name in ("lr_base", "lr_factor", "lr_start", "min_lr_ratio", "decay_fraction", "clip_norm"):
+            check_number(name, getattr(self, name), 0, low_open=True)
+        check_number("heldout_fraction", self.heldout_fraction, 0, 1, low_open=True, high_open=True)
+        if len(self.betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2); got {self.betas}")
+        for beta in self.betas:
+            check_number("each of betas", beta, 0, 1, high_open=True)
         if not self.sizes:
             raise ValueError("sizes must name at least one model size; got ()")
-        for size in self.sizes + self.constant_sizes + self.shapes + (self.shape_reference,):
-            parse_size(size)
+        for name, group in (("sizes", self.sizes), ("constant_sizes", self.constant_sizes), ("shapes", self.shapes),
+                            ("shape_reference", (self.shape_reference,))):  # fmt: skip
+            for size in group:
+                try:
+                    parse_size(size)
+                except ValueError as error:
+                    raise ValueError(f"{name}: {error}") from None
         for name, group in (("sizes", self.sizes), ("shapes", self.shapes)):
             if len(set(group)) != len(group):
                 raise ValueError(f"{name} must not repeat a size; got {group}")
@@ -93,12 +112,11 @@ class SweepSpec:
                 f"compute_levels must increase strictly and include second_seed_levels; got "
                 f"{self.compute_levels} and {self.second_seed_levels}"
             )
-        if not (self.lr_base > 0 and self.lr_factor > 1 and self.lr_start > 0):
-            raise ValueError("lr_base and lr_start must be positive and lr_factor > 1")
+        check_number("lr_factor", self.lr_factor, 1, low_open=True)  # the grid must grow
         if isinstance(self.lr_backoff, bool) or not isinstance(self.lr_backoff, int) or self.lr_backoff < 0:
             raise ValueError(f"lr_backoff must be a non-negative integer; got {self.lr_backoff!r}")
-        if not 0 < self.min_lr_ratio < 1 or not 0 < self.decay_fraction < 1:
-            raise ValueError("min_lr_ratio and decay_fraction must lie in (0, 1)")
+        check_number("min_lr_ratio", self.min_lr_ratio, 0, 1, low_open=True, high_open=True)
+        check_number("decay_fraction", self.decay_fraction, 0, 1, low_open=True, high_open=True)
         if self.corpus not in CORPORA:
             raise ValueError(f"corpus must be one of {tuple(CORPORA)}; got {self.corpus!r}")
         if not self.emergence_start + self.max_k < self.context:
@@ -116,13 +134,21 @@ class SweepSpec:
 
     def lr(self, index: int) -> float:
         """The learning rate of grid point ``index``: lr_base * lr_factor ** index, rounded to 6 digits."""
+        check_int("index", index, low=None)
         return float(f"{self.lr_base * self.lr_factor**index:.6g}")
 
     def lr_index(self, lr: float) -> int:
+        """The grid point of a learning rate (the nearest): the inverse of ``lr``."""
+        check_number("lr", lr, 0, low_open=True)
         return round(math.log(lr / self.lr_base) / math.log(self.lr_factor))
 
     def budgets(self, flops_per_token: int, levels: Optional[tuple[float, ...]] = None) -> dict[float, int]:
         """Steps of the cosine run at each compute level for a model of this cost: {level: steps}."""
+        check_int("flops_per_token", flops_per_token)
+        if levels is not None:
+            levels = check_sequence("levels", levels, what="a list of compute levels (FLOPs)")
+            for level in levels:
+                check_number("each of levels", level, 0, low_open=True)
         out = {}
         for level in self.compute_levels if levels is None else levels:
             steps = round(level / (flops_per_token * self.batch_size * self.context))
@@ -135,17 +161,24 @@ class SweepSpec:
 
 def spec_dict(spec: SweepSpec) -> dict:
     """The spec as JSON would store it (tuples as lists)."""
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
     return json.loads(json.dumps(asdict(spec)))
 
 
 def default_workdir(spec: SweepSpec) -> Path:
     """``<tmp>/dl4nlp-scaling-sweep-<spec hash>``: keyed by the spec, so another spec never resumes these runs."""
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
     return Path(tempfile.gettempdir()) / f"dl4nlp-scaling-sweep-{spec.key()}"
 
 
 def trunk_and_branches(spec: SweepSpec, size: str, budgets: list[int], lr: float, seed: int) -> list[Run]:
     """A constant-rate run as long as the longest budget, then a warmup-stable-decay run per budget,
     each branched off the constant run at its decay start."""
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
+    budgets = check_sequence("budgets", budgets, nonempty=False, what="a list of steps")
+    for b in budgets:
+        check_int("each of budgets", b)
+    Run(size, "constant", 1, lr, seed)  # checks size, lr and seed
     if not budgets:
         return []
     starts = {b: decay_start(b, spec.decay_fraction) for b in budgets}
@@ -159,6 +192,8 @@ def trunk_and_branches(spec: SweepSpec, size: str, budgets: list[int], lr: float
 
 def check_unique(runs: list[Run]) -> None:
     """Reject a plan with two runs of the same id (they would overwrite each other's checkpoints)."""
+    for run in check_sequence("runs", runs, nonempty=False, what="a list of Run"):
+        check_type("each of runs", run, Run, "a Run")
     seen: dict[str, Run] = {}
     for run in runs:
         if run.id in seen and seen[run.id] != run:

@@ -41,6 +41,7 @@ from typing import Optional
 import torch
 from tqdm.auto import tqdm
 
+from dl4nlp._checks import check_bool, check_device, check_int, check_number, check_path, check_str, check_type, given
 from dl4nlp._version import __version__
 from dl4nlp.checkpoint import check_output, save_checkpoint, write_json
 from dl4nlp.data import data_path, load_text, md5sum
@@ -71,7 +72,11 @@ class Sweep:
     """The sweep's state in its work folder (``state.json`` after every finished run) and its phases."""
 
     def __init__(self, spec: SweepSpec, workdir: Path, device: torch.device, command: str = "", progress: bool = False):
-        self.spec, self.workdir, self.device = spec, Path(workdir), device
+        check_type("spec", spec, SweepSpec, "a SweepSpec")
+        workdir, device = check_path("workdir", workdir), check_device("device", device)
+        check_str("command", command)
+        check_bool("progress", progress)
+        self.spec, self.workdir, self.device = spec, workdir, device
         self.data = CharData(load_text(spec.corpus), spec.heldout_fraction)
         self.settings = spec.settings()
         self.path = self.workdir / "state.json"
@@ -128,6 +133,10 @@ class Sweep:
 
     def ensure(self, run: Run, role: str, budget: Budget, keep_model: bool = False, **info) -> dict:
         """The record of ``run``: stored already, or trained now (and stored)."""
+        check_type("run", run, Run, "a Run")
+        check_str("role", role, nonempty=True)
+        check_type("budget", budget, Budget, "a Budget")
+        check_bool("keep_model", keep_model)
         record = self.state["runs"].get(run.id)
         if record is None:
             self.bar.set_postfix(run=run.id)
@@ -146,6 +155,12 @@ class Sweep:
         and extend towards
         the better edge until the lowest loss is bracketed; then step ``lr_backoff`` times lower. The loss is
         flat near its lowest rate and breaks down just above it, at a rate that moves from seed to seed."""
+        if size not in self.spec.sizes + self.spec.shapes:
+            raise ValueError(
+                f"size must be one of the spec's sizes or shapes {self.spec.sizes + self.spec.shapes}; got {size!r}"
+            )
+        check_int("start", start, low=1)  # the grid index start - 1 must exist
+        check_type("budget", budget, Budget, "a Budget")
         spec, losses = self.spec, {}
         todo = [start - 1, start, start + 1]
         while todo:
@@ -170,6 +185,7 @@ class Sweep:
 
     def run_all(self, budget: Budget) -> dict:
         """Every phase in order (each run trained once; stored runs are skipped); returns the state."""
+        check_type("budget", budget, Budget, "a Budget")
         self.budget, spec, best = budget, self.spec, {}
         k = spec.lr_index(spec.lr_start)
         lowest = {}
@@ -207,9 +223,17 @@ class Sweep:
         return self.state
 
 
+def _check_state(state) -> None:
+    ok = isinstance(state, dict) and isinstance(state.get("runs"), dict) and "chars" in state
+    if not ok or not isinstance(state.get("recipe"), dict) or "spec" not in state["recipe"]:
+        raise TypeError(f"state must be a sweep's state (Sweep.state: 'recipe', 'runs', 'chars'); got {given(state)}")
+
+
 def shipped_models(state: dict, workdir: Path) -> tuple[dict, dict]:  # (config, state_dict)
     """Configs and float16 weights (keys ``SIZE/name``, tied output layer once) of each size's longest
     cosine run of the first seed."""
+    _check_state(state)
+    workdir = check_path("workdir", workdir)
     spec = SweepSpec(**state["recipe"]["spec"])
     configs, weights, runs_of = {}, {}, {}
     for size in spec.sizes:
@@ -228,6 +252,10 @@ def shipped_models(state: dict, workdir: Path) -> tuple[dict, dict]:  # (config,
 
 def write_outputs(state: dict, workdir: Path, out: Path, overwrite: bool, started: float, device) -> None:
     """Write the results JSON and the models checkpoint (with its provenance) once the sweep is complete."""
+    _check_state(state)
+    workdir, out = check_path("workdir", workdir), check_path("out", out)
+    check_bool("overwrite", overwrite)
+    check_number("started", started)
     models = models_path(out)
     configs, weights = shipped_models(state, workdir)
     spec = state["recipe"]["spec"]
@@ -257,12 +285,15 @@ def write_outputs(state: dict, workdir: Path, out: Path, overwrite: bool, starte
 
 def models_path(out: Path) -> Path:
     """Where the models go: next to ``out``, ``<stem>_models.pt`` (its provenance ``<stem>_models.json``)."""
-    return Path(out).with_name(Path(out).stem + "_models.pt")
+    out = check_path("out", out)
+    return out.with_name(out.stem + "_models.pt")
 
 
 def estimate(spec: SweepSpec, searches_per_size: float = 4.0) -> list[tuple[str, int, float]]:
     """(size, planned steps, estimated CPU seconds) from a few timed steps; the search is assumed to take
     ``searches_per_size`` runs per size."""
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
+    check_number("searches_per_size", searches_per_size, 0)
     data = CharData(load_text(spec.corpus), spec.heldout_fraction)
     settings = spec.settings()
     rows = []

@@ -27,11 +27,12 @@ from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_device, check_int, check_type
 from dl4nlp.bert import CHECKPOINT_KIND, checkpoint_state
 from dl4nlp.bert_pretrain import TINY, Pretrainer, PretrainingData, evaluate, make_model
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.dialogue import CORPORA, pretraining_documents
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import _check_args, command_line, provenance, recipe_parser, start
 from dl4nlp.transformer import count_parameters
 from dl4nlp.wordpiece import WordPiece
 
@@ -60,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
 
 def prepare(args: argparse.Namespace) -> tuple[WordPiece, PretrainingData]:
     """The tokenizer learned on the pre-training text, and that text encoded with it."""
+    _check_args(args, ("vocab_size",))
+    check_int("args.vocab_size (--vocab-size)", args.vocab_size, low=8)
     train_documents = pretraining_documents("train")
     tokenizer = WordPiece.train((s for d in train_documents for s in d), vocab_size=args.vocab_size)
     data = PretrainingData({"train": train_documents, "held_out": pretraining_documents("held_out")}, tokenizer)
@@ -67,6 +70,12 @@ def prepare(args: argparse.Namespace) -> tuple[WordPiece, PretrainingData]:
 
 
 def build(args: argparse.Namespace, vocab_size: int, device: torch.device, data: PretrainingData) -> Pretrainer:
+    """The model (seeded with ``args.seed``) and its Pretrainer, as ``args`` say."""
+    names = ("seed", "d_model", "layers", "heads", "max_len", "steps", "batch_size", "lr", "warmup")
+    _check_args(args, names)
+    check_int("vocab_size", vocab_size)
+    check_device("device", device)
+    check_type("data", data, PretrainingData, "a PretrainingData (from prepare)")
     torch.manual_seed(args.seed)
     model = make_model(
         vocab_size, d_model=args.d_model, n_layers=args.layers, n_heads=args.heads, d_ff=4 * args.d_model,

@@ -1,0 +1,97 @@
+"""Bad inputs of dl4nlp.experiments.bert (notebook 08's claims). Every case fails before any model is loaded."""
+
+from bad_inputs.harness import cases, exempt, int_variants, scratch, vary
+from dl4nlp.checkpoint import save_table
+from dl4nlp.experiments import bert as E
+
+exempt(
+    "records of an experiment's numbers, returned by the experiment functions",
+    "dl4nlp.experiments.bert.FewLabels",
+    "dl4nlp.experiments.bert.LessContext",
+)
+
+SEEDS = [("negative", -1, "-1"), ("a float", 0.5, "0.5"), ("a string", "0", "'0'"), ("None", None, "None")]
+CURVE = [
+    dict(task="classification", budget=32, seed=s, method=m, steps=50, accuracy=0.5 + 0.1 * (m == "pretrained"))
+    for s in (0, 1)
+    for m in ("pretrained", "scratch")
+]
+SWEEP = [dict(rate=r, seed=s, accuracy_at_15=0.1 + r / 10) for r in (0.15, 0.5) for s in (0, 1)]
+
+
+def other_table():
+    path = scratch() / "other.csv"
+    save_table(path, [{"a": 1}], provenance={"command": "x"})
+    return path
+
+
+@cases("dl4nlp.experiments.bert.few_labels")
+def _():
+    yield from vary(E.few_labels, {}, "seed", SEEDS)
+    yield from vary(E.few_labels, dict(seed=0), "budget", [("not a multiple of 4", 30, "30"), *int_variants(4)])
+    yield from vary(E.few_labels, dict(seed=0), "test_per_cell", int_variants(1))
+
+
+@cases("dl4nlp.experiments.bert.less_context")
+def _():
+    yield from vary(E.less_context, {}, "seed", SEEDS)
+    yield from vary(
+        E.less_context,
+        dict(seed=0),
+        "rates",
+        [("zero", (0.0, 0.5), "0.0"), ("above one", (1.5,), "1.5"), ("empty", (), "()"), ("one number", 0.5, "float")],
+    )
+    yield from vary(E.less_context, dict(seed=0), "n_pairs", int_variants(1))
+
+
+for _loader in (E.chosen_settings, E.load_learning_curve, E.load_mask_sweep):
+
+    @cases(f"dl4nlp.experiments.bert.{_loader.__name__}")
+    def _(loader=_loader):
+        yield "path: missing", lambda: loader(str(scratch() / "missing.csv")), ("path", "missing.csv")
+        yield "path: a folder", lambda: loader(scratch()), ("path", "folder")
+        yield "path: an int", lambda: loader(3), ("path", "int")
+        yield "path: a table of other columns", lambda: loader(other_table()), ("other.csv", "path")
+
+
+@cases("dl4nlp.experiments.bert.curve_summary")
+def _():
+    yield from vary(
+        E.curve_summary, dict(rows=CURVE), "task", [("an unknown task", "tagging", ("'tagging'", "classification"))]
+    )
+    yield from vary(
+        E.curve_summary,
+        dict(rows=CURVE),
+        "rows",
+        [
+            ("empty", [], "[]"),
+            ("lists", [[1, 2]], "list"),
+            ("rows without accuracy", [{"task": "classification"}], "accuracy"),
+        ],
+    )
+
+
+@cases("dl4nlp.experiments.bert.gains_by_seed")
+def _():
+    good = dict(rows=CURVE, budget=32)
+    yield from vary(E.gains_by_seed, good, "budget", [("absent", 64, "64"), ("a string", "32", "'32'"), ("0", 0, "0")])
+    yield from vary(E.gains_by_seed, good, "method", [("an unknown method", "svm", "'svm'"), ("None", None, "None")])
+    yield from vary(E.gains_by_seed, good, "task", [("an unknown task", "tagging", "'tagging'")])
+    yield from vary(E.gains_by_seed, good, "rows", [("no scratch rows", CURVE[::2], "scratch"), ("None", None, "None")])
+
+
+for _fn in (E.sweep_by_seed, E.sweep_summary):
+
+    @cases(f"dl4nlp.experiments.bert.{_fn.__name__}")
+    def _(fn=_fn):
+        yield from vary(fn, dict(rows=SWEEP), "column", [("an unknown column", "bogus", ("'bogus'", "accuracy_at_15"))])
+        yield from vary(
+            fn,
+            dict(rows=SWEEP),
+            "rows",
+            [
+                ("empty", [], "[]"),
+                ("rows without a rate", [{"seed": 0, "accuracy_at_15": 0.1}], "rate"),
+                ("a dict", SWEEP[0], "dict"),
+            ],
+        )

@@ -1,0 +1,296 @@
+"""Bad inputs of dl4nlp.experiments.transformer (notebook 07's experiments).
+
+Every case fails before any training starts (the experiments check their arguments first).
+"""
+
+import functools
+import json
+
+import torch
+from torch import nn
+
+from bad_inputs.harness import cases, choice_variants, exempt, id_variants, int_variants, scratch, vary
+from dl4nlp.experiments import transformer as E
+from dl4nlp.sweep import CharData
+from dl4nlp.transformer import TransformerConfig, TransformerLM
+
+exempt(
+    "records of an experiment's numbers, returned by the experiment functions",
+    "dl4nlp.experiments.transformer.DateComparison",
+    "dl4nlp.experiments.transformer.GradientNorms",
+    "dl4nlp.experiments.transformer.InductionResult",
+    "dl4nlp.experiments.transformer.LadderResult",
+    "dl4nlp.experiments.transformer.RepeatBatch",
+    "dl4nlp.experiments.transformer.WarmupResult",
+)
+exempt("takes no arguments (the record's own masks)", "dl4nlp.experiments.transformer.RepeatBatch.masks")
+
+SEEDS = [("negative", -1, "-1"), ("a float", 0.5, "0.5"), ("a string", "0", "'0'"), ("None", None, "None")]
+
+
+def _sizes_variants(defaults):
+    count = next(k for k, v in defaults.items() if isinstance(v, int))
+    rate = next(k for k, v in defaults.items() if isinstance(v, float))
+    return [
+        ("an unknown key", {"bogus": 1}, "bogus"),
+        ("a list", [1, 2], "list"),
+        (f"{count} = 0", {count: 0}, (count, "0")),
+        (f"{count} a string", {count: "3"}, (count, "'3'")),
+        (f"{rate} negative", {rate: -1.0}, (rate, "-1.0")),
+        (f"{rate} NaN", {rate: float("nan")}, (rate, "nan")),
+    ]
+
+
+@functools.cache
+def data() -> CharData:
+    return CharData("the cat sat on the mat. " * 20, heldout_fraction=0.2)
+
+
+@functools.cache
+def induction() -> TransformerLM:
+    torch.manual_seed(0)
+    return E.induction_model(dict(d_model=8, n_heads=2))
+
+
+@cases("dl4nlp.experiments.transformer.LadderResult.loss")
+def _():
+    result = E.LadderResult(0, ("+ residual",), (1.5,), 2.0, 3.0, 10)
+    yield from vary(result.loss, {}, "variant", [("not trained", "+ LayerNorm", "'+ LayerNorm'"), ("an int", 0, "0")])
+
+
+@cases("dl4nlp.experiments.transformer.WarmupResult.loss")
+def _():
+    result = E.WarmupResult(0, ("pre-LN, warm-up",), (1.5,), (False,))
+    yield from vary(result.loss, {}, "run", [("not run", "post-LN", "'post-LN'"), ("an int", 0, "0")])
+
+
+@cases("dl4nlp.experiments.transformer.reset_to_pytorch_init")
+def _():
+    yield from vary(
+        E.reset_to_pytorch_init,
+        {},
+        "model",
+        [("a string", "model", "str"), ("a config", TransformerConfig(5), "TransformerConfig")],
+    )
+
+
+@cases("dl4nlp.experiments.transformer.ladder_model")
+def _():
+    good = dict(variant="+ residual", vocab_size=5, sizes=dict(d_model=8, n_heads=2))
+    yield from vary(E.ladder_model, good, "variant", choice_variants(E.LADDER))
+    yield from vary(E.ladder_model, good, "vocab_size", int_variants(1))
+    yield from vary(E.ladder_model, good, "sizes", _sizes_variants(E.LADDER_SIZES))
+
+
+@cases("dl4nlp.experiments.transformer.bigram_loss")
+def _():
+    windows = data().windows("heldout", 4, 5)
+    good = dict(data=data(), windows=windows)
+    yield from vary(E.bigram_loss, good, "data", [("a string", "the cat", "str")])
+    yield from vary(
+        E.bigram_loss,
+        good,
+        "windows",
+        id_variants(windows, len(data().chars)) + [("one character per window", windows[:, :1], "(4, 1)")],
+    )
+    yield from vary(
+        E.bigram_loss, good, "alpha", [("0", 0.0, "0.0"), ("negative", -1.0, "-1.0"), ("NaN", float("nan"), "nan")]
+    )
+
+
+@cases("dl4nlp.experiments.transformer.ingredient_ladder")
+def _():
+    good = dict(seed=0)
+    yield from vary(E.ingredient_ladder, good, "seed", SEEDS)
+    yield from vary(
+        E.ingredient_ladder,
+        good,
+        "variants",
+        [
+            ("an unknown variant", ["+ dropout"], "'+ dropout'"),
+            ("empty", [], "[]"),
+            ("one name, not a list", "+ residual", "str"),
+        ],
+    )
+    yield from vary(E.ingredient_ladder, good, "sizes", _sizes_variants(E.LADDER_SIZES))
+    yield from vary(E.ingredient_ladder, good, "eval_windows", int_variants(1)[:3])
+
+
+@cases("dl4nlp.experiments.transformer.layer_gradient_norms")
+def _():
+    good = dict(seed=0)
+    fn = E.layer_gradient_norms
+    yield from vary(fn, good, "seed", SEEDS)
+    yield from vary(
+        fn,
+        good,
+        "depths",
+        [("empty", [], "[]"), ("a zero depth", [2, 0], "0"), ("an int", 4, "int"), ("a float", [2.5], "2.5")],
+    )
+    yield from vary(fn, good, "d_model", int_variants(1)[:3] + [("not divisible by 4 heads", 30, "30")])
+    yield from vary(fn, good, "context", int_variants(2)[:3])
+    yield from vary(fn, good, "batch_size", int_variants(1)[:3])
+
+
+@cases("dl4nlp.experiments.transformer.warmup_runs")
+def _():
+    yield from vary(E.warmup_runs, dict(seed=0), "seed", SEEDS)
+    yield from vary(E.warmup_runs, dict(seed=0), "sizes", _sizes_variants(E.WARMUP_SIZES))
+    yield from vary(E.warmup_runs, dict(seed=0), "eval_windows", int_variants(1)[:3])
+
+
+@cases("dl4nlp.experiments.transformer.repeat_batch")
+def _():
+    good = dict(n=4, generator=torch.Generator().manual_seed(0))
+    yield from vary(E.repeat_batch, good, "n", int_variants(1))
+    yield from vary(E.repeat_batch, good, "generator", [("a seed", 0, "int"), ("None", None, "None")])
+    yield from vary(
+        E.repeat_batch,
+        good,
+        "sizes",
+        _sizes_variants(E.INDUCTION_SIZES)
+        + [
+            ("repeat an int", {"repeat": 5}, ("repeat", "int")),
+            ("repeat of three", {"repeat": (2, 3, 4)}, ("repeat", "[2, 3, 4]")),
+            ("repeat longer than half the length", {"repeat": (3, 30)}, ("repeat", "30")),
+        ],
+    )
+
+
+@cases("dl4nlp.experiments.transformer.induction_model")
+def _():
+    yield from vary(E.induction_model, {}, "sizes", _sizes_variants(E.INDUCTION_SIZES))
+    yield "sizes: d_model not divisible", lambda: E.induction_model({"d_model": 30}), ("d_model", "30", "n_heads")
+
+
+@cases("dl4nlp.experiments.transformer.prefix_matches")
+def _():
+    ids = torch.randint(5, (2, 6), generator=torch.Generator().manual_seed(0))
+    yield from vary(E.prefix_matches, {}, "ids", [v for v in id_variants(ids, 1000) if "vocabulary" not in v[0]])
+
+
+@cases("dl4nlp.experiments.transformer.induction_scores")
+def _():
+    batch = E.repeat_batch(4, torch.Generator().manual_seed(0))
+    good = dict(model=induction(), batch=batch)
+    yield from vary(
+        E.induction_scores, good, "model", [("an nn.Linear", nn.Linear(2, 2), "Linear"), ("a string", "m", "str")]
+    )
+    yield from vary(
+        E.induction_scores,
+        good,
+        "batch",
+        [
+            ("a tensor of ids", batch.ids, "Tensor"),
+            ("ids beyond the vocabulary", E.RepeatBatch(batch.ids + 32, batch.half), "32"),
+            ("longer than max_len + 1", E.RepeatBatch(torch.zeros(4, 42, dtype=torch.long), batch.half), "(4, 42)"),
+        ],
+    )
+    fast = E.induction_model(dict(d_model=8, n_heads=2))
+    fast.config.fast_attention = True
+    yield "model: on the fast attention path", lambda: E.induction_scores(fast, batch), ("model", "fast_attention")
+
+
+@cases("dl4nlp.experiments.transformer.train_induction_model")
+def _():
+    yield from vary(E.train_induction_model, dict(seed=0), "seed", SEEDS)
+    yield from vary(E.train_induction_model, dict(seed=0), "eval_every", int_variants(1))
+    yield from vary(E.train_induction_model, dict(seed=0), "sizes", _sizes_variants(E.INDUCTION_SIZES))
+
+
+@cases("dl4nlp.experiments.transformer.induction_heads")
+def _():
+    yield from vary(E.induction_heads, dict(seed=0), "seed", SEEDS)
+    yield from vary(E.induction_heads, dict(seed=0), "sizes", _sizes_variants(E.INDUCTION_SIZES)[:3])
+
+
+def _file_cases(load):
+    folder = scratch()
+    not_json = folder / "not.json"
+    not_json.write_text("not json")
+    yield "path: no such file", lambda: load(folder / "missing.pt"), ("missing.pt",)
+    yield "path: a folder", lambda: load(folder), (folder.name,)
+    yield "path: an int", lambda: load(3), ("path", "int")
+    yield "path: a text file", lambda: load(not_json), ("not.json",)
+
+
+@cases("dl4nlp.experiments.transformer.load_ablation_table")
+def _():
+    yield from _file_cases(E.load_ablation_table)
+    other = scratch() / "other.json"
+    other.write_text(json.dumps({"ladder": []}))
+    yield "path: JSON without the warm-up runs", lambda: E.load_ablation_table(other), ("other.json", "warmup")
+
+
+@cases("dl4nlp.experiments.transformer.load_induction_model")
+def _():
+    yield from _file_cases(E.load_induction_model)
+
+
+@cases("dl4nlp.experiments.transformer.load_date_transformer")
+def _():
+    yield from _file_cases(E.load_date_transformer)
+
+
+@cases("dl4nlp.experiments.transformer.date_transformer")
+def _():
+    yield from vary(E.date_transformer, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.transformer.date_test_pairs")
+def _():
+    from dl4nlp.date_task import make_pairs
+
+    test = make_pairs(E.DATE_TEST["n"], seed=E.DATE_TEST["seed"], split="test")
+    yield from vary(
+        E.date_test_pairs,
+        {},
+        "train_pairs",
+        [
+            ("the test pairs themselves", test[:50], "disjoint"),
+            ("a string", "3 may 1999", "str"),
+            ("one pair", ("3 may 1999", "1999-05-03"), "tuple"),
+        ],
+    )
+
+
+@cases("dl4nlp.experiments.transformer.accuracy_by_length")
+def _():
+    model = E.date_transformer(0).eval()
+    pairs = [("3 may 1999", "1999-05-03")]
+    good = dict(model=model, pairs=pairs)
+    yield from vary(
+        E.accuracy_by_length,
+        good,
+        "model",
+        [("a string", "model", "str"), ("a TransformerLM", induction(), "TransformerLM")],
+    )
+    yield from vary(
+        E.accuracy_by_length,
+        good,
+        "pairs",
+        [("empty", [], "[]"), ("one pair", pairs[0], "tuple"), ("a string", "3 may 1999", "str")],
+    )
+    yield from vary(
+        E.accuracy_by_length,
+        good,
+        "bins",
+        [
+            ("low above high", ((20, 10),), "(20, 10)"),
+            ("a flat pair", (8, 14), "8"),
+            ("empty", (), "()"),
+            ("a negative length", ((-1, 10),), "-1"),
+        ],
+    )
+
+
+@cases("dl4nlp.experiments.transformer.compare_on_dates")
+def _():
+    yield from vary(E.compare_on_dates, dict(seed=0), "seed", SEEDS)
+    yield from vary(E.compare_on_dates, dict(seed=0), "steps", int_variants(1))
+    yield from vary(E.compare_on_dates, dict(seed=0), "progress", [("a string", "yes", "'yes'")])
+
+
+@cases("dl4nlp.experiments.transformer.date_comparison")
+def _():
+    yield from vary(E.date_comparison, {}, "seed", SEEDS)

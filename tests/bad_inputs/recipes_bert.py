@@ -1,0 +1,131 @@
+"""Bad inputs of the recipes of notebook 08 (tiny_bert, bert_learning_curve, bert_mask_sweep) and the sweep helpers.
+
+Every case fails before any training starts.
+"""
+
+import argparse
+import json
+
+import torch
+
+from bad_inputs.harness import cases, choice_variants, exempt, int_variants, scratch, vary
+from dl4nlp import recipes
+from dl4nlp.recipes import bert_learning_curve as LC
+from dl4nlp.recipes import bert_mask_sweep as MS
+from dl4nlp.recipes import tiny_bert as TB
+
+exempt(
+    "the command line of a recipe (argparse reports bad arguments; --out is checked before training)",
+    "dl4nlp.recipes.tiny_bert.main",
+    "dl4nlp.recipes.bert_learning_curve.main",
+    "dl4nlp.recipes.bert_mask_sweep.main",
+)
+exempt(
+    "takes no arguments (the recipe's argument parser)",
+    "dl4nlp.recipes.tiny_bert.parser",
+    "dl4nlp.recipes.bert_learning_curve.parser",
+    "dl4nlp.recipes.bert_mask_sweep.parser",
+)
+exempt(
+    "takes no arguments (the fixed test sentences of the tagging task)",
+    "dl4nlp.recipes.bert_learning_curve.tag_test_set",
+)
+
+
+def tb_args(**change):
+    return TB.parser().parse_args(["--out", "x.pt", *change.pop("argv", [])])
+
+
+def ms_args():
+    return MS.parser().parse_args(["--out", "x.csv"])
+
+
+@cases("dl4nlp.recipes.tiny_bert.prepare")
+def _():
+    yield "args: None", lambda: TB.prepare(None), ("args", "None")
+    yield "args: without vocab_size", lambda: TB.prepare(argparse.Namespace(seed=0)), ("args", "vocab_size")
+    yield "args: vocab_size 0", lambda: TB.prepare(argparse.Namespace(vocab_size=0)), ("vocab_size", "0")
+
+
+@cases("dl4nlp.recipes.tiny_bert.build")
+def _():
+    from bad_inputs.bert_pretrain import data
+
+    good = dict(args=tb_args(), vocab_size=len(data().vocab), device=torch.device("cpu"), data=data())
+    yield from vary(
+        TB.build, good, "args", [("None", None, "None"), ("a bare Namespace", argparse.Namespace(), "seed")]
+    )
+    yield from vary(TB.build, good, "vocab_size", int_variants(1))
+    yield from vary(TB.build, good, "device", [("an unknown device", "gpu7", "'gpu7'")])
+    yield from vary(TB.build, good, "data", [("None", None, "None"), ("documents", {"train": []}, "dict")])
+
+
+@cases("dl4nlp.recipes.bert_mask_sweep.run")
+def _():
+    from bad_inputs.bert_pretrain import data
+
+    good = dict(
+        args=ms_args(), data=data(), vocab_size=len(data().vocab), rate=0.15, seed=0, device=torch.device("cpu")
+    )
+    yield from vary(
+        MS.run, good, "args", [("None", None, "None"), ("a bare Namespace", argparse.Namespace(), "d_model")]
+    )
+    yield from vary(MS.run, good, "data", [("None", None, "None")])
+    yield from vary(MS.run, good, "vocab_size", int_variants(1))
+    yield from vary(
+        MS.run, good, "rate", [("zero", 0.0, "0.0"), ("above one", 1.5, "1.5"), ("a string", "0.15", "'0.15'")]
+    )
+    yield from vary(MS.run, good, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
+    yield from vary(MS.run, good, "device", [("None", None, "None")])
+
+
+@cases("dl4nlp.recipes.bert_learning_curve.grid")
+def _():
+    yield from vary(LC.grid, {}, "method", choice_variants(("pretrained", "scratch", "probe", "bag_of_words")))
+
+
+@cases("dl4nlp.recipes.resume_rows")
+def _():
+    def state(text):
+        path = scratch() / "state.json"
+        path.write_text(text)
+        return path
+
+    good = dict(state_path=scratch() / "missing.json", spec={"a": 1})
+    yield from vary(recipes.resume_rows, good, "state_path", [("None", None, "None"), ("an int", 3, "int")])
+    yield from vary(recipes.resume_rows, good, "spec", [("a list", [1], "list"), ("None", None, "None")])
+    yield "state_path: not JSON", lambda: recipes.resume_rows(state("{oops"), {}), ("state_path", "state.json")
+    yield (
+        "state_path: JSON of another shape",
+        lambda: recipes.resume_rows(state("[1, 2]"), {}),
+        ("state_path", "state.json"),
+    )
+    yield (
+        "spec: another sweep's",
+        lambda: recipes.resume_rows(state(json.dumps({"spec": {"a": 2}, "rows": [], "elapsed": 0})), {"a": 1}),
+        ("state.json", "{'a': 1}"),
+    )
+
+
+@cases("dl4nlp.recipes.save_rows")
+def _():
+    def good():
+        return dict(state_path=scratch() / "state.json", spec={"a": 1}, rows=[[1, 2]], elapsed=1.0)
+
+    def call(**change):
+        return lambda: recipes.save_rows(**{**good(), **change})
+
+    yield "state_path: None", call(state_path=None), ("state_path", "None")
+    yield "spec: a list", call(spec=[1]), ("spec", "list")
+    yield "rows: a string", call(rows="rows"), ("rows", "str")
+    yield "rows: a tensor, not JSON", call(rows=[torch.ones(2)]), ("rows", "Tensor")
+    yield "elapsed: negative", call(elapsed=-1.0), ("elapsed", "-1.0")
+    yield "elapsed: NaN", call(elapsed=float("nan")), ("elapsed", "nan")
+
+
+@cases("dl4nlp.recipes.parallel_map")
+def _():
+    good = dict(function=abs, items=[1, -2])
+    yield from vary(recipes.parallel_map, good, "function", [("a string", "abs", "'abs'"), ("None", None, "None")])
+    yield from vary(recipes.parallel_map, good, "items", [("a string", "ab", "str"), ("None", None, "None")])
+    yield from vary(recipes.parallel_map, good, "jobs", int_variants(1))
