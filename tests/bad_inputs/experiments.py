@@ -154,10 +154,3 @@ def _():
     )
     yield from vary(X.sweep_claims, good, "seed", SEEDS + [("not trained", 7, "7")])
     yield from vary(X.sweep_claims, good, "n_bootstrap", int_variants(1))
-
-
-@cases("dl4nlp.experiments.bert.curve_steps")
-def _():
-    from dl4nlp.experiments import bert
-
-    yield from vary(bert.curve_steps, {}, "budget", int_variants(1))

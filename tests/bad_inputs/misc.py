@@ -23,14 +23,6 @@ def _():
 
 
 # --- recipes ---------------------------------------------------------------------------------
-@cases("dl4nlp.recipes.bert_learning_curve.steps_for")
-def _():
-    from dl4nlp.recipes.bert_learning_curve import steps_for
-
-    yield from vary(steps_for, {"steps": 96}, "budget", int_variants(1))
-    yield from vary(steps_for, {"budget": 64}, "steps", int_variants(1))
-
-
 @cases("dl4nlp.recipes.recipe_parser")
 def _():
     yield from vary(

@@ -113,10 +113,9 @@ def chosen_settings(path: Optional[str] = None) -> dict[str, float]:
 
 def curve_steps(budget: int, path: Optional[str] = None) -> int:
     """The fine-tuning steps the shipped learning curve gave ``budget`` labels (its ``--steps``, else the default)."""
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"budget must be a positive integer; got {budget!r}")
-    _, provenance = load_table(path or data_path(LEARNING_CURVE))
-    steps = provenance["arguments"].get("steps")
+    check_int("budget", budget)
+    _, provenance = _table(path, LEARNING_CURVE, ("steps",))
+    steps = provenance.get("arguments", {}).get("steps")
     return default_steps(budget) if steps is None else int(steps)
 
 
