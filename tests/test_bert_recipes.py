@@ -38,10 +38,11 @@ def test_learning_curve_row_reproduces(one_thread):
     rows, record = load_table(data_path("bert_learning_curve.csv"))
     same_torch(record)
     chosen = record["results"]["chosen_settings"]
+    steps = bert_learning_curve.steps_for(32, record["arguments"].get("steps"))
     model, tokenizer = load_pretrained()
     sets = task_sets()
     scores = compare_methods(model, tokenizer, balanced_sample(sets["train"], 32, 0), sets["test"], seed=0,
-                             settings=chosen)  # fmt: skip
+                             settings=chosen, steps=steps)  # fmt: skip
     shipped = {r["method"]: float(r["accuracy"]) for r in rows
                if r["task"] == "classification" and r["budget"] == "32" and r["seed"] == "0"}  # fmt: skip
     assert {m: round(v, 6) for m, v in scores.items()} == shipped
@@ -56,6 +57,32 @@ def test_mask_sweep_run_is_deterministic(one_thread):
     record = recorded("bert_mask_sweep.json")
     assert record["command"].startswith("python -m dl4nlp.recipes.bert_mask_sweep")
     assert record["history"] and "bert_pretrain mask-sweep" in record["history"][0]
+
+
+def test_learning_curve_steps_are_equal_across_budgets_when_asked(monkeypatch):
+    assert [bert_learning_curve.steps_for(b) for b in (32, 512)] == [50, 96]  # the default grows with the budget
+    assert [bert_learning_curve.steps_for(b, 96) for b in (32, 512)] == [96, 96]
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="steps must be a positive integer or None"):
+            bert_learning_curve.steps_for(32, bad)
+    seen = []
+    monkeypatch.setattr(bert_learning_curve, "compare_methods", lambda *a, steps, **k: seen.append(steps) or {})
+    monkeypatch.setattr(bert_learning_curve, "balanced_sample", lambda pool, n, seed: pool[:n])
+    monkeypatch.setitem(bert_learning_curve._SHARED, "sets", {"train": list(range(600)), "test": []})
+    monkeypatch.setitem(bert_learning_curve._SHARED, "model", None)
+    monkeypatch.setitem(bert_learning_curve._SHARED, "tokenizer", None)
+    monkeypatch.setitem(bert_learning_curve._SHARED, "threads", torch.get_num_threads())
+    for steps in (None, 96):
+        monkeypatch.setitem(bert_learning_curve._SHARED, "steps", steps)
+        for budget in (32, 512):
+            bert_learning_curve._unit(("classification", budget, 0, -1, {}))
+    assert seen == [50, 96, 96, 96]
+
+
+def test_learning_curve_refuses_bad_steps_before_any_work(tmp_path):
+    with pytest.raises(ValueError, match="steps must be a positive integer or None; got 0"):
+        bert_learning_curve.main(["--out", str(tmp_path / "curve.csv"), "--steps", "0"])
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("module, suffix", [(tiny_bert, ".pt"), (bert_mask_sweep, ".csv"),

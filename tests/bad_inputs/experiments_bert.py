@@ -95,3 +95,8 @@ for _fn in (E.sweep_by_seed, E.sweep_summary):
                 ("a dict", SWEEP[0], "dict"),
             ],
         )
+
+
+@cases("dl4nlp.experiments.bert.curve_steps")
+def _():
+    yield from vary(E.curve_steps, {}, "budget", int_variants(1))

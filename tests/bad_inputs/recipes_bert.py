@@ -79,6 +79,12 @@ def _():
     yield from vary(MS.run, good, "device", [("None", None, "None")])
 
 
+@cases("dl4nlp.recipes.bert_learning_curve.steps_for")
+def _():
+    yield from vary(LC.steps_for, {"steps": 96}, "budget", int_variants(1))
+    yield from vary(LC.steps_for, {"budget": 64}, "steps", int_variants(1))
+
+
 @cases("dl4nlp.recipes.bert_learning_curve.grid")
 def _():
     yield from vary(LC.grid, {}, "method", choice_variants(("pretrained", "scratch", "probe", "bag_of_words")))

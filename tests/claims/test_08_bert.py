@@ -22,18 +22,29 @@ def test_with_few_labels_the_pretrained_features_beat_the_same_model_from_scratc
 
 def test_the_shipped_learning_curve_pre_training_helps_until_labels_are_many():
     rows = experiment.load_learning_curve()
+    assert {r["steps"] for r in rows} == {experiment.CURVE_STEPS}, "every budget and method: the same steps"
     seeds = sorted({r["seed"] for r in rows if r["task"] == "classification"})
     assert len(seeds) == experiment.CURVE_SEEDS
+    budgets = sorted({r["budget"] for r in rows if r["task"] == "classification"})
+    mean_gain = {}
+    for method in ("probe", "pretrained"):
+        mean_gain[method] = [statistics.mean(experiment.gains_by_seed(rows, b, method=method)) for b in budgets]
+        assert all(a > b for a, b in zip(mean_gain[method], mean_gain[method][1:])), (method, mean_gain[method])
     for budget in experiment.FEW:
         gains = experiment.gains_by_seed(rows, budget, method="probe")
         assert len(gains) == len(seeds) and min(gains) > experiment.FEW_MARGIN, (budget, gains)
-    many = experiment.gains_by_seed(rows, experiment.MANY, method="probe")
-    assert statistics.mean(many) < experiment.CAUGHT_UP, many
+        assert statistics.mean(experiment.gains_by_seed(rows, budget)) > experiment.FEW_MARGIN, budget
+    for method in ("probe", "pretrained"):
+        many = experiment.gains_by_seed(rows, experiment.MANY, method=method)
+        assert statistics.mean(many) < experiment.CAUGHT_UP, (method, many)
     curve = experiment.curve_summary(rows)
-    assert curve["scratch"][512][0] - curve["scratch"][256][0] > experiment.SCRATCH_JUMP
-    assert curve["pretrained"][32][1] > experiment.NOISIER * curve["probe"][32][1]
-    for budget, (mean, *_) in curve["probe"].items():
-        assert abs(mean - curve["bag_of_words"][budget][0]) < experiment.BAG_OF_WORDS_GAP, budget
+    scratch = [curve["scratch"][b][0] for b in budgets]
+    assert all(a < b for a, b in zip(scratch, scratch[1:])) and scratch[-1] - scratch[0] > experiment.SCRATCH_RISE
+    for budget in budgets:
+        for method in ("probe", "pretrained"):
+            gap = curve[method][budget][0] - curve["bag_of_words"][budget][0]
+            assert abs(gap) < experiment.BAG_OF_WORDS_GAP, (method, budget, gap)
+    assert all(curve["pretrained"][b][0] < curve["probe"][b][0] for b in (256, 512))
     tagging = experiment.gains_by_seed(rows, 32, task="tagging")
     assert statistics.mean(tagging) > experiment.FEW_MARGIN, tagging
 

@@ -59,6 +59,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--selection-budgets", default="64,512", help="budgets the settings are chosen with")
     p.add_argument("--selection-seeds", default="100,101", help="seeds the settings are chosen with")
     p.add_argument("--jobs", type=int, default=1, help="processes (the result does not depend on it)")
+    p.add_argument("--steps", type=int, default=None,
+                   help="fine-tuning steps for every budget and method (default: finetune.default_steps(budget), "
+                        "which grows with the budget, so budgets then differ in steps as well as labels)")  # fmt: skip
     return p
 
 
@@ -76,26 +79,43 @@ def grid(method: str) -> tuple[float, ...]:
 _SHARED: dict = {}  # what the worker processes read; filled before the pool forks
 
 
+def steps_for(budget: int, steps: Optional[int] = None) -> int:
+    """The fine-tuning steps of a unit: ``steps`` for every budget when given, else ``default_steps(budget)``.
+
+    >>> steps_for(64), steps_for(512), steps_for(64, 96)
+    (50, 96, 96)
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"budget must be a positive integer; got {budget!r}")
+    if steps is None:
+        return default_steps(budget)
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer or None; got {steps!r}")
+    return steps
+
+
 def _unit(unit: tuple) -> tuple:
     """One (task, budget, seed, grid index, settings) unit: every method's accuracy. Independent and seeded,
     so the result does not depend on which process computes it or when."""
     task, budget, seed, _, settings = unit
     torch.set_num_threads(_SHARED["threads"])
+    steps = steps_for(budget, _SHARED["steps"])
     model, tokenizer, sets = _SHARED["model"], _SHARED["tokenizer"], _SHARED["sets"]
     if task == "tagging":
         train = random.Random(seed).sample(_SHARED["tag_pool"], budget)
         scores = compare_taggers(model, tokenizer, train, _SHARED["tag_test"], seed=seed, settings=settings,
-                                 methods=tuple(settings))  # fmt: skip
+                                 methods=tuple(settings), steps=steps)  # fmt: skip
     else:
         train = balanced_sample(sets["train"], budget, seed)
         scored = sets["validation"] if task == "validation" else sets["test"]
-        scores = compare_methods(model, tokenizer, train, scored, seed=seed, settings=settings)
+        scores = compare_methods(model, tokenizer, train, scored, seed=seed, settings=settings, steps=steps)
     return unit, scores
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
+    steps_for(1, args.steps)  # bad --steps raises before any work
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1; got {args.jobs}")
     state_path = out.with_name(f".{out.stem}.rows.json")
@@ -111,12 +131,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sets = task_sets()
     tag_pool, tag_test = tagged_sentences("train"), tag_test_set()
     _SHARED.update(model=model, tokenizer=tokenizer, sets=sets, tag_pool=tag_pool, tag_test=tag_test,
-                   threads=args.threads)  # fmt: skip
+                   threads=args.threads, steps=args.steps)  # fmt: skip
     # What a saved row depends on beyond its (task, budget, seed, grid index): the model and the selection (the
     # chosen settings). The lists of seeds and budgets are not in it, so a run asking for fewer or more units
     # resumes the same state, and keeps only the rows it asks for.
     spec = {"selection_budgets": selection_budgets, "selection_seeds": selection_seeds,
             "model_sha256": sha256sum(model_file)}  # fmt: skip
+    if args.steps is not None:  # equal steps everywhere: a different sweep (the default keeps older states valid)
+        spec["steps"] = args.steps
     rows, elapsed = resume_rows(state_path, spec)
     done = {(r["task"], r["budget"], r["seed"], r["grid_index"]) for r in rows}
 
@@ -126,7 +148,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for (task, budget, seed, index, settings), scores in parallel_map(_unit, pending, args.jobs):
             for method, value in scores.items():
                 row = dict(task=task, budget=budget, seed=seed, method=method, grid_index=index)
-                rows.append(dict(row, setting=settings[method], steps=default_steps(budget), accuracy=round(value, 6)))
+                steps = steps_for(budget, args.steps)
+                rows.append(dict(row, setting=settings[method], steps=steps, accuracy=round(value, 6)))
             print(task, budget, seed, {k: round(v, 3) for k, v in scores.items()}, flush=True)
             save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
 
@@ -167,6 +190,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "test_sentences": len(sets["test"]),
             "tag_test_sentences": len(tag_test),
             "seeds": seeds,
+            "steps": args.steps if args.steps is not None else "finetune.default_steps(budget)",
         },
     )
     save_table(out, rows, provenance=record, overwrite=args.overwrite)
