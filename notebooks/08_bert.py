@@ -530,14 +530,16 @@ assert low <= int(whole.chosen[:, 1].sum()) <= high
 # %% [markdown]
 # ### Play with it
 #
-# Change the rate and the shares; the unchanged share is what is left,
-# $1 - \text{[MASK]} - \text{random}$. The bars compare what `mask_tokens` did on
-# 4,000 pairs with what the probabilities promise. Shares that do not add up
-# (a negative remainder) are refused by the library, and the message says why.
+# Change the rate, the [MASK] share, and how the rest of the chosen tokens is
+# split between a random token and the unchanged one (BERT: half and half, so
+# 10 % and 10 %). Every setting adds up to one; `mask_tokens` itself refuses
+# shares that do not, with a message that says why. The bars compare what
+# `mask_tokens` did on 4,000 pairs with what the probabilities promise.
 
 # %%
-def draw_masking(mask_prob, mask_token_prob, random_token_prob):
+def draw_masking(mask_prob, mask_token_prob, random_share_of_rest):
     """Observed vs expected shares of BERT's masking on the corpus sample (the widget's plain function)."""
+    random_token_prob = round((1 - mask_token_prob) * random_share_of_rest, 10)
     keep_prob = round(1 - mask_token_prob - random_token_prob, 10)
     out = mask_tokens(ids, mask_id=ours["[MASK]"], special_ids=ours.special_ids, vocab_size=len(ours),
                       mask_prob=mask_prob, mask_token_prob=mask_token_prob, random_token_prob=random_token_prob,
@@ -561,7 +563,8 @@ interactive_figure(
     draw_masking,
     mask_prob=widgets.FloatSlider(value=MASK_PROB, min=0.0, max=1.0, step=0.05, description="mask_prob"),
     mask_token_prob=widgets.FloatSlider(value=MASK_TOKEN_PROB, min=0.0, max=1.0, step=0.05, description="[MASK]"),
-    random_token_prob=widgets.FloatSlider(value=RANDOM_TOKEN_PROB, min=0.0, max=1.0, step=0.05, description="random"),
+    random_share_of_rest=widgets.FloatSlider(value=round(RANDOM_TOKEN_PROB / (1 - MASK_TOKEN_PROB), 2), min=0.0,
+                                             max=1.0, step=0.05, description="random / rest"),
 )
 
 # %% [markdown]
