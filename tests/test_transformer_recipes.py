@@ -22,5 +22,5 @@ def test_a_short_induction_rerun_reproduces_the_shipped_curves():
 
 
 def test_induction_training_refuses_bad_arguments():
-    with pytest.raises(ValueError, match="eval_every must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="eval_every must be an integer >= 1; got 0"):
         ex.train_induction_model(0, {"steps": 1}, eval_every=0)
