@@ -60,7 +60,9 @@ device = dl4nlp.start(seed=0)
 
 
 # %%
+import functools
 import math
+import textwrap
 import time
 from collections import Counter
 
@@ -667,28 +669,42 @@ assert count >= 5 and shares["greedy"] < min(v for k, v in shares.items() if k !
 #
 # The widget shows the distribution the chosen rule samples the first character
 # from (grey: the model's own probabilities; blue: what the rule keeps,
-# renormalised) and a 100-character continuation (with the KV cache).
+# renormalised) and a 60-character continuation (with the KV cache).
 
 # %%
-def draw_sampling(rule="nucleus", temperature=1.0, k=10, p=0.9, seed=0):
-    kwargs = {"greedy": dict(temperature=0), "temperature": dict(temperature=temperature),
-              "top-k": dict(temperature=temperature, top_k=k),
-              "nucleus": dict(temperature=temperature, top_p=p)}[rule]
-    ids = torch.tensor([vocab.encode(prompt)])
+widget_ids = torch.tensor([vocab.encode(prompt)])
+with torch.no_grad():
+    first_logits = gpt(widget_ids)[0, -1].double()  # the same for every control value: computed once
+first_probs = torch.softmax(first_logits, -1)
+first_top = first_probs.argsort(descending=True)[:20]
+
+
+def rule_kwargs(rule, temperature, k, p):
+    """The keyword arguments of the rule: only the controls the rule reads (greedy reads none)."""
+    return {"greedy": dict(temperature=0), "temperature": dict(temperature=temperature),
+            "top-k": dict(temperature=temperature, top_k=k), "nucleus": dict(temperature=temperature, top_p=p)}[rule]
+
+
+@functools.cache  # moving a control the rule ignores draws no new text
+def continuation(rule_items, seed):
     with torch.no_grad():
-        logits = gpt(ids)[0, -1].double()
-    model_probs = torch.softmax(logits, -1)
-    rule_probs = next_token_probabilities(logits, **kwargs)
-    text = vocab.decode(generate(gpt, ids, 100, generator=torch.Generator().manual_seed(seed), **kwargs)[0].tolist())
-    top = model_probs.argsort(descending=True)[:20]
+        out = generate(gpt, widget_ids, 60, generator=torch.Generator().manual_seed(seed), **dict(rule_items))
+    return vocab.decode(out[0].tolist())
+
+
+def draw_sampling(rule="nucleus", temperature=1.0, k=10, p=0.9, seed=0):
+    kwargs = rule_kwargs(rule, temperature, k, p)
+    rule_probs = next_token_probabilities(first_logits, **kwargs)
+    text = continuation(tuple(sorted(kwargs.items())), 0 if rule == "greedy" else seed)
     fig, ax = plt.subplots(figsize=(10, 4.2))
-    ax.bar(range(20), model_probs[top], color="#cccccc", label="model")
-    ax.bar(range(20), rule_probs[top], width=0.5, color="C0", label=f"{rule}: kept, renormalised")
-    ax.set_xticks(range(20), [repr(vocab.chars[i])[1:-1] for i in top])
+    ax.bar(range(20), first_probs[first_top], color="#cccccc", label="model")
+    ax.bar(range(20), rule_probs[first_top], width=0.5, color="C0", label=f"{rule}: kept, renormalised")
+    ax.set_xticks(range(20), [repr(vocab.chars[i])[1:-1] for i in first_top])
     ax.set(ylabel="probability of the first character", ylim=(0, 1))
     ax.legend(loc="upper right")
     ax.set_title(f"{int((rule_probs > 0).sum())} of {len(vocab)} characters can be drawn")
-    fig.text(0.01, -0.02, text.replace("$", r"\$"), family="monospace", va="top", fontsize=9, wrap=True)
+    wrapped = "\n".join(textwrap.fill(line, 120, replace_whitespace=False) for line in text.split("\n"))
+    fig.text(0.01, -0.02, wrapped.replace("$", r"\$"), family="monospace", va="top", fontsize=9)  # wrapped once
     return fig
 
 

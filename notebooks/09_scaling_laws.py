@@ -64,10 +64,12 @@ device = dl4nlp.start(seed=0)
 
 
 # %%
+import functools
 import math
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
@@ -812,24 +814,30 @@ assert ranks[first] != ranks[second] and ranks[second].index("1x46") >= 4 and ra
 # $k = 1$ and becomes all-or-nothing as $k$ grows.
 
 # %%
+EMERGENCE_FRONTS = {seed: [runs[i] for i in envelope([r["flops"] for r in runs], [final_loss(r) for r in runs])]
+                    for seed in (first, second) for runs in [finished_cosine(sweep, seed)]}
+POWER_OF_TEN = matplotlib.ticker.FuncFormatter(lambda value, _: f"1e{math.log10(value):.0f}")  # no mathtext
+
+
+@functools.cache  # one figure per (k, log_scale): moving back to a value redraws nothing
 def draw_emergence(k, log_scale):
     """Word completion scored all-or-nothing and letter by letter, and exact match of the next k characters,
     along the envelope of finished runs of both seeds, against training compute, on the same axes."""
     fig, ax = plt.subplots(figsize=(8.5, 4.6))
     for seed, style in ((first, "-"), (second, "--")):
         c = claims[seed]
-        runs = finished_cosine(sweep, seed)
-        front = [runs[i] for i in envelope([r["flops"] for r in runs], [final_loss(r) for r in runs])]
         ax.plot(c.frontier_flops, c.completion_chars, "o" + style, color="tab:blue", markersize=4,
                 label=f"completion, letters right (seed {seed})")
         ax.plot(c.frontier_flops, c.completion_exact, "s" + style, color="tab:red", markersize=4,
                 label=f"completion, whole word right (seed {seed})")
-        ax.plot(c.frontier_flops, [r["final"]["exact_match"][k - 1] for r in front], "^" + style, color="grey",
-                markersize=4, label=f"next {k} characters all right (seed {seed})")
+        ax.plot(c.frontier_flops, [r["final"]["exact_match"][k - 1] for r in EMERGENCE_FRONTS[seed]], "^" + style,
+                color="grey", markersize=4, label=f"next {k} characters all right (seed {seed})")
     ax.set(xscale="log", yscale="log" if log_scale else "linear", ylim=(1e-4, 1) if log_scale else (0, 1),
            xlabel="training compute C (counted FLOPs)", ylabel="score on the same held-out predictions",
            title="the same predictions, scored continuously and all-or-nothing")
-    ax.legend(fontsize="x-small", ncol=2)
+    for axis in (ax.xaxis, ax.yaxis) if log_scale else (ax.xaxis,):
+        axis.set_major_formatter(POWER_OF_TEN)
+    ax.legend(fontsize="x-small", ncol=2, loc="lower right" if log_scale else "upper left")  # an empty corner, not "best"
     return fig
 
 
