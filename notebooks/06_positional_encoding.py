@@ -224,13 +224,14 @@ print("table == formula at the spot checks; all values in [-1, 1]")
 def draw_positional_encoding(d_model, base, position):
     """Heatmap of 50 positions and the code of one position (the widget's plain function)."""
     pe = sinusoidal_encoding(50, d_model, base=base)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2]})
+    # fixed spacing rather than fig.tight_layout(), which measures every label again on each redraw
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.25})
     plot_position_heatmap(pe, ax=axes[0], highlight=position, title=f"d_model = {d_model}, base = {base:g}")
     axes[1].plot(pe[position].numpy(), linewidth=1)
     axes[1].set_ylim(-1.1, 1.1)
+    axes[1].set_yticks([-1, -0.5, 0, 0.5, 1])
     axes[1].set_xlabel("dimension")
     axes[1].set_title(f"PE({position})")
-    fig.tight_layout()
     return fig
 
 

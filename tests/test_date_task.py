@@ -4,6 +4,7 @@ import datetime as dt
 import random
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 import torch
 
@@ -135,7 +136,9 @@ def test_plot_attention_draws_one_cell_per_weight():
     ax = fig.axes[0]
     assert ax.images[0].get_array().shape == (2, 3)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["a", "␣", "c"]
-    assert len(ax.texts) == 6 and ax.get_title() == "t"
+    (numbers,) = ax.collections  # the six weights, written in their cells as one collection
+    assert numbers.get_label() == "0.90 0.10 0.00 0.20 0.30 0.50" and ax.get_title() == "t"
+    assert np.allclose(numbers.get_offsets(), [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)])
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights must have shape \(2, 2\) to match the labels; got \(2, 3\)"):
         plot_attention(weights, list("ab"), list("xy"))

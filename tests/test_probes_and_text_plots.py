@@ -92,7 +92,9 @@ def test_plot_coloured_text_draws_one_box_per_character():
 
     fig = plot_coloured_text("ab\nc", [0.0, 1.0, -1.0, 0.5], title="cell 3")
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.texts] == ["a", "b", "⏎", "c"]
+    (glyphs,) = ax.collections  # one outline per character, drawn as one collection
+    assert glyphs.get_label() == "ab⏎c" and len(glyphs.get_paths()) == 4
+    assert np.allclose(glyphs.get_offsets(), [(0, 0), (1, 0), (2, 0), (0, 1)])  # (column, row) of each box
     image = ax.images[0].get_array()
     assert image.shape == (2, 3, 4) and np.allclose(image[1, 1:], 1.0)  # row 2 holds only "c": the rest is white
     assert np.allclose(image[0, 1], plt.get_cmap("RdBu_r")(1.0))  # "b" has the highest value: darkest red
