@@ -294,3 +294,20 @@ def _():
 @cases("dl4nlp.experiments.transformer.date_comparison")
 def _():
     yield from vary(E.date_comparison, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.transformer.ladder_claims")
+def _():
+    rung = {"attention only": 2.5, "+ feed-forward": 2.49, "+ residual": 2.0, "+ LayerNorm": 2.01}
+    good = dict(losses=rung, bigram=2.4, unigram=3.2)
+    yield from vary(
+        E.ladder_claims,
+        good,
+        "losses",
+        [
+            ("a list", [2.5], "list"),
+            ("a missing rung", {"+ residual": 2.0}, "'+ LayerNorm'"),
+            ("a NaN loss", {**rung, "+ residual": float("nan")}, "nan"),
+        ],
+    )
+    yield from vary(E.ladder_claims, good, "bigram", [("negative", -1.0, "-1.0"), ("text", "2.4", "str")])

@@ -193,6 +193,39 @@ def ingredient_ladder(
     return LadderResult(seed, tuple(variants), tuple(losses), bigram, unigram, s["steps"])
 
 
+def ladder_claims(losses: dict, bigram: float, unigram: float) -> dict[str, bool]:
+    """The ladder's claims for one seed: ``losses`` maps each variant to its held-out loss (nats/char).
+
+    >>> rung = {"attention only": 2.5, "+ feed-forward": 2.49, "+ residual": 2.0, "+ LayerNorm": 2.01}
+    >>> all(ladder_claims(rung, bigram=2.4, unigram=3.2).values())
+    True
+    """
+    check_type("losses", losses, dict, "a dict of variant -> held-out loss")
+    needed = set(list(LADDER)[:4]) | (set(ABLATIONS) if "no attention" in losses else set())
+    missing = sorted(needed - set(losses))
+    if missing:
+        raise ValueError(f"losses must hold every variant of the ladder; got no {missing}")
+    check_number("bigram", bigram, 0.0)
+    check_number("unigram", unigram, 0.0)
+    for variant, value in losses.items():
+        check_number(f"losses[{variant!r}]", value, 0.0)
+    claims = {
+        "residual connections lower the loss by RESIDUAL_GAIN": losses["+ feed-forward"] - losses["+ residual"]
+        >= RESIDUAL_GAIN,
+        "the feed-forward layer alone does not help much": losses["+ feed-forward"] > losses["attention only"] - 0.02,
+        "with residuals the block beats the bigram": losses["+ residual"] < bigram and losses["+ LayerNorm"] < bigram,
+        "LayerNorm changes little at two layers": abs(losses["+ LayerNorm"] - losses["+ residual"]) < LAYER_NORM_EFFECT,
+        "attention alone beats the unigram": losses["attention only"] < unigram,
+    }
+    if "no attention" in losses:
+        claims["without attention the model is no better than a bigram"] = losses["no attention"] > bigram - 0.01
+        for ablation in ABLATIONS:
+            claims[f"the full block beats {ablation!r} by FULL_BLOCK_MARGIN"] = (
+                losses[ablation] - losses["+ LayerNorm"] >= FULL_BLOCK_MARGIN
+            )
+    return claims
+
+
 # --- where the LayerNorm goes -----------------------------------------------------
 GRADIENT_DEPTHS = (2, 4, 8, 16)
 POST_OVER_PRE_DEEPEST = 1.5  # at the deepest stack, post-LN's last-layer gradient is at least this × pre-LN's
