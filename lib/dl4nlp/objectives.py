@@ -246,7 +246,10 @@ def replaced_token_detection(
     corrupted = x.clone()
     if out.chosen.any():
         generator_model.eval()
-        logits = generator_model.mlm_logits(generator_model(out.input_ids), out.chosen)  # (N, V)
+        device = next(generator_model.parameters()).device  # the model may sit on a GPU; the rest stays on the CPU
+        hidden = generator_model(out.input_ids.to(device))  # (1, T, C)
+        logits = generator_model.mlm_logits(hidden, out.chosen.to(device)).float().cpu()  # (N, V)
+        # sampled on the CPU with the caller's CPU generator: the same draws on every device
         samples = torch.multinomial(torch.softmax(logits, dim=-1), 1, generator=generator)[:, 0]
         corrupted[out.chosen] = samples
     ordinary = ~torch.isin(x, torch.tensor(vocab.special_ids))
