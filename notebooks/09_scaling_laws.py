@@ -281,23 +281,41 @@ assert attention_part[64] == 4 * attention_part[32] and attention_part[128] == 4
 # Move the sliders to see where the crossover $n = 12d$ lies.
 
 # %%
+# What no control changes is drawn once; a redraw moves the chosen curve, the marker and the bars
+# of this one figure (fixed spacing instead of tight_layout, decade labels without mathtext).
+POWER_OF_TEN = matplotlib.ticker.FuncFormatter(lambda value, _: f"1e{math.log10(value):.0f}")  # no mathtext
+SHARE_CONTEXTS = np.geomspace(16, 10 ** 5.5, 200)
+share_figure, (share_left, share_right) = plt.subplots(1, 2, figsize=(11, 4))
+share_figure.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.91, wspace=0.25)
+for d in (64, 768, 12288):
+    share_left.plot(SHARE_CONTEXTS, [attention_share(n, d) for n in SHARE_CONTEXTS], label=f"d = {d}", alpha=0.5)
+(share_chosen,) = share_left.plot(SHARE_CONTEXTS, 0 * SHARE_CONTEXTS, "k")
+share_marker = share_left.axvline(512, color="grey", ls=":")
+share_left.set(xscale="log", xlabel="context length n", ylabel="attention's share of forward FLOPs",
+               ylim=(-0.05, 1.05))
+share_left.xaxis.set_major_formatter(POWER_OF_TEN)
+share_left.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+share_bars = share_right.bar(["linear layers\n24 d²", "attention\n2 n d"], [1, 1], color=["tab:blue", "tab:orange"])
+share_right.set(ylabel="FLOPs per token per layer")
+for ax in (share_left, share_right):  # axis labels and titles at fixed places: no measuring of tick labels per redraw
+    ax.xaxis.set_label_coords(0.5, -0.1)
+    ax.yaxis.set_label_coords(-0.1, 0.5)
+share_left.set_title("share = n / (12 d + n)", y=1)
+plt.close(share_figure)  # shown by the widget below, not by this cell
+
+
 def draw_attention_share(d_model, n):
     """Forward FLOPs per token split into linear layers and attention (Kaplan's count)."""
-    contexts = np.geomspace(16, 10 ** 5.5, 200)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for d in (64, 768, 12288):
-        left.plot(contexts, [attention_share(n, d) for n in contexts], label=f"d = {d}", alpha=0.5)
-    left.plot(contexts, [attention_share(n, d_model) for n in contexts], "k", label=f"d = {d_model} (chosen)")
-    left.axvline(n, color="grey", ls=":")
-    left.set(xscale="log", xlabel="context length n", ylabel="attention's share of forward FLOPs",
-             title="share = n / (12 d + n)")
-    left.legend(fontsize="small")
+    share_chosen.set_ydata([attention_share(c, d_model) for c in SHARE_CONTEXTS])
+    share_chosen.set_label(f"d = {d_model} (chosen)")
+    share_left.legend(fontsize="small", loc="upper left")
+    share_marker.set_xdata([n, n])
     linear, attention = 24 * d_model**2, 2 * n * d_model
-    right.bar(["linear layers\n24 d²", "attention\n2 n d"], [linear, attention], color=["tab:blue", "tab:orange"])
-    right.set(ylabel="FLOPs per token per layer",
-              title=f"d = {d_model}, n = {n:,.0f}: {attention_share(n, d_model):.0%}")
-    fig.tight_layout()
-    return fig
+    for bar, flops in zip(share_bars, (linear, attention)):
+        bar.set_height(flops)
+    share_right.set_ylim(0, 1.05 * max(linear, attention))
+    share_right.set_title(f"d = {d_model}, n = {n:,.0f}: {attention_share(n, d_model):.0%}", y=1)
+    return share_figure
 
 
 interactive_figure(
@@ -459,11 +477,10 @@ assert {p["size"] for p in short if p["cosine"] > p["constant"]} == set(spec["co
 # a factor 2 below the best one for safety makes that worse. The warmup-stable-decay
 # runs, which keep the peak rate until their last 20%, end lowest at every budget.
 # Past 900 steps the ordering is the one Hoffmann et al. observed. So from here on
-# every comparison uses finished runs only; and keep in mind that the largest models'
-# runs are all short (for `4x80`, 368 steps at most), a regime in which their
-# schedule, not their size, shapes part of the result. So from here
-# on every comparison uses finished runs only: the final loss of a run whose schedule
-# was planned for exactly that budget.
+# every comparison uses finished runs only: the final loss of a run whose schedule
+# was planned for exactly that budget. Keep in mind that the largest models' runs are
+# all short (for `4x80`, 368 steps at most), a regime in which their schedule, not
+# their size, shapes part of the result.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Loss against data: is $L(D)$ a power law?
@@ -816,7 +833,6 @@ assert ranks[first] != ranks[second] and ranks[second].index("1x46") >= 4 and ra
 # %%
 EMERGENCE_FRONTS = {seed: [runs[i] for i in envelope([r["flops"] for r in runs], [final_loss(r) for r in runs])]
                     for seed in (first, second) for runs in [finished_cosine(sweep, seed)]}
-POWER_OF_TEN = matplotlib.ticker.FuncFormatter(lambda value, _: f"1e{math.log10(value):.0f}")  # no mathtext
 
 
 @functools.cache  # one figure per (k, log_scale): moving back to a value redraws nothing
@@ -833,10 +849,11 @@ def draw_emergence(k, log_scale):
         ax.plot(c.frontier_flops, [r["final"]["exact_match"][k - 1] for r in EMERGENCE_FRONTS[seed]], "^" + style,
                 color="grey", markersize=4, label=f"next {k} characters all right (seed {seed})")
     ax.set(xscale="log", yscale="log" if log_scale else "linear", ylim=(1e-4, 1) if log_scale else (0, 1),
-           xlabel="training compute C (counted FLOPs)", ylabel="score on the same held-out predictions",
-           title="the same predictions, scored continuously and all-or-nothing")
+           xlabel="training compute C (counted FLOPs)", ylabel="score on the same held-out predictions")
+    ax.set_title("the same predictions, scored continuously and all-or-nothing", y=1)  # placed, not measured
     for axis in (ax.xaxis, ax.yaxis) if log_scale else (ax.xaxis,):
         axis.set_major_formatter(POWER_OF_TEN)
+        axis.set_minor_locator(matplotlib.ticker.NullLocator())  # decades only: minor ticks cost a third of a redraw
     ax.legend(fontsize="x-small", ncol=2, loc="lower right" if log_scale else "upper left")  # an empty corner, not "best"
     return fig
 
