@@ -680,20 +680,31 @@ def continuation(rule_items, seed):
     return vocab.decode(out[0].tolist())
 
 
+# What no control changes is drawn once (the model's probabilities, the axis, the labels); a redraw
+# updates the rule's bars, the title and the text of this one figure, with no layout to redo.
+sampling_figure, sampling_ax = plt.subplots(figsize=(10, 4.2))
+sampling_ax.bar(range(20), first_probs[first_top], color="#cccccc", label="model")
+rule_bars = sampling_ax.bar(range(20), first_probs[first_top], width=0.5, color="C0", label="the rule")
+sampling_ax.set_xticks(range(20), [repr(vocab.chars[i])[1:-1] for i in first_top])
+sampling_ax.set(ylabel="probability of the first character", ylim=(0, 1))
+sampling_ax.grid(False, axis="x")
+sampling_ax.yaxis.set_label_coords(-0.06, 0.5)  # placed, not measured against the tick labels on every redraw
+sampling_ax.xaxis.set_label_coords(0.5, -0.1)
+sampling_legend = sampling_ax.legend(loc="upper right")
+sampling_text = sampling_figure.text(0.01, -0.02, "", family="monospace", va="top", fontsize=9, parse_math=False)
+plt.close(sampling_figure)  # shown by the widget below, not by this cell
+
+
 def draw_sampling(rule="nucleus", temperature=1.0, k=10, p=0.9, seed=0):
     kwargs = rule_kwargs(rule, temperature, k, p)
     rule_probs = next_token_probabilities(first_logits, **kwargs)
     text = continuation(tuple(sorted(kwargs.items())), 0 if rule == "greedy" else seed)
-    fig, ax = plt.subplots(figsize=(10, 4.2))
-    ax.bar(range(20), first_probs[first_top], color="#cccccc", label="model")
-    ax.bar(range(20), rule_probs[first_top], width=0.5, color="C0", label=f"{rule}: kept, renormalised")
-    ax.set_xticks(range(20), [repr(vocab.chars[i])[1:-1] for i in first_top])
-    ax.set(ylabel="probability of the first character", ylim=(0, 1))
-    ax.legend(loc="upper right")
-    ax.set_title(f"{int((rule_probs > 0).sum())} of {len(vocab)} characters can be drawn")
-    wrapped = "\n".join(textwrap.fill(line, 120, replace_whitespace=False) for line in text.split("\n"))
-    fig.text(0.01, -0.02, wrapped.replace("$", r"\$"), family="monospace", va="top", fontsize=9)  # wrapped once
-    return fig
+    for bar, prob in zip(rule_bars, rule_probs[first_top].tolist()):
+        bar.set_height(prob)
+    sampling_legend.get_texts()[1].set_text(f"{rule}: kept, renormalised")
+    sampling_ax.set_title(f"{int((rule_probs > 0).sum())} of {len(vocab)} characters can be drawn", y=1)
+    sampling_text.set_text("\n".join(textwrap.fill(line, 120, replace_whitespace=False) for line in text.split("\n")))
+    return sampling_figure
 
 
 interactive_figure(
