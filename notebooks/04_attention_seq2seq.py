@@ -67,6 +67,7 @@ from dataclasses import replace
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
+from matplotlib.transforms import ScaledTranslation
 import torch
 
 from dl4nlp import date_task, phonemes
@@ -517,11 +518,16 @@ assert all(acc >= 0.98 for acc in date_accuracy.values()), date_accuracy
 # scale is the weight itself, from 0 to 1, in every heatmap of this notebook.
 
 # %%
-def draw_alignment(source, score="dot", ax=None):
-    """Heatmap of one translation (the widget's plain function)."""
+def alignment(source, score="dot"):
+    """The model's translation of ``source`` and its attention weights, (T_out + 1, T_in + 1) with end tokens."""
     model = date_models[score]
     target = date_task.translate(model, [source])[0]
-    weights = date_task.attention_weights(model, source, target)  # (T_out + 1, T_in + 1), end tokens included
+    return target, date_task.attention_weights(model, source, target)
+
+
+def draw_alignment(source, score="dot", ax=None):
+    """Heatmap of one translation."""
+    target, weights = alignment(source, score)
     return plot_attention(weights, list(source) + ["<eos>"], list(target) + ["<eos>"], ax=ax, vmax=1.0,
                           title=f"{score} score: {source!r} -> {target}")
 
@@ -591,8 +597,35 @@ alignment_examples = [date_task.format_date(date, fmt) for date, fmt in
                       zip([dt.date(1998, 3, 23), dt.date(2031, 5, 21), dt.date(1969, 7, 20), dt.date(2000, 1, 1),
                            dt.date(1989, 11, 9), dt.date(2012, 12, 31), dt.date(1957, 10, 4), dt.date(2049, 2, 28)],
                           date_task.FORMATS)]
+# The widget redraws one figure: draw_alignment lays it out once, and a redraw puts the new weights, labels
+# and title into the same image and axes. The axis labels and the title are placed, not measured against
+# the tick labels, and the cells carry no tick marks: far less for matplotlib to lay out on every redraw.
+alignment_figure = draw_alignment(alignment_examples[0])
+alignment_ax, inches = alignment_figure.axes[0], alignment_figure.dpi_scale_trans
+alignment_ax.xaxis.set_label_coords(0.5, 0, alignment_ax.transAxes + ScaledTranslation(0, -0.5, inches))
+alignment_ax.yaxis.set_label_coords(0, 0.5, alignment_ax.transAxes + ScaledTranslation(-0.5, 0, inches))
+alignment_ax.tick_params(bottom=False, left=False)
+plt.close(alignment_figure)  # shown by the widget below, not by this cell
+
+
+def redraw_alignment(source, score):
+    """draw_alignment's heatmap of one translation, drawn into the widget's figure."""
+    target, weights = alignment(source, score)
+    inputs, outputs = [["␣" if c == " " else c for c in text] + ["<eos>"] for text in (source, target)]
+    alignment_figure.set_size_inches(max(3.0, 0.32 * len(inputs) + 1.6), max(2.5, 0.32 * len(outputs) + 1.2))
+    image = alignment_ax.images[0]
+    image.set_data(weights)
+    image.set_extent((-0.5, len(inputs) - 0.5, len(outputs) - 0.5, -0.5))
+    alignment_ax.set_xticks(range(len(inputs)), inputs)
+    for label in alignment_ax.get_xticklabels():
+        label.set_rotation(90 if len(label.get_text()) > 2 else 0)  # "<eos>" upright, as plot_attention does
+    alignment_ax.set_yticks(range(len(outputs)), outputs)
+    alignment_ax.set_title(f"{score} score: {source!r} -> {target}", y=1)
+    return alignment_figure
+
+
 interactive_figure(
-    draw_alignment,
+    redraw_alignment,
     source=widgets.Combobox(value=alignment_examples[0], options=alignment_examples, ensure_option=False,
                             continuous_update=False, description="input"),
     score=widgets.Dropdown(options=list(date_models), value="dot", description="score"),
