@@ -396,6 +396,7 @@ def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
     embedding = getattr(model, "embedding", None)
     vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
     check_ids("windows", windows, vocab)
+    windows = windows.to(next(model.parameters(), windows).device)  # the model's device (a GPU, maybe)
     logits, _ = model(windows[:, :-1])
     return language_model_loss(logits, windows[:, 1:])
 

@@ -361,7 +361,7 @@ class RepeatBatch:
     def masks(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Which *targets* (positions 1..T-1 of ``ids``, as predicted from the position before) are in the first
         stretch, and which in the repeat after its first token (those an induction head can predict)."""
-        target = torch.arange(1, self.ids.shape[1])[None, :]  # (1, T-1)
+        target = torch.arange(1, self.ids.shape[1], device=self.ids.device)[None, :]  # (1, T-1)
         m = self.half[:, None]
         return target < m, (target > m) & (target < 2 * m)
 
@@ -432,9 +432,9 @@ def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
     """
     check_ids("ids", ids, None, shape=("B", "T"))
     B, T = ids.shape
-    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype), ids[:, :-1]], dim=1)  # token before each key
-    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key)
-    return matches & torch.ones(T, T, dtype=torch.bool).tril()
+    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype, device=ids.device), ids[:, :-1]], dim=1)  # (B, T)
+    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key): key j's previous token is query t's
+    return matches & torch.ones(T, T, dtype=torch.bool, device=ids.device).tril()
 
 
 @torch.no_grad()
@@ -452,8 +452,9 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
     if model.config.fast_attention:
         raise ValueError("model must use the readable attention path to show its weights; got fast_attention=True")
     model.eval()
+    batch = RepeatBatch(batch.ids.cpu(), batch.half.cpu())  # the statistics on the CPU, the model on its device
     inputs = batch.ids[:, :-1]
-    logits = model(inputs)  # (B, T-1, V)
+    logits = model(inputs.to(next(model.parameters()).device)).cpu()  # (B, T-1, V)
     losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
     first, repeat = batch.masks()  # query t predicts token t + 1: the repeat's queries are those of `repeat`
     matches = prefix_matches(inputs)  # (B, T-1, T-1)
@@ -462,6 +463,7 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
         weights = block.self_attn.last_weights  # (B, H, T-1, T-1)
         if weights is None:
             raise ValueError("induction_scores needs the readable attention path (fast_attention=False)")
+        weights = weights.cpu()
         on_matches = (weights * matches[:, None]).sum(-1)  # (B, H, T-1)
         on_previous = weights.diagonal(offset=-1, dim1=2, dim2=3)  # (B, H, T-2): query t on key t - 1
         induction.append([on_matches[:, h][repeat].mean().item() for h in range(weights.shape[1])])

@@ -1,0 +1,530 @@
+"""Every public entry point that runs a model gives the CPU's answer on every device there is (issue 11).
+
+A test on the CPU cannot see a tensor built on the CPU and fed to a model on
+a GPU ("Expected all tensors to be on the same device"); notebook 08 broke so
+on every GPU while the CPU suite passed. Each case below builds a small seeded
+model, puts it on ``device`` and calls one public function the way a notebook
+does: module methods get their inputs on the model's device; the helpers that
+take a model and data (lists of strings, token lists, CPU tensors) get them as
+the notebooks hold them, on the CPU, and must move them to the model
+themselves. The result is compared with the same call on the CPU.
+
+Exactly equal: ids, tokens, choices and counts (sampling draws on the CPU with
+the caller's CPU generator, so the same tokens come out on every device).
+Within ``RTOL``/``ATOL``: floats. The GPU computes in float32 too (TF32 is
+switched off below, no autocast), but sums in another order; a few layers and a
+few optimiser steps of these tiny models stay within 1e-4 of the CPU (float32
+round-off is 6e-8 per operation). On this machine only "cpu" runs; the lead
+runs the "cuda" cases on a GPU, and "mps" runs on Apple silicon.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, rnn, sampling, sparse, taggers, tasks
+from dl4nlp.bert import Bert, bert_config, mask_tokens, pretraining_loss
+from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate
+from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+from dl4nlp.experiments import lstm as lstm_experiment
+from dl4nlp.experiments import seq2seq as seq2seq_experiment
+from dl4nlp.experiments import transformer as transformer_experiment
+from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
+from dl4nlp.objectives import replaced_token_detection
+from dl4nlp.positional import LearnedPositionalEmbedding, RotaryAttention, SinusoidalPositionalEncoding, rotary
+from dl4nlp.scaling import measure_forward_flops
+from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
+from dl4nlp.sweep import continuation_metrics, heldout_loss
+from dl4nlp.tokenize import CharVocab
+from dl4nlp.train import train
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder, TransformerLM
+from dl4nlp.wordpiece import WordPiece
+
+RTOL, ATOL = 1e-4, 1e-4  # float32 on another device: other summation orders (see the module docstring)
+
+
+def _mps_available() -> bool:
+    backend = getattr(torch.backends, "mps", None)
+    return bool(backend is not None and backend.is_available())
+
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else []) + (["mps"] if _mps_available() else [])
+
+
+# --- small seeded models and inputs -------------------------------------------------------------------
+def seeded(build: Callable[[], torch.nn.Module], device: torch.device, seed: int = 0) -> torch.nn.Module:
+    """The module ``build()`` makes after ``torch.manual_seed(seed)`` (the same weights everywhere), on ``device``."""
+    torch.manual_seed(seed)
+    return build().to(device).eval()
+
+
+def cpu_randn(*shape: int, seed: int = 1) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+def cpu_ids(*shape: int, high: int, seed: int = 2) -> torch.Tensor:
+    return torch.randint(0, high, shape, generator=torch.Generator().manual_seed(seed))
+
+
+def lm(device, **overrides) -> TransformerLM:
+    sizes = dict(vocab_size=11, d_model=16, n_heads=2, n_layers=2, max_len=12) | overrides
+    return seeded(lambda: TransformerLM(TransformerConfig(**sizes)), device)
+
+
+WORDS = "the man went to store buy a gallon of milk . and he said it was good bad , i am you are".split()
+VOCAB = WordPiece(WORDS)
+
+
+def tiny_bert(device) -> Bert:
+    return seeded(
+        lambda: Bert(
+            bert_config("base", vocab_size=len(VOCAB), d_model=16, n_heads=2, n_layers=1, max_len=24, dropout=0.0)
+        ),
+        device,
+    )
+
+
+def bert_data() -> PretrainingData:
+    sentences = ["the man went to the store .", "he said it was good .", "i am milk .", "you are bad ."]
+    documents = [[sentences[(i + j) % 4] for j in range(3)] for i in range(8)]
+    return PretrainingData({"train": documents[:6], "held_out": documents[6:]}, VOCAB)
+
+
+def date_seq2seq(device, score="dot") -> Seq2Seq:
+    return seeded(lambda: Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), 8, 16, score=score), device)
+
+
+def date_transformer(device) -> Seq2SeqTransformer:
+    config = Seq2SeqTransformerConfig(
+        len(date_task.SOURCE_VOCAB),
+        len(date_task.TARGET_VOCAB),
+        d_model=16,
+        n_heads=2,
+        encoder_layers=1,
+        decoder_layers=1,
+        max_len=48,
+    )
+    return seeded(lambda: Seq2SeqTransformer(config), device)
+
+
+DATE_PAIRS = date_task.make_pairs(4, seed=0)
+
+
+def on(device, *tensors: torch.Tensor):
+    return tuple(t.to(device) for t in tensors)
+
+
+# --- the cases: name -> function of the device returning what is compared -------------------------------
+CASES: dict[str, Callable[[torch.device], Any]] = {}
+
+
+def case(fn: Callable[[torch.device], Any]) -> Callable[[torch.device], Any]:
+    CASES[fn.__name__] = fn
+    return fn
+
+
+@case
+def attention_functions(device):
+    q, k, v = on(device, cpu_randn(2, 2, 3, 4, seed=1), cpu_randn(2, 2, 5, 4, seed=2), cpu_randn(2, 2, 5, 4, seed=3))
+    mask = attention.padding_mask(torch.tensor([5, 3]).to(device), 5)  # (B, 1, 1, T_k)
+    scores = q @ k.transpose(-1, -2)
+    return [
+        attention.scaled_dot_product_attention(q, k, v, mask=mask),
+        attention.scaled_dot_product_attention(q, q, q, causal=True),
+        attention.attend(scores[:, 0], v[:, 0], mask[:, 0]),
+        attention.masked_softmax(scores, mask),
+        attention.causal_mask(4, device),
+        sparse.blockwise_attention(q, k, v, block_size=2),
+        sparse.blockwise_attention(q, q, q, block_size=2, causal=True),
+    ]
+
+
+@case
+def attention_modules(device):
+    x, memory = on(device, cpu_randn(2, 4, 8, seed=1), cpu_randn(2, 6, 8, seed=2))
+    out = []
+    for fast in (False, True):
+        mha = seeded(lambda: attention.MultiHeadAttention(8, 2, fast=fast), device)  # noqa: B023
+        out += [
+            mha(x, causal=True),
+            mha(x, memory, causal=True),
+            mha(x, memory, mask=torch.ones(2, 1, 4, 6, dtype=torch.bool, device=device)),
+        ]
+        rope = seeded(lambda: RotaryAttention(8, 2, fast=fast), device)  # noqa: B023
+        out.append(rope(x, causal=True))
+    for kind in ("dot", "general", "additive"):
+        out.append(seeded(lambda: attention.make_score(kind, 8, 8), device)(x, memory))  # noqa: B023
+    return out
+
+
+@case
+def positional_encodings(device):
+    x = cpu_randn(2, 5, 8).to(device)
+    sinusoidal = seeded(lambda: SinusoidalPositionalEncoding(10, 8), device)
+    learned = seeded(lambda: LearnedPositionalEmbedding(10, 8), device)
+    return [sinusoidal(x), learned(x), rotary(x), rotary(x, fast=True), rotary(x, positions=[4, 3, 2, 1, 0])]
+
+
+@case
+def transformer_encoder(device):
+    encoder = seeded(lambda: TransformerEncoder(TransformerConfig(vocab_size=5, d_model=8, n_heads=2)), device)
+    x = cpu_randn(2, 5, 8).to(device)
+    mask = attention.padding_mask(torch.tensor([5, 2]).to(device), 5)
+    return [encoder(x, mask=mask), encoder(x, causal=True), encoder.attention_weights()]
+
+
+@case
+def transformer_lm(device):
+    model = lm(device)
+    ids = cpu_ids(2, 6, high=11).to(device)
+    cache = KVCache.empty(model)
+    model(ids[:, :4], cache=cache)
+    return [
+        model(ids),
+        model.loss(ids[:, :-1], ids[:, 1:]),
+        model(ids[:, 4:], cache=cache),
+        model.generate(ids, 4, temperature=0),
+        model.generate(ids, 4, generator=torch.Generator().manual_seed(0)),
+    ]
+
+
+@case
+def sampling_generate(device):
+    model, ids = lm(device), cpu_ids(2, 3, high=11)
+    draws = [
+        sampling.generate(
+            model, ids, 12, top_k=4, top_p=0.9, generator=torch.Generator().manual_seed(s), use_cache=cache
+        )
+        for s, cache in ((0, True), (0, False), (1, True))
+    ]
+    logits = cpu_randn(3, 11).to(device)
+    return draws + [
+        sampling.sample_next(logits, 0.7, top_k=5, generator=torch.Generator().manual_seed(0)),
+        sampling.next_token_probabilities(logits, top_p=0.8),
+    ]
+
+
+@case
+def cached_attention_step(device):
+    mha = seeded(lambda: attention.MultiHeadAttention(8, 2), device)
+    x = cpu_randn(2, 5, 8).to(device)
+    cache = LayerCache()
+    return [cached_attention(mha, x[:, :3], cache), cached_attention(mha, x[:, 3:], cache), cache.keys]
+
+
+@case
+def recurrent_cells(device):
+    x, h, c = on(device, cpu_randn(2, 3, seed=1), cpu_randn(2, 4, seed=2), cpu_randn(2, 4, seed=3))
+    out = [seeded(lambda: rnn.RNNCell(3, 4), device)(x, h), seeded(lambda: lstm.GRUCell(3, 4), device)(x, h)]
+    for cell in (lstm.LSTMCell, lstm.PeepholeLSTMCell, lstm.CoupledLSTMCell):
+        step = seeded(lambda: cell(3, 4), device)(x, (h, c))  # noqa: B023
+        out += [step.h, step.c, step.gates]
+    return out
+
+
+@case
+def unrolled_recurrences(device):
+    x, h = on(device, cpu_randn(2, 5, 3, seed=1), cpu_randn(2, 4, seed=2))
+    torch_lstm, torch_gru = (
+        seeded(lambda: torch.nn.LSTM(3, 4, batch_first=True), device),
+        seeded(lambda: torch.nn.GRU(3, 4, batch_first=True), device),
+    )
+    return [
+        seeded(lambda: rnn.UnrolledRNN(3, 4), device)(x, h),
+        seeded(lambda: lstm.UnrolledLSTM(3, 4), device)(x, (h, h)),
+        seeded(lambda: lstm.UnrolledGRU(3, 4), device)(x),
+        lstm.UnrolledLSTM.from_torch(torch_lstm)(x),
+        lstm.UnrolledGRU.from_torch(torch_gru)(x, h),
+        lstm.lstm_trace(torch_lstm, x, cells=[0, 2]),
+    ]
+
+
+@case
+def recurrent_models(device):
+    tokens = cpu_ids(3, 6, high=10)
+    out = []
+    for kind in ("rnn", "lstm", "gru"):
+        classifier = seeded(lambda: rnn.RecurrentClassifier(10, 4, hidden_size=8, kind=kind), device)  # noqa: B023
+        out += [
+            classifier(tokens.to(device)),
+            lstm_experiment.gradient_reaching_each_step(classifier, tokens, tokens[:, 0] % 4),
+        ]
+    tagger = seeded(lambda: rnn.RecurrentTagger(vocab_size=10, num_classes=3, num_layers=2, bidirectional=True), device)
+    return out + [tagger(tokens.to(device))]
+
+
+@case
+def recurrent_language_model(device):
+    model = seeded(lambda: rnn.RecurrentLM(vocab_size=8, hidden_size=12), device)
+    windows = cpu_ids(3, 7, high=8)
+    logits, _ = model(windows.to(device))
+    vocab = CharVocab.from_text("abcdefgh")
+    return [
+        logits,
+        rnn.next_token_loss(model, windows),
+        rnn.language_model_loss(logits, windows.to(device)),
+        rnn.sample(model, [1, 2, 3], 10, generator=torch.Generator().manual_seed(0)),
+        lstm.final_states(model, vocab, ["abc", "hgf", "ab"]),
+    ]
+
+
+@case
+def recurrent_training(device):
+    model = seeded(lambda: rnn.RecurrentClassifier(12, 4, hidden_size=8, kind="lstm"), device)
+    history = tasks.fit_long_lag(model, lag=3, steps=3, progress=False)
+    return [history.loss, tasks.long_lag_accuracy(model, lag=3, samples=50)]
+
+
+@case
+def training_loop(device):
+    model = seeded(lambda: torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)), device)
+    data = cpu_randn(4, 8, 3), cpu_ids(4, 8, high=2)
+
+    def loss_fn(model, batch):
+        x, y = batch
+        return F.cross_entropy(model(x), y)
+
+    history = train(model, loss_fn, lambda step: (data[0][step], data[1][step]), steps=4, progress=False)
+    return [history.loss, history.grad_norm, list(model.parameters())]
+
+
+@case
+def backprop_through_time(device):
+    params = {k: v.to(device) for k, v in bptt.init_rnn_lm_params(3, 4, 5, torch.Generator().manual_seed(0)).items()}
+    x, targets = on(device, cpu_randn(2, 6, 3).double(), cpu_ids(2, 6, high=5))
+    return [
+        bptt.rnn_lm_forward(params, x),
+        bptt.rnn_lm_gradients(params, x, targets),
+        bptt.rnn_lm_autograd_gradients(params, x, targets),
+    ]
+
+
+@case
+def gradient_flow(device):
+    mlp = seeded(lambda: gradflow.DeepMLP(4, width=8, activation="tanh", residual=True), device)
+    x = cpu_randn(3, 8).to(device)
+    sequence = cpu_randn(2, 5, 8).to(device)
+    return [mlp(x), mlp.hidden_states(x), gradflow.time_step_gradient_norms(lambda s: mlp(s.sum(1)).sum(), sequence)]
+
+
+@case
+def seq2seq_model(device):
+    batch = {k: v.to(device) for k, v in date_task.encode_batch(DATE_PAIRS).items()}
+    out = []
+    for score in ("dot", "additive", None):
+        model = date_seq2seq(device, score)
+        loss = model.loss(batch, sampling_prob=0.5, generator=torch.Generator().manual_seed(0))
+        out += [
+            model(batch["src"], batch["src_lengths"], batch["tgt_in"]),
+            loss,
+            model.greedy_decode(batch["src"], batch["src_lengths"], max_len=6),
+        ]
+    state = model.encode(batch["src"][:1], batch["src_lengths"][:1])
+    bos, eos = date_task.Seq2SeqVocab.BOS, date_task.Seq2SeqVocab.EOS
+    found = beam_search(model.step, state, bos, eos, beam_size=3, max_len=6)
+    return out + [found.hypotheses, greedy_search(model.step, state, bos, eos, max_len=6)]
+
+
+@case
+def seq2seq_transformer(device):
+    model = date_transformer(device)
+    batch = {k: v.to(device) for k, v in date_task.encode_batch(DATE_PAIRS).items()}
+    return [
+        model(batch["src"], batch["src_lengths"], batch["tgt_in"]),
+        model.loss(batch),
+        model.greedy_decode(batch["src"], batch["src_lengths"], max_len=6),
+        model.attention_maps(),
+    ]
+
+
+@case
+def date_task_helpers(device):
+    sources = [s for s, _ in DATE_PAIRS]
+    model = date_seq2seq(device)
+    return [
+        date_task.translate(model, sources),
+        date_task.translate(date_transformer(device), sources),
+        date_task.attention_weights(model, *DATE_PAIRS[0]),
+        date_task.sequence_accuracy(model, DATE_PAIRS),
+        transformer_experiment.accuracy_by_length(date_transformer(device), DATE_PAIRS, bins=((0, 40),)),
+    ]
+
+
+@case
+def reverser_accuracy(device):
+    vocab = seq2seq_experiment.REVERSE_VOCAB
+    model = seeded(lambda: Seq2Seq(len(vocab), len(vocab), 8, 16), device)
+    return seq2seq_experiment.accuracy(model, [("abc", "cba"), ("de", "ed")], vocab)
+
+
+@case
+def tagger(device):
+    model = seeded(lambda: taggers.Tagger(taggers.TaggerConfig(vocab_size=5, d_model=8, n_heads=2, max_len=6)), device)
+    ids, targets = taggers.previous_token_batch(4, 6, 5, torch.Generator().manual_seed(0))
+    mask = attention.padding_mask(torch.tensor([6, 6, 4, 3]), 6)
+    return [
+        model(ids.to(device), mask.to(device)),
+        model.attention_weights(),
+        taggers.tagging_loss(model, (ids, targets)),
+        taggers.accuracy_by_position(model, ids, targets),
+    ]
+
+
+@case
+def induction_scores(device):
+    sizes = dict(vocab_size=8, length=10, repeat=(2, 4), d_model=16, n_heads=2)
+    model = seeded(lambda: transformer_experiment.induction_model(sizes), device)
+    batch = transformer_experiment.repeat_batch(6, torch.Generator().manual_seed(0), sizes)
+    return [
+        transformer_experiment.induction_scores(model, batch),
+        transformer_experiment.prefix_matches(batch.ids.to(device)),
+    ]
+
+
+@case
+def bert_model(device):
+    model = tiny_bert(device)
+    ids = torch.tensor([[VOCAB["[CLS]"], *VOCAB.encode("the man went to the store ."), VOCAB["[SEP]"]]] * 2)
+    masked = mask_tokens(
+        ids.to(device),
+        mask_id=VOCAB["[MASK]"],
+        special_ids=VOCAB.special_ids,
+        vocab_size=len(VOCAB),
+        generator=torch.Generator().manual_seed(0),
+        mask_prob=0.5,
+    )
+    hidden = model(masked.input_ids, valid=torch.ones_like(ids, dtype=torch.bool).to(device))
+    return [
+        masked.input_ids,
+        masked.labels,
+        hidden,
+        model.mlm_logits(hidden, masked.chosen),
+        model.nsp_logits(hidden),
+        replaced_token_detection(ids[0].tolist(), model, VOCAB, torch.Generator().manual_seed(0), mask_prob=0.5),
+    ]
+
+
+@case
+def bert_pretraining(device):
+    model, data = tiny_bert(device), bert_data()
+    batch = {
+        k: v.to(device)
+        for k, v in data.batch(data.pairs(4, random.Random(0), max_len=24), torch.Generator().manual_seed(0)).items()
+    }
+    loss, stats = pretraining_loss(model, batch)
+    scores = evaluate(model, data, n_pairs=8, batch_size=4)
+    history = Pretrainer(model, data, steps=3, batch_size=4, warmup=1).run(progress=False)
+    return [loss, stats, scores, history.loss, evaluate(model, data, n_pairs=8)]
+
+
+@case
+def bert_fine_tuning(device):
+    texts = ["i am good .", "you are good .", "he said it was bad .", "it was bad , he said ."] * 2
+    ids, valid = finetune.encode_batch(VOCAB, texts, max_len=12)
+    labels = torch.tensor([1, 1, 0, 0] * 2)
+    classifier = seeded(lambda: finetune.SentenceClassifier(tiny_bert("cpu"), dropout=0.0), device)
+    out = [
+        classifier(ids.to(device), valid.to(device)),
+        finetune.linear_probe(classifier, (ids, valid, labels), (ids, valid, labels)),
+        finetune.fine_tune(classifier, ids, valid, labels, steps=3, lr=1e-3, batch_size=4),
+        finetune.predict(classifier, ids, valid),
+    ]
+    sentences = [(t.split(), [int(w in ("good", "bad")) for w in t.split()]) for t in texts]
+    tag_ids, tag_valid, tags = finetune.encode_tagged(VOCAB, sentences, max_len=12)
+    tagger = seeded(lambda: finetune.TokenTagger(tiny_bert("cpu"), dropout=0.0), device)
+    out += [
+        tagger(tag_ids.to(device), tag_valid.to(device)),
+        finetune.fine_tune(tagger, tag_ids, tag_valid, tags, steps=3, lr=1e-3, batch_size=4),
+        finetune.predict(tagger, tag_ids, tag_valid),
+    ]
+    examples = [finetune_example(t, label) for t, label in zip(texts, labels.tolist())]
+    methods = finetune.compare_methods(tiny_bert(device), VOCAB, examples, examples, seed=0, steps=2)
+    per_tag = finetune.compare_taggers(tiny_bert(device), VOCAB, sentences, sentences, seed=0, steps=2)
+    # fine-tuning inside them draws the heads' dropout masks on the device: compared, the methods without dropout
+    return out + [sorted(methods), methods["probe"], methods["bag_of_words"], sorted(per_tag), per_tag["probe"]]
+
+
+@dataclass
+class finetune_example:  # noqa: N801 (what compare_methods reads: .text and .label)
+    text: str
+    label: int
+
+
+@case
+def sweep_metrics(device):
+    model = lm(device, vocab_size=6, max_len=10)
+    windows = cpu_ids(5, 11, high=6)
+    return [
+        heldout_loss(model, windows, batch_size=2),
+        continuation_metrics(model, windows, "ab cd\n", start=2, max_k=3),
+    ]
+
+
+@case
+def forward_flops(device):
+    return measure_forward_flops(lm(device), 8, batch_size=2)
+
+
+# --- comparing -----------------------------------------------------------------------------------------
+def assert_agree(got: Any, expected: Any, where: str = "result") -> None:
+    """``got`` (from another device) equals ``expected`` (from the CPU): exactly, or within RTOL/ATOL for floats."""
+    if isinstance(expected, torch.Tensor):
+        assert isinstance(got, torch.Tensor), f"{where}: a tensor on the CPU, {type(got).__name__} here"
+        got = got.detach().cpu()
+        expected = expected.detach()
+        assert got.shape == expected.shape and got.dtype == expected.dtype, (
+            f"{where}: {tuple(expected.shape)} {expected.dtype} on the CPU, {tuple(got.shape)} {got.dtype} here"
+        )
+        if expected.is_floating_point():
+            torch.testing.assert_close(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True, msg=where)
+        else:
+            assert torch.equal(got, expected), f"{where}: differs from the CPU's\n{got}\n{expected}"
+    elif isinstance(expected, np.ndarray):
+        assert_agree(torch.as_tensor(np.asarray(got)), torch.as_tensor(expected), where)
+    elif isinstance(expected, dict):
+        assert isinstance(got, dict) and got.keys() == expected.keys(), f"{where}: keys differ"
+        for key in expected:
+            assert_agree(got[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(expected), f"{where}: lengths differ"
+        for index, (a, b) in enumerate(zip(got, expected)):
+            assert_agree(a, b, f"{where}[{index}]")
+    elif isinstance(expected, float):
+        assert math.isclose(got, expected, rel_tol=RTOL, abs_tol=ATOL) or (math.isnan(got) and math.isnan(expected)), (
+            f"{where}: {got} here, {expected} on the CPU"
+        )
+    elif hasattr(expected, "__dict__"):  # a dataclass or record (History, Hypothesis, TrainingExample, ...)
+        assert type(got) is type(expected), f"{where}: {type(expected).__name__} on the CPU, {type(got).__name__} here"
+        assert_agree(vars(got), vars(expected), where)
+    else:
+        assert got == expected, f"{where}: {got!r} here, {expected!r} on the CPU"
+
+
+@pytest.fixture(autouse=True)
+def _float32_without_tf32():
+    """Full float32 products on a GPU (cuDNN's recurrences use TF32 by default, 1e-3 off)."""
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+ON_THE_CPU: dict[str, Any] = {}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_device_gives_the_cpus_result(name, device, one_thread):
+    """On the CPU the case runs (the reference); on any other device it must give the same result."""
+    if name not in ON_THE_CPU:
+        ON_THE_CPU[name] = CASES[name](torch.device("cpu"))
+    if device != "cpu":
+        assert_agree(CASES[name](torch.device(device)), ON_THE_CPU[name], name)
