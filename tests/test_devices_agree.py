@@ -31,12 +31,15 @@ import torch
 import torch.nn.functional as F
 
 from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, rnn, sampling, sparse, taggers, tasks
-from dl4nlp.bert import Bert, bert_config, mask_tokens, pretraining_loss
+from dl4nlp.bert import Bert, bert_config, load_pretrained, mask_tokens, pretraining_loss
 from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate
+from dl4nlp.data import data_path
 from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+from dl4nlp.experiments import char_lstm as char_lstm_experiment
 from dl4nlp.experiments import lstm as lstm_experiment
 from dl4nlp.experiments import seq2seq as seq2seq_experiment
 from dl4nlp.experiments import transformer as transformer_experiment
+from dl4nlp.gpt import load_gpt
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.objectives import replaced_token_detection
 from dl4nlp.positional import LearnedPositionalEmbedding, RotaryAttention, SinusoidalPositionalEncoding, rotary
@@ -403,6 +406,7 @@ def bert_model(device):
     )
     hidden = model(masked.input_ids, valid=torch.ones_like(ids, dtype=torch.bool).to(device))
     return [
+        model.embed(ids.to(device)),
         masked.input_ids,
         masked.labels,
         hidden,
@@ -456,6 +460,25 @@ def bert_fine_tuning(device):
 class finetune_example:  # noqa: N801 (what compare_methods reads: .text and .label)
     text: str
     label: int
+
+
+@case
+def shipped_models(device):
+    """The checkpoints in data/ loaded straight onto the device, as notebooks 03, 04, 07 and 08 load them."""
+    dates = Seq2Seq.load(data_path("seq2seq_dates_dot.pt"), device)
+    gpt, chars, _ = load_gpt(device=device)
+    bert, tokenizer = load_pretrained(device=device)
+    ids = torch.tensor([[tokenizer["[CLS]"], *tokenizer.encode("the man went to the store ."), tokenizer["[SEP]"]]])
+    forward, vocab = lstm.load_char_model(data_path("char_lstm_sherlock.pt"), map_location=device)
+    backward, _ = lstm.load_char_model(data_path("char_lstm_sherlock_backward.pt"), reverse=True, map_location=device)
+    text = "Holmes took his pipe from his lips."
+    return [
+        date_task.translate(dates, [s for s, _ in DATE_PAIRS]),
+        sampling.generate(gpt, torch.tensor([chars.encode("ROMEO:")]), 20, generator=torch.Generator().manual_seed(0)),
+        bert(ids.to(device))[:, 0],
+        replaced_token_detection(ids[0].tolist(), bert, tokenizer, torch.Generator().manual_seed(0)),
+        char_lstm_experiment.elmo_vectors(forward, backward, vocab, text, [(0, 6), (12, 16)]),
+    ]
 
 
 @case

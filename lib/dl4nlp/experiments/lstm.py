@@ -72,7 +72,12 @@ def gradient_reaching_each_step(model: RecurrentClassifier, tokens: torch.Tensor
     def loss(embedded: torch.Tensor) -> torch.Tensor:
         return nn.functional.cross_entropy(model(tokens, embedded=embedded), labels)
 
-    return time_step_gradient_norms(loss, model.embedding(tokens))
+    was_training = model.training
+    model.train()  # cuDNN (a GPU) differentiates a recurrence only in training mode; the classifier has no dropout
+    try:
+        return time_step_gradient_norms(loss, model.embedding(tokens))
+    finally:
+        model.train(was_training)
 
 
 @dataclass(frozen=True)
