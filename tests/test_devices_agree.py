@@ -440,6 +440,7 @@ def bert_fine_tuning(device):
         finetune.linear_probe(classifier, (ids, valid, labels), (ids, valid, labels)),
         finetune.fine_tune(classifier, ids, valid, labels, steps=3, lr=1e-3, batch_size=4),
         finetune.predict(classifier, ids, valid),
+        finetune.accuracy(finetune.predict(classifier, ids.to(device), valid.to(device)), labels),
     ]
     sentences = [(t.split(), [int(w in ("good", "bad")) for w in t.split()]) for t in texts]
     tag_ids, tag_valid, tags = finetune.encode_tagged(VOCAB, sentences, max_len=12)
@@ -488,6 +489,7 @@ def sweep_metrics(device):
     return [
         heldout_loss(model, windows, batch_size=2),
         continuation_metrics(model, windows, "ab cd\n", start=2, max_k=3),
+        continuation_metrics(model, windows.to(device), "ab cd\n", start=2, max_k=3),  # windows where the model is
     ]
 
 

@@ -246,6 +246,7 @@ def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     if predicted.shape != labels.shape:
         raise ValueError(f"predicted and labels must have the same shape; got {tuple(predicted.shape)} "
                          f"and {tuple(labels.shape)}")  # fmt: skip
+    labels = labels.to(predicted.device)
     keep = labels != IGNORE_INDEX
     if not keep.any():
         raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
