@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import math
 import random
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from test_scaling_sweep import TINY  # the tiny sweep spec of the sweep's own tests
 
 from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, rnn, sampling, sparse, taggers, tasks
 from dl4nlp.bert import Bert, bert_config, load_pretrained, mask_tokens, pretraining_loss
 from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate
-from dl4nlp.data import data_path
+from dl4nlp.data import data_path, load_text
 from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+from dl4nlp.device import available_devices
 from dl4nlp.experiments import char_lstm as char_lstm_experiment
 from dl4nlp.experiments import lstm as lstm_experiment
 from dl4nlp.experiments import seq2seq as seq2seq_experiment
@@ -43,9 +47,11 @@ from dl4nlp.gpt import load_gpt
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.objectives import replaced_token_detection
 from dl4nlp.positional import LearnedPositionalEmbedding, RotaryAttention, SinusoidalPositionalEncoding, rotary
+from dl4nlp.recipes.scaling_run import Run, train_run
+from dl4nlp.recipes.scaling_spec import SweepSpec
 from dl4nlp.scaling import measure_forward_flops
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
-from dl4nlp.sweep import continuation_metrics, heldout_loss
+from dl4nlp.sweep import CharData, continuation_metrics, heldout_loss
 from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, TransformerLM
@@ -54,12 +60,7 @@ from dl4nlp.wordpiece import WordPiece
 RTOL, ATOL = 1e-4, 1e-4  # float32 on another device: other summation orders (see the module docstring)
 
 
-def _mps_available() -> bool:
-    backend = getattr(torch.backends, "mps", None)
-    return bool(backend is not None and backend.is_available())
-
-
-DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else []) + (["mps"] if _mps_available() else [])
+DEVICES = ["cpu"] + [kind for kind in available_devices() if kind != "cpu"]  # the CPU's results first
 
 
 # --- small seeded models and inputs -------------------------------------------------------------------
@@ -119,6 +120,7 @@ def date_transformer(device) -> Seq2SeqTransformer:
 
 
 DATE_PAIRS = date_task.make_pairs(4, seed=0)
+SHAKESPEARE = CharData(load_text("tinyshakespeare.txt"))
 
 
 def on(device, *tensors: torch.Tensor):
@@ -491,6 +493,15 @@ def sweep_metrics(device):
         continuation_metrics(model, windows, "ab cd\n", start=2, max_k=3),
         continuation_metrics(model, windows.to(device), "ab cd\n", start=2, max_k=3),  # windows where the model is
     ]
+
+
+@case
+def scaling_training_run(device):
+    """One run of the scaling sweep's recipe (``--device`` picks where it trains), in a folder removed after."""
+    run, settings = Run("1x8", "cosine", 6, 0.01, 0), SweepSpec(**TINY).settings()
+    with tempfile.TemporaryDirectory() as folder:
+        record = train_run(run, SHAKESPEARE, settings, Path(folder), device)
+    return {k: v for k, v in record.items() if not k.endswith("seconds")}  # all but the timings
 
 
 @case
