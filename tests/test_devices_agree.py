@@ -263,7 +263,8 @@ def recurrent_models(device):
             lstm_experiment.gradient_reaching_each_step(classifier, tokens, tokens[:, 0] % 4),
         ]
     tagger = seeded(lambda: rnn.RecurrentTagger(vocab_size=10, num_classes=3, num_layers=2, bidirectional=True), device)
-    return out + [tagger(tokens.to(device))]
+    weight_hh = seeded(lambda: torch.nn.RNN(3, 6), device).weight_hh_l0
+    return out + [tagger(tokens.to(device)), rnn.jacobian_norms(weight_hh, 5), rnn.jacobian_norms(weight_hh, 5, "relu")]
 
 
 @case

@@ -453,7 +453,7 @@ def jacobian_norms(
         raise ValueError(f"weight_hh must be square, (H, H); got {tuple(weight_hh.shape)}")
     check_number("input_scale", input_scale, 0.0)
     check_int("seed", seed, low=0)
-    w = weight_hh.detach().to(torch.float64)
+    w = weight_hh.detach().cpu().to(torch.float64)  # on the CPU: a GPU's weights too (and MPS has no float64)
     size = w.shape[0]
     generator = torch.Generator().manual_seed(seed)
     h = torch.zeros(size, dtype=torch.float64)
