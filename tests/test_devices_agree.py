@@ -40,7 +40,7 @@ from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, rnn, sa
 from dl4nlp.bert import Bert, bert_config, load_pretrained, mask_tokens, pretraining_loss
 from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate
 from dl4nlp.data import data_path, load_text
-from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
+from dl4nlp.decoder import DecoderBlock, Seq2SeqTransformer, Seq2SeqTransformerConfig
 from dl4nlp.device import available_devices
 from dl4nlp.experiments import char_lstm as char_lstm_experiment
 from dl4nlp.experiments import lstm as lstm_experiment
@@ -57,7 +57,7 @@ from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.sweep import CharData, continuation_metrics, heldout_loss
 from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
-from dl4nlp.transformer import TransformerConfig, TransformerEncoder, TransformerLM
+from dl4nlp.transformer import TransformerBlock, TransformerConfig, TransformerEncoder, TransformerLM
 from dl4nlp.wordpiece import WordPiece
 
 RTOL, ATOL = 1e-4, 1e-4  # float32 on another device: other summation orders (see the module docstring)
@@ -171,6 +171,23 @@ def attention_modules(device):
     for kind in ("dot", "general", "additive"):
         out.append(seeded(lambda: attention.make_score(kind, 8, 8), device)(x, memory))  # noqa: B023
     return out
+
+
+@case
+def copies_of_torch_modules(device):
+    """``from_torch`` of a PyTorch module on the device: the copy lives there too and computes the same."""
+    x, memory = on(device, cpu_randn(2, 4, 8, seed=1), cpu_randn(2, 6, 8, seed=2))
+    mha = seeded(lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True), device)
+    encoder_layer = seeded(lambda: torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
+    decoder_layer = seeded(lambda: torch.nn.TransformerDecoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
+    recurrent = seeded(lambda: torch.nn.RNN(8, 5, batch_first=True), device)
+    return [
+        attention.MultiHeadAttention.from_torch(mha)(x, memory),
+        RotaryAttention.from_torch(mha)(x, causal=True),
+        TransformerBlock.from_torch(encoder_layer)(x, causal=True),
+        DecoderBlock.from_torch(decoder_layer)(x, memory),
+        rnn.UnrolledRNN.from_torch(recurrent)(x),
+    ]
 
 
 @case
