@@ -54,7 +54,8 @@ def test_a_short_date_transformer_rerun_gives_the_recorded_first_losses(tmp_path
              "--stop-after", str(steps), "--eval-size", str(size)]
         )  # fmt: skip
     again = read_provenance(tmp_path / "again.pt")
-    assert again == written and again["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    assert again["artifact"] == written["artifact"]
+    assert again["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     assert again["arguments"]["stop_after"] == steps and again["arguments"]["eval_size"] == size
     (run,) = again["results"]["seeds"]
     assert run["steps"] == [steps] and sum(run["counts"]) == size
