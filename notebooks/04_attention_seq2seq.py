@@ -213,7 +213,17 @@ assert math.isclose(total / count, library_loss, rel_tol=1e-6)
 # (100 steps of Adam, a cosine schedule that has finished), on strings of
 # lengths 2 to 10 from the training split, and tests each on 100 held-out
 # strings per length. *Sequence accuracy*: one wrong character and the whole
-# string counts as wrong.
+# string counts as wrong. First, the check that those test strings are really
+# held out: not one of them occurs among the training strings.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+reversal_train = experiments.training_strings(0)
+reversal_test = [pair for n in experiments.LENGTHS for pair in experiments.held_out_strings(n, 0)]
+reversal_overlap = date_task.overlap(reversal_train, reversal_test, dates=False)
+print(f"{len(reversal_train):,} training strings, {len(reversal_test)} held-out strings; "
+      f"held-out strings that occur in training: {reversal_overlap.same_source}")
+assert len(reversal_test) == 900 and reversal_overlap.disjoint, reversal_overlap
 
 # %%
 bottleneck = experiments.bottleneck(seed=0)

@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp.positional import RotaryAttention, make_positional
+from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
 
 IGNORE = -100  # target of a position with nothing to predict (F.cross_entropy's default ignore_index)
@@ -295,8 +296,6 @@ def train_tagger(config: TaggerConfig, training: Training, seed: int, progress: 
     a run is reproducible on the CPU. Returns the model (in eval mode) and its
     training losses.
     """
-    from dl4nlp.train import train
-
     if not isinstance(config, TaggerConfig):
         raise TypeError(f"config must be a TaggerConfig; got {type(config).__name__}")
     if not isinstance(training, Training):

@@ -55,3 +55,13 @@ def test_train_reverser_trains_each_variant_and_seed_once():
 def test_length_normalisation_hardly_changes_the_pronunciation_models_answers(seed):
     result = length_normalisation.length_normalisation(seed)
     assert length_normalisation.length_normalisation_claim(result), result
+
+
+def test_the_length_normalisation_words_are_held_out_and_differ_by_seed():
+    from dl4nlp.phonemes import phoneme_pairs
+    from dl4nlp.recipes.phoneme_model import held_out_pairs
+
+    samples = {seed: {w for w, _ in length_normalisation.held_out_words(seed)} for seed in (0, *CLAIM_SEEDS)}
+    excluded = {w for w, _ in phoneme_pairs("train")} | {w for w, _ in held_out_pairs()}  # trained on, or tested above
+    assert all(len(words) == length_normalisation.WORDS and not words & excluded for words in samples.values())
+    assert all(samples[0] != samples[seed] for seed in CLAIM_SEEDS)
