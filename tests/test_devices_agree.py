@@ -23,6 +23,8 @@ Apple silicon (which has no float64: the float64 case is skipped there).
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import math
 import random
 import tempfile
@@ -34,11 +36,12 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from bad_inputs.harness import public_api
 from test_scaling_sweep import TINY  # the tiny sweep spec of the sweep's own tests
 
-from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, rnn, sampling, sparse, taggers, tasks
+from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, phonemes, rnn, sampling, sparse, taggers, tasks
 from dl4nlp.bert import Bert, bert_config, load_pretrained, mask_tokens, pretraining_loss
-from dl4nlp.bert_pretrain import Pretrainer, PretrainingData, evaluate
+from dl4nlp.bert_pretrain import PretrainingData, evaluate, pretrain
 from dl4nlp.data import data_path, load_text
 from dl4nlp.decoder import DecoderBlock, Seq2SeqTransformer, Seq2SeqTransformerConfig
 from dl4nlp.device import available_devices
@@ -50,6 +53,7 @@ from dl4nlp.gpt import load_gpt
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.objectives import replaced_token_detection
 from dl4nlp.positional import LearnedPositionalEmbedding, RotaryAttention, SinusoidalPositionalEncoding, rotary
+from dl4nlp.recipes import phoneme_model as phoneme_recipe
 from dl4nlp.recipes.scaling_run import Run, train_run
 from dl4nlp.recipes.scaling_spec import SweepSpec
 from dl4nlp.scaling import measure_forward_flops
@@ -132,14 +136,27 @@ def on(device, *tensors: torch.Tensor):
 
 # --- the cases: name -> function of the device returning what is compared -------------------------------
 CASES: dict[str, Callable[[torch.device], Any]] = {}
+COVERS: dict[str, tuple[str, ...]] = {}  # case -> the public entry points it calls on the device (under dl4nlp.)
 
 
-def case(fn: Callable[[torch.device], Any]) -> Callable[[torch.device], Any]:
-    CASES[fn.__name__] = fn
-    return fn
+def case(*entry_points: str) -> Callable:
+    """Register a case: a function of the device whose result is compared, and the entry points it runs there."""
+
+    def register(fn: Callable[[torch.device], Any]) -> Callable[[torch.device], Any]:
+        CASES[fn.__name__], COVERS[fn.__name__] = fn, entry_points
+        return fn
+
+    return register
 
 
-@case
+@case(
+    "attention.scaled_dot_product_attention",
+    "attention.attend",
+    "attention.masked_softmax",
+    "attention.causal_mask",
+    "attention.padding_mask",
+    "sparse.blockwise_attention",
+)
 def attention_functions(device):
     q, k, v = on(device, cpu_randn(2, 2, 3, 4, seed=1), cpu_randn(2, 2, 5, 4, seed=2), cpu_randn(2, 2, 5, 4, seed=3))
     mask = attention.padding_mask(torch.tensor([5, 3]).to(device), 5)  # (B, 1, 1, T_k)
@@ -155,7 +172,13 @@ def attention_functions(device):
     ]
 
 
-@case
+@case(
+    "attention.MultiHeadAttention.forward",
+    "positional.RotaryAttention.forward",
+    "attention.DotScore.forward",
+    "attention.GeneralScore.forward",
+    "attention.AdditiveScore.forward",
+)
 def attention_modules(device):
     x, memory = on(device, cpu_randn(2, 4, 8, seed=1), cpu_randn(2, 6, 8, seed=2))
     out = []
@@ -173,24 +196,44 @@ def attention_modules(device):
     return out
 
 
-@case
+@case(
+    "attention.MultiHeadAttention.from_torch",
+    "positional.RotaryAttention.from_torch",
+    "transformer.TransformerBlock.from_torch",
+    "transformer.TransformerBlock.forward",
+    "decoder.DecoderBlock.from_torch",
+    "decoder.DecoderBlock.forward",
+    "rnn.UnrolledRNN.from_torch",
+    "lstm.set_forget_bias_",
+    "lstm.set_update_bias_",
+    "rnn.identity_init_",
+)
 def copies_of_torch_modules(device):
     """``from_torch`` of a PyTorch module on the device: the copy lives there too and computes the same."""
     x, memory = on(device, cpu_randn(2, 4, 8, seed=1), cpu_randn(2, 6, 8, seed=2))
     mha = seeded(lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True), device)
     encoder_layer = seeded(lambda: torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
     decoder_layer = seeded(lambda: torch.nn.TransformerDecoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
-    recurrent = seeded(lambda: torch.nn.RNN(8, 5, batch_first=True), device)
+    recurrent = rnn.identity_init_(seeded(lambda: torch.nn.RNN(8, 5, batch_first=True), device))
+    gated = [
+        lstm.set_forget_bias_(seeded(lambda: torch.nn.LSTM(8, 5, batch_first=True), device), 1.0),
+        lstm.set_update_bias_(seeded(lambda: torch.nn.GRU(8, 5, batch_first=True), device), -1.0),
+    ]
     return [
         attention.MultiHeadAttention.from_torch(mha)(x, memory),
         RotaryAttention.from_torch(mha)(x, causal=True),
         TransformerBlock.from_torch(encoder_layer)(x, causal=True),
         DecoderBlock.from_torch(decoder_layer)(x, memory),
         rnn.UnrolledRNN.from_torch(recurrent)(x),
+        *(module(x)[0] for module in gated),
     ]
 
 
-@case
+@case(
+    "positional.SinusoidalPositionalEncoding.forward",
+    "positional.LearnedPositionalEmbedding.forward",
+    "positional.rotary",
+)
 def positional_encodings(device):
     x = cpu_randn(2, 5, 8).to(device)
     sinusoidal = seeded(lambda: SinusoidalPositionalEncoding(10, 8), device)
@@ -198,7 +241,7 @@ def positional_encodings(device):
     return [sinusoidal(x), learned(x), rotary(x), rotary(x, fast=True), rotary(x, positions=[4, 3, 2, 1, 0])]
 
 
-@case
+@case("transformer.TransformerEncoder.forward", "transformer.TransformerEncoder.attention_weights")
 def transformer_encoder(device):
     encoder = seeded(lambda: TransformerEncoder(TransformerConfig(vocab_size=5, d_model=8, n_heads=2)), device)
     x = cpu_randn(2, 5, 8).to(device)
@@ -206,7 +249,12 @@ def transformer_encoder(device):
     return [encoder(x, mask=mask), encoder(x, causal=True), encoder.attention_weights()]
 
 
-@case
+@case(
+    "transformer.TransformerLM.forward",
+    "transformer.TransformerLM.loss",
+    "transformer.TransformerLM.generate",
+    "kv_cache.KVCache.empty",
+)
 def transformer_lm(device):
     model = lm(device)
     ids = cpu_ids(2, 6, high=11).to(device)
@@ -221,7 +269,7 @@ def transformer_lm(device):
     ]
 
 
-@case
+@case("sampling.generate", "sampling.sample_next", "sampling.next_token_probabilities")
 def sampling_generate(device):
     model, ids = lm(device), cpu_ids(2, 3, high=11)
     draws = [
@@ -237,7 +285,7 @@ def sampling_generate(device):
     ]
 
 
-@case
+@case("kv_cache.cached_attention")
 def cached_attention_step(device):
     mha = seeded(lambda: attention.MultiHeadAttention(8, 2), device)
     x = cpu_randn(2, 5, 8).to(device)
@@ -245,7 +293,17 @@ def cached_attention_step(device):
     return [cached_attention(mha, x[:, :3], cache), cached_attention(mha, x[:, 3:], cache), cache.keys]
 
 
-@case
+@case(
+    "rnn.RNNCell.forward",
+    "rnn.RNNCell.pre_activation",
+    "lstm.GRUCell.forward",
+    "lstm.LSTMCell.forward",
+    "lstm.LSTMCell.pre_activations",
+    "lstm.PeepholeLSTMCell.forward",
+    "lstm.PeepholeLSTMCell.pre_activations",
+    "lstm.CoupledLSTMCell.forward",
+    "lstm.CoupledLSTMCell.pre_activations",
+)
 def recurrent_cells(device):
     x, h, c = on(device, cpu_randn(2, 3, seed=1), cpu_randn(2, 4, seed=2), cpu_randn(2, 4, seed=3))
     out = [seeded(lambda: rnn.RNNCell(3, 4), device)(x, h), seeded(lambda: lstm.GRUCell(3, 4), device)(x, h)]
@@ -255,7 +313,14 @@ def recurrent_cells(device):
     return out
 
 
-@case
+@case(
+    "rnn.UnrolledRNN.forward",
+    "lstm.UnrolledLSTM.forward",
+    "lstm.UnrolledGRU.forward",
+    "lstm.UnrolledLSTM.from_torch",
+    "lstm.UnrolledGRU.from_torch",
+    "lstm.lstm_trace",
+)
 def unrolled_recurrences(device):
     x, h = on(device, cpu_randn(2, 5, 3, seed=1), cpu_randn(2, 4, seed=2))
     torch_lstm, torch_gru = (
@@ -272,7 +337,12 @@ def unrolled_recurrences(device):
     ]
 
 
-@case
+@case(
+    "rnn.RecurrentClassifier.forward",
+    "experiments.lstm.gradient_reaching_each_step",
+    "rnn.RecurrentTagger.forward",
+    "rnn.jacobian_norms",
+)
 def recurrent_models(device):
     tokens = cpu_ids(3, 6, high=10)
     out = []
@@ -287,7 +357,7 @@ def recurrent_models(device):
     return out + [tagger(tokens.to(device)), rnn.jacobian_norms(weight_hh, 5), rnn.jacobian_norms(weight_hh, 5, "relu")]
 
 
-@case
+@case("rnn.RecurrentLM.forward", "rnn.next_token_loss", "rnn.language_model_loss", "rnn.sample", "lstm.final_states")
 def recurrent_language_model(device):
     model = seeded(lambda: rnn.RecurrentLM(vocab_size=8, hidden_size=12), device)
     windows = cpu_ids(3, 7, high=8)
@@ -302,14 +372,14 @@ def recurrent_language_model(device):
     ]
 
 
-@case
+@case("tasks.fit_long_lag", "tasks.long_lag_accuracy")
 def recurrent_training(device):
     model = seeded(lambda: rnn.RecurrentClassifier(12, 4, hidden_size=8, kind="lstm"), device)
     history = tasks.fit_long_lag(model, lag=3, steps=3, progress=False)
     return [history.loss, tasks.long_lag_accuracy(model, lag=3, samples=50)]
 
 
-@case
+@case("train.train")
 def training_loop(device):
     model = seeded(lambda: torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)), device)
     data = cpu_randn(4, 8, 3), cpu_ids(4, 8, high=2)
@@ -322,7 +392,7 @@ def training_loop(device):
     return [history.loss, history.grad_norm, list(model.parameters())]
 
 
-@case
+@case("bptt.rnn_lm_forward", "bptt.rnn_lm_gradients", "bptt.rnn_lm_autograd_gradients", "bptt.check_rnn_lm_inputs")
 def backprop_through_time(device):
     if device.type == "mps":
         pytest.skip("float64 throughout (the hand-derived gradients' reference); Apple GPUs have no float64")
@@ -335,7 +405,7 @@ def backprop_through_time(device):
     ]
 
 
-@case
+@case("gradflow.DeepMLP.forward", "gradflow.DeepMLP.hidden_states", "gradflow.time_step_gradient_norms")
 def gradient_flow(device):
     mlp = seeded(lambda: gradflow.DeepMLP(4, width=8, activation="tanh", residual=True), device)
     x = cpu_randn(3, 8).to(device)
@@ -343,7 +413,19 @@ def gradient_flow(device):
     return [mlp(x), mlp.hidden_states(x), gradflow.time_step_gradient_norms(lambda s: mlp(s.sum(1)).sum(), sequence)]
 
 
-@case
+@case(
+    "seq2seq.Seq2Seq.forward",
+    "seq2seq.Seq2Seq.loss",
+    "seq2seq.Seq2Seq.greedy_decode",
+    "seq2seq.Seq2Seq.encode",
+    "seq2seq.Seq2Seq.decode",
+    "seq2seq.Seq2Seq.decode_one",
+    "seq2seq.Seq2Seq.decode_steps",
+    "seq2seq.Seq2Seq.step",
+    "seq2seq.Encoder.forward",
+    "seq2seq.beam_search",
+    "seq2seq.greedy_search",
+)
 def seq2seq_model(device):
     batch = {k: v.to(device) for k, v in date_task.encode_batch(DATE_PAIRS).items()}
     out = []
@@ -355,17 +437,33 @@ def seq2seq_model(device):
             loss,
             model.greedy_decode(batch["src"], batch["src_lengths"], max_len=6),
         ]
+    state = model.encode(batch["src"], batch["src_lengths"])
+    out += [
+        model.encoder(batch["src"], batch["src_lengths"]),
+        model.decode(batch["tgt_in"], state)[0],
+        model.decode_steps(batch["tgt_in"], state)[0],
+        model.decode_one(batch["tgt_in"][:, 0], state)[0],
+    ]
     state = model.encode(batch["src"][:1], batch["src_lengths"][:1])
     bos, eos = date_task.Seq2SeqVocab.BOS, date_task.Seq2SeqVocab.EOS
     found = beam_search(model.step, state, bos, eos, beam_size=3, max_len=6)
     return out + [found.hypotheses, greedy_search(model.step, state, bos, eos, max_len=6)]
 
 
-@case
+@case(
+    "decoder.Seq2SeqTransformer.forward",
+    "decoder.Seq2SeqTransformer.loss",
+    "decoder.Seq2SeqTransformer.greedy_decode",
+    "decoder.Seq2SeqTransformer.attention_maps",
+    "decoder.Seq2SeqTransformer.encode",
+    "decoder.Seq2SeqTransformer.decode",
+)
 def seq2seq_transformer(device):
     model = date_transformer(device)
     batch = {k: v.to(device) for k, v in date_task.encode_batch(DATE_PAIRS).items()}
+    memory, mask = model.encode(batch["src"], batch["src_lengths"])
     return [
+        model.decode(batch["tgt_in"], memory, mask),
         model(batch["src"], batch["src_lengths"], batch["tgt_in"]),
         model.loss(batch),
         model.greedy_decode(batch["src"], batch["src_lengths"], max_len=6),
@@ -373,27 +471,38 @@ def seq2seq_transformer(device):
     ]
 
 
-@case
+@case(
+    "date_task.translate",
+    "date_task.attention_weights",
+    "date_task.sequence_accuracy",
+    "experiments.transformer.accuracy_by_length",
+    "recipes.phoneme_model.evaluate",
+)
 def date_task_helpers(device):
     sources = [s for s, _ in DATE_PAIRS]
     model = date_seq2seq(device)
+    sizes = len(phonemes.SPELLING_VOCAB), len(phonemes.PHONEME_VOCAB)
+    speller = seeded(lambda: Seq2Seq(*sizes, 8, 16), device)
     return [
         date_task.translate(model, sources),
         date_task.translate(date_transformer(device), sources),
         date_task.attention_weights(model, *DATE_PAIRS[0]),
         date_task.sequence_accuracy(model, DATE_PAIRS),
         transformer_experiment.accuracy_by_length(date_transformer(device), DATE_PAIRS, bins=((0, 40),)),
+        phoneme_recipe.evaluate(speller, [("cat", "K AE1 T"), ("dog", "D AO1 G")]),
     ]
 
 
-@case
+@case("experiments.seq2seq.accuracy")
 def reverser_accuracy(device):
     vocab = seq2seq_experiment.REVERSE_VOCAB
     model = seeded(lambda: Seq2Seq(len(vocab), len(vocab), 8, 16), device)
     return seq2seq_experiment.accuracy(model, [("abc", "cba"), ("de", "ed")], vocab)
 
 
-@case
+@case(
+    "taggers.Tagger.forward", "taggers.Tagger.attention_weights", "taggers.tagging_loss", "taggers.accuracy_by_position"
+)
 def tagger(device):
     model = seeded(lambda: taggers.Tagger(taggers.TaggerConfig(vocab_size=5, d_model=8, n_heads=2, max_len=6)), device)
     ids, targets = taggers.previous_token_batch(4, 6, 5, torch.Generator().manual_seed(0))
@@ -406,7 +515,7 @@ def tagger(device):
     ]
 
 
-@case
+@case("experiments.transformer.induction_scores", "experiments.transformer.prefix_matches")
 def induction_scores(device):
     sizes = dict(vocab_size=8, length=10, repeat=(2, 4), d_model=16, n_heads=2)
     model = seeded(lambda: transformer_experiment.induction_model(sizes), device)
@@ -417,7 +526,14 @@ def induction_scores(device):
     ]
 
 
-@case
+@case(
+    "bert.Bert.forward",
+    "bert.Bert.embed",
+    "bert.Bert.mlm_logits",
+    "bert.Bert.nsp_logits",
+    "bert.mask_tokens",
+    "objectives.replaced_token_detection",
+)
 def bert_model(device):
     model = tiny_bert(device)
     ids = torch.tensor([[VOCAB["[CLS]"], *VOCAB.encode("the man went to the store ."), VOCAB["[SEP]"]]] * 2)
@@ -441,7 +557,7 @@ def bert_model(device):
     ]
 
 
-@case
+@case("bert.pretraining_loss", "bert_pretrain.evaluate", "bert_pretrain.pretrain")
 def bert_pretraining(device):
     model, data = tiny_bert(device), bert_data()
     batch = {
@@ -450,11 +566,22 @@ def bert_pretraining(device):
     }
     loss, stats = pretraining_loss(model, batch)
     scores = evaluate(model, data, n_pairs=8, batch_size=4)
-    history = Pretrainer(model, data, steps=3, batch_size=4, warmup=1).run(progress=False)
+    history = pretrain(model, data, steps=3, batch_size=4, warmup=1, progress=False)
     return [loss, stats, scores, history.loss, evaluate(model, data, n_pairs=8)]
 
 
-@case
+@case(
+    "finetune.SentenceClassifier.forward",
+    "finetune.SentenceClassifier.features",
+    "finetune.TokenTagger.forward",
+    "finetune.linear_probe",
+    "finetune.fine_tune",
+    "finetune.predict",
+    "finetune.accuracy",
+    "finetune.compare_methods",
+    "finetune.compare_taggers",
+    "finetune.fresh_copy",
+)
 def bert_fine_tuning(device):
     texts = ["i am good .", "you are good .", "he said it was bad .", "it was bad , he said ."] * 2
     ids, valid = finetune.encode_batch(VOCAB, texts, max_len=12)
@@ -488,7 +615,13 @@ class finetune_example:  # noqa: N801 (what compare_methods reads: .text and .la
     label: int
 
 
-@case
+@case(
+    "seq2seq.Seq2Seq.load",
+    "gpt.load_gpt",
+    "bert.load_pretrained",
+    "lstm.load_char_model",
+    "experiments.char_lstm.elmo_vectors",
+)
 def shipped_models(device):
     """The checkpoints in data/ loaded straight onto the device, as notebooks 03, 04, 07 and 08 load them."""
     dates = Seq2Seq.load(data_path("seq2seq_dates_dot.pt"), device)
@@ -507,7 +640,7 @@ def shipped_models(device):
     ]
 
 
-@case
+@case("sweep.heldout_loss", "sweep.continuation_metrics")
 def sweep_metrics(device):
     model = lm(device, vocab_size=6, max_len=10)
     windows = cpu_ids(5, 11, high=6)
@@ -518,7 +651,7 @@ def sweep_metrics(device):
     ]
 
 
-@case
+@case("recipes.scaling_run.train_run")
 def scaling_training_run(device):
     """One run of the scaling sweep's recipe (``--device`` picks where it trains), in a folder removed after."""
     run, settings = Run("1x8", "cosine", 6, 0.01, 0), SweepSpec(**TINY).settings()
@@ -527,7 +660,7 @@ def scaling_training_run(device):
     return {k: v for k, v in record.items() if not k.endswith("seconds")}  # all but the timings
 
 
-@case
+@case("scaling.measure_forward_flops")
 def forward_flops(device):
     return measure_forward_flops(lm(device), 8, batch_size=2)
 
@@ -587,3 +720,70 @@ def test_device_gives_the_cpus_result(name, device, one_thread):
         ON_THE_CPU[name] = CASES[name](torch.device("cpu"))
     if device != "cpu":
         assert_agree(CASES[name](torch.device(device)), ON_THE_CPU[name], name)
+
+
+# --- which entry points must have a case ----------------------------------------------------------------
+MODEL_ARGUMENTS = {"model", "generator_model", "pretrained", "module", "forward", "backward", "attention",
+                   "encoder", "reference", "weight_hh", "params"}  # fmt: skip
+
+
+def runs_a_model() -> set[str]:
+    """Public functions taking a model (an argument named as in MODEL_ARGUMENTS); methods of the library's modules."""
+    found = set()
+    for name in public_api():
+        parts = name.split(".")
+        owner, target = None, importlib.import_module(".".join(parts[:2]))
+        for part in parts[2:]:
+            owner, target = target, getattr(target, part)
+        if inspect.isclass(target) or parts[-1] == "extra_repr":
+            continue
+        method = inspect.isclass(owner) and issubclass(owner, torch.nn.Module)
+        if method or MODEL_ARGUMENTS & set(inspect.signature(target).parameters):
+            found.add(name.removeprefix("dl4nlp."))
+    return found
+
+
+NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its device, and why
+    **dict.fromkeys(
+        (
+            "bert.parameter_breakdown",
+            "transformer.count_parameters",
+            "decoder.Seq2SeqTransformer.sizes",
+            "recipes.gpt_shakespeare.optimizer_for",
+        ),
+        "counts or groups the parameters; reads no values",
+    ),
+    **dict.fromkeys(
+        (
+            "diagrams.bert_diagram",
+            "diagrams.elmo_diagram",
+            "diagrams.mlp_diagram",
+            "diagrams.unrolled_rnn",
+            "diagrams.multi_head_attention_diagram",
+            "diagrams.seq2seq_diagram",
+        ),
+        "draws the model's structure from its config and modules; no tensors",
+    ),
+    **dict.fromkeys(
+        ("bert.checkpoint_state", "gpt.weights_to_store", "seq2seq.Seq2Seq.save"),
+        "copies the weights out for a checkpoint (loading onto a device: the shipped_models case)",
+    ),
+    **dict.fromkeys(
+        ("rnn.RecurrentLM.from_config", "seq2seq.Seq2Seq.from_config"),
+        "builds a new model from a config, on the CPU like any module",
+    ),
+    "experiments.transformer.reset_to_pytorch_init": "calls each submodule's own reset_parameters(), in place",
+    **dict.fromkeys(("scalar_nn.to_torch", "scalar_nn.train_mlp"), "the scalar engine is plain Python"),
+}
+
+
+def test_every_entry_point_that_runs_a_model_has_a_case():
+    """A public function added tomorrow that takes a model needs a case above (or a reason in NO_DEVICE_CASE)."""
+    covered = {name for names in COVERS.values() for name in names}
+    missing = sorted(runs_a_model() - covered - set(NO_DEVICE_CASE))
+    assert not missing, f"{len(missing)} entry points that run a model have no device case: {missing}"
+    api = {name.removeprefix("dl4nlp.") for name in public_api()}
+    stale = sorted((covered | set(NO_DEVICE_CASE)) - api)
+    assert not stale, f"cases or reasons name entry points that are not public API (renamed or removed?): {stale}"
+    both = sorted(covered & set(NO_DEVICE_CASE))
+    assert not both, f"with a case and a reason for having none (drop the reason): {both}"
