@@ -544,6 +544,7 @@ def bert_model(device):
         vocab_size=len(VOCAB),
         generator=torch.Generator().manual_seed(0),
         mask_prob=0.5,
+        word_start=torch.tensor([[True, True, False, True, True, True, True, True, True]] * 2),  # on the CPU
     )
     hidden = model(masked.input_ids, valid=torch.ones_like(ids, dtype=torch.bool).to(device))
     return [
