@@ -194,6 +194,23 @@ def test_a_run_resumes_bit_for_bit_and_refuses_a_crafted_checkpoint(tmp_path, da
     assert not (tmp_path / "pwned").exists()
 
 
+def test_a_shipped_run_reproduces_bit_for_bit(tmp_path, data):
+    """The sweep's cheapest shipped run (1x8, cosine, 512 steps, seed 0), re-run with the shipped spec: its
+    whole curve (held-out and training loss at 13 points) and end-of-run scores are the recorded ones."""
+    shipped = load_sweep()
+    if shipped["recipe"]["torch_version"] != torch.__version__:
+        pytest.skip(f"shipped with torch {shipped['recipe']['torch_version']}; bit for bit needs the same version")
+    assert {s["torch_threads"] for s in shipped["recipe"]["sessions"]} == {torch.get_num_threads()} == {1}
+    spec = SweepSpec(**shipped["recipe"]["spec"])
+    assert (spec.corpus, spec.heldout_fraction) == ("tinyshakespeare.txt", 0.1)  # the `data` fixture's split
+    recorded = shipped["runs"]["1x8-cosine-512-lr0.0452548-s0"]
+    run = Run(recorded["size"], recorded["schedule"], recorded["steps"], recorded["peak_lr"], recorded["seed"])
+    again = train_run(run, data, spec.settings(), tmp_path, torch.device("cpu"))
+    assert len(recorded["curve"]) == 13 and again["curve"] == recorded["curve"]  # bit for bit
+    assert again["final"] == recorded["final"]
+    assert {k: again[k] for k in run.identity()} == {k: recorded[k] for k in run.identity()}
+
+
 def test_a_diverging_run_is_recorded_as_such(tmp_path, data):
     record = train_run(Run("1x8", "constant", 16, float("inf"), 0), data, SweepSpec(**TINY).settings(), tmp_path, "cpu")
     assert record["diverged"] and record["final"] is None and record["diverged_before"] <= 16

@@ -130,7 +130,7 @@ def mask_tokens(
                 f"word_start must be a bool tensor of shape {tuple(ids.shape)}; "
                 f"got {word_start.dtype} of shape {tuple(word_start.shape)}"
             )
-        starts = word_start | ~eligible  # a special token ends the word before it
+        starts = word_start.to(ids.device) | ~eligible  # a special token ends the word before it
         positions = torch.arange(ids.shape[1], device=ids.device).expand_as(ids)
         first = torch.where(starts, positions, torch.zeros_like(positions)).cummax(dim=1).values  # (B, T)
         pick = pick.gather(1, first)  # every piece of a word shares its first piece's draw

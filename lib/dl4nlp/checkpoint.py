@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
+import numpy
 import torch
 
 from dl4nlp._checks import (
@@ -140,8 +141,6 @@ def provenance_path(path: PathLike) -> Path:
 
 def environment() -> dict[str, Any]:
     """Versions, device and threads, as recorded in every provenance."""
-    import numpy
-
     return {
         "dl4nlp": __version__,
         "torch": torch.__version__,

@@ -12,12 +12,10 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from dl4nlp._checks import check_choice, check_file, check_int, check_str, check_type
+import torch
 
-if TYPE_CHECKING:
-    import torch
+from dl4nlp._checks import check_choice, check_file, check_ids, check_int, check_str, check_type
 
 DATA_ENV_VAR = "DL4NLP_DATA"
 
@@ -101,10 +99,6 @@ def random_windows(
 
     The language-model batches of notebooks 02 and 03: feed ``w[:, :-1]`` and predict ``w[:, 1:]``.
     """
-    import torch
-
-    from dl4nlp._checks import check_ids
-
     check_ids("ids", ids, None, ndim=1, expected="(N,), one text as ids")
     check_int("batch_size", batch_size)
     check_int("length", length)

@@ -93,7 +93,7 @@ class DecoderBlock(nn.Module):
     @classmethod
     @torch.no_grad()
     def from_torch(cls, reference: nn.TransformerDecoderLayer) -> DecoderBlock:
-        """A block with the sizes and weights of a ``torch.nn.TransformerDecoderLayer`` (GELU), in its dtype."""
+        """A block with the sizes, dtype, device and weights of a ``torch.nn.TransformerDecoderLayer`` (GELU)."""
         if not isinstance(reference, nn.TransformerDecoderLayer):
             raise TypeError(f"reference must be a torch.nn.TransformerDecoderLayer; got {type(reference).__name__}")
         if reference.activation is not F.gelu and not isinstance(reference.activation, nn.GELU):
@@ -108,7 +108,7 @@ class DecoderBlock(nn.Module):
             norm_first=reference.norm_first,
             layer_norm_eps=reference.norm1.eps,
         )
-        block = cls(config).to(reference.linear1.weight.dtype)
+        block = cls(config).to(reference.linear1.weight.device, reference.linear1.weight.dtype)
         block.self_attn = MultiHeadAttention.from_torch(reference.self_attn, fast=config.fast_attention)
         block.multihead_attn = MultiHeadAttention.from_torch(reference.multihead_attn, fast=config.fast_attention)
         for name in ("linear1", "linear2", "norm1", "norm2", "norm3"):

@@ -23,6 +23,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.patches import ArrowStyle, FancyArrowPatch, FancyBboxPatch
+from torch import nn
 
 from dl4nlp._checks import (
     check_bool,
@@ -38,6 +39,9 @@ from dl4nlp._checks import (
 )
 from dl4nlp.decoder import Seq2SeqTransformerConfig
 from dl4nlp.lstm import GRUCell, LSTMCell
+from dl4nlp.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from dl4nlp.scalar_nn import MLP
+from dl4nlp.scaling import non_embedding_parameters
 from dl4nlp.transformer import TransformerConfig
 
 # What each kind of box looks like: (face colour, edge colour).
@@ -270,10 +274,6 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 def _mlp_layers(model) -> tuple[int, list[tuple[int, str]]]:
     """(number of inputs, [(width, non-linearity) per layer]) of a scalar ``MLP`` or a torch ``nn.Sequential``."""
-    import torch.nn as nn  # local: the diagram primitives above need only matplotlib
-
-    from dl4nlp.scalar_nn import MLP
-
     if isinstance(model, MLP):
         layers = [(len(layer.neurons), layer.neurons[0].nonlinearity) for layer in model.layers]
         return len(model.layers[0].neurons[0].w), layers
@@ -346,8 +346,6 @@ def mlp_diagram(model) -> Diagram:
 # --- recurrent networks (notebooks 02 and 03) ---------------------------------
 def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
     """(vocab size or None, input size, hidden size, nonlinearity) of an RNN-like model."""
-    import torch.nn as nn  # local: the diagram primitives above need only matplotlib
-
     embedding = getattr(model, "embedding", None)
     recurrent = getattr(model, "recurrent", None) or getattr(model, "cell", None) or model
     vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
@@ -800,10 +798,6 @@ def tagger_diagram(tagger, layers: int = 2) -> Diagram:
     mask, and the number of labels. At most ``layers`` layers are drawn; the
     last one stands for the rest.
     """
-    from torch import nn
-
-    from dl4nlp.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
-
     for name in ("embedding", "position", "encoder", "head", "config"):
         if not hasattr(tagger, name):
             raise TypeError(f"tagger must be a dl4nlp.taggers.Tagger; got {type(tagger).__name__}")
@@ -978,9 +972,6 @@ def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -
     one box per block (``d_model * width_scale`` wide, labelled with its parameters) and the tied output
     layer; one scale for all, so shapes with the same number of parameters look as different as they are.
     ``configs`` maps a name (e.g. '2x32') to a config."""
-    from dl4nlp.scaling import non_embedding_parameters
-    from dl4nlp.transformer import TransformerConfig
-
     check_type("configs", configs, dict, "a dict of name -> TransformerConfig")
     if not configs:
         raise ValueError("configs must name at least one model; got none")

@@ -55,6 +55,11 @@ def _check_rows(model: nn.Module, ids: Any, valid: Any, labels: Any = None, pref
             )
 
 
+def _device(model: nn.Module) -> torch.device:
+    """Where ``model`` computes (a GPU, maybe): data given on the CPU is moved there at the boundary."""
+    return next(model.parameters()).device
+
+
 def _check_sentences(name: str, sentences: Any) -> list:
     """A non-empty list of (words, tags) pairs with one integer tag per word."""
     sentences = check_sequence(name, sentences, what="a list of (words, tags) pairs")
@@ -119,7 +124,7 @@ class SentenceClassifier(nn.Module):
         check_number("dropout", dropout, 0, 1, high_open=True)
         self.encoder = encoder
         self.dropout = nn.Dropout(dropout)
-        self.head = nn.Linear(encoder.config.d_model, n_classes)
+        self.head = nn.Linear(encoder.config.d_model, n_classes).to(_device(encoder))  # drawn on the CPU, moved
 
     def features(self, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         """The pooled [CLS] vector (B, C): what the head (or a linear probe) reads."""
@@ -140,7 +145,7 @@ class TokenTagger(nn.Module):
         check_number("dropout", dropout, 0, 1, high_open=True)
         self.encoder = encoder
         self.dropout = nn.Dropout(dropout)
-        self.head = nn.Linear(encoder.config.d_model, n_tags)
+        self.head = nn.Linear(encoder.config.d_model, n_tags).to(_device(encoder))  # drawn on the CPU, moved
 
     def forward(self, ids: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         return self.head(self.dropout(self.encoder(ids, valid=valid)))
@@ -151,7 +156,7 @@ def fresh_copy(model: Bert, pretrained: bool = True) -> Bert:
     check_type("model", model, Bert, "a dl4nlp.bert.Bert")
     if check_bool("pretrained", pretrained):
         return copy.deepcopy(model)
-    return Bert(copy.deepcopy(model.config))
+    return Bert(copy.deepcopy(model.config)).to(_device(model))  # drawn on the CPU (the same weights everywhere)
 
 
 def fine_tune(
@@ -172,7 +177,8 @@ def fine_tune(
     AdamW with BERT's schedule (linear warm-up over ``warmup`` of the steps,
     then linear decay), mini-batches drawn with ``seed``; ``freeze=True``
     trains the head only. Labels are (N,) classes or (N, T) tags with
-    ``IGNORE_INDEX`` where nothing is predicted.
+    ``IGNORE_INDEX`` where nothing is predicted. The rows may be on any device;
+    training runs on the model's.
     """
     check_type("model", model, (SentenceClassifier, TokenTagger), "a SentenceClassifier or TokenTagger")
     _check_rows(model, ids, valid, labels)
@@ -182,6 +188,7 @@ def fine_tune(
     check_int("seed", seed, low=0)
     check_bool("freeze", freeze)
     check_number("warmup", warmup, 0, 1)
+    ids, valid, labels = (t.to(_device(model)) for t in (ids, valid, labels))
     for p in model.encoder.parameters():
         p.requires_grad_(not freeze)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -216,14 +223,16 @@ def fine_tune(
 
 @torch.no_grad()
 def predict(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, batch_size: int = 256) -> torch.Tensor:
-    """Predicted classes (N,) or tags (N, T) of a trained model, in evaluation mode."""
+    """Predicted classes (N,) or tags (N, T) of a trained model, in evaluation mode, on the device of ``ids``."""
     check_type("model", model, nn.Module, "a SentenceClassifier or TokenTagger")
     _check_rows(model, ids, valid)
     check_int("batch_size", batch_size)
     model.eval()
+    device = next(model.parameters(), ids).device
     parts = []
     for i in range(0, len(ids), batch_size):
-        parts.append(model(ids[i : i + batch_size], valid[i : i + batch_size]).argmax(-1))
+        rows = ids[i : i + batch_size].to(device), valid[i : i + batch_size].to(device)
+        parts.append(model(*rows).argmax(-1).to(ids.device))
     if parts[0].dim() == 1:
         return torch.cat(parts)
     T = ids.shape[1]
@@ -237,6 +246,7 @@ def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     if predicted.shape != labels.shape:
         raise ValueError(f"predicted and labels must have the same shape; got {tuple(predicted.shape)} "
                          f"and {tuple(labels.shape)}")  # fmt: skip
+    labels = labels.to(predicted.device)
     keep = labels != IGNORE_INDEX
     if not keep.any():
         raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
@@ -257,10 +267,10 @@ def logistic_regression(
         raise ValueError(f"features must be (N, C) with one label per row; got {tuple(features.shape)} and "
                          f"{tuple(labels.shape)}")  # fmt: skip
     n_classes = int(labels.max()) + 1
-    layer = nn.Linear(features.shape[1], max(n_classes, 2)).double()
+    layer = nn.Linear(features.shape[1], max(n_classes, 2)).double().to(features.device)
     nn.init.zeros_(layer.weight)
     nn.init.zeros_(layer.bias)
-    x, y = features.double(), labels.long()
+    x, y = features.double(), labels.long().to(features.device)
     optimizer = torch.optim.LBFGS(layer.parameters(), max_iter=iterations, line_search_fn="strong_wolfe")
 
     def closure():
@@ -280,17 +290,20 @@ def linear_probe(
     test: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
     l2: float = PROBE_L2,
 ) -> float:
-    """Test accuracy of logistic regression on the frozen pooled [CLS] features (train/test: ids, valid, labels)."""
+    """Test accuracy of logistic regression on the frozen pooled [CLS] features (train/test: ids, valid, labels).
+
+    The features come from the model's device; the regression runs on the CPU (float64, the same on every device).
+    """
     check_type("model", model, SentenceClassifier, "a SentenceClassifier")
     for name, part in (("train", train), ("test", test)):
         if not isinstance(part, (tuple, list)) or len(part) != 3:
             raise TypeError(f"{name} must be a tuple (ids, valid, labels); got {given(part)}")
         _check_rows(model, *part, prefix=f"{name} ")
     model.eval()
-    x_train, x_test = model.features(*train[:2]), model.features(*test[:2])
+    x_train, x_test = (model.features(*(t.to(_device(model)) for t in part[:2])).cpu() for part in (train, test))
     with torch.enable_grad():
-        layer = logistic_regression(x_train, train[2], l2=l2)
-    return accuracy(layer(x_test).argmax(-1), test[2])
+        layer = logistic_regression(x_train, train[2].cpu(), l2=l2)
+    return accuracy(layer(x_test).argmax(-1), test[2].cpu())
 
 
 def bag_of_words(
@@ -438,8 +451,8 @@ def compare_taggers(
         torch.manual_seed(seed)
         if method == "probe":
             with torch.no_grad():
-                encoder = fresh_copy(pretrained).eval()
-                h_train, h_test = encoder(train[0], valid=train[1]), encoder(test[0], valid=test[1])
+                encoder, device = fresh_copy(pretrained).eval(), _device(pretrained)  # the regression: on the CPU
+                h_train, h_test = (encoder(p[0].to(device), valid=p[1].to(device)).cpu() for p in (train, test))
             keep = train[2] != IGNORE_INDEX
             layer = logistic_regression(h_train[keep], train[2][keep], l2=chosen[method])
             with torch.no_grad():

@@ -394,7 +394,8 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
 
     Texts of the same length are read as one batch. For a backward model pass the
-    texts reversed. Notebook 03 builds ELMo-style word vectors from these.
+    texts reversed. Notebook 03 builds ELMo-style word vectors from these. The
+    model runs on its own device; the states come back on the CPU.
     """
     check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
     check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
@@ -410,8 +411,8 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     for index, text in enumerate(texts):
         by_length.setdefault(len(text), []).append(index)
     for indices in by_length.values():
-        ids = torch.tensor([vocab.encode(texts[i]) for i in indices])  # (b, T)
+        ids = torch.tensor([vocab.encode(texts[i]) for i in indices], device=model.embedding.weight.device)  # (b, T)
         outputs, _ = model.recurrent(model.embedding(ids))  # (b, T, H)
         for row, index in enumerate(indices):
-            states[index] = outputs[row, -1]
+            states[index] = outputs[row, -1].cpu()
     return torch.stack(states)  # (N, H)

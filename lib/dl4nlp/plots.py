@@ -9,6 +9,7 @@ returns the figure, so a widget can redraw it and a test can inspect it.
 from __future__ import annotations
 
 import functools
+import html
 import os
 from typing import Mapping, Optional, Sequence
 
@@ -19,7 +20,7 @@ from matplotlib.collections import PathCollection
 from matplotlib.font_manager import FontProperties
 from matplotlib.path import Path
 from matplotlib.textpath import TextPath
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.transforms import Affine2D
 
 from dl4nlp._checks import (
@@ -301,8 +302,6 @@ def plot_curves(
 def plain_log_ticks(ax: plt.Axes, axis: str = "y") -> None:
     """Label a log axis that spans less than a factor 10 (a loss from 2 to 4, say) with plain numbers
     (2, 3, 4) instead of matplotlib's 2×10⁰, 3×10⁰, 4×10⁰; wider axes keep their powers of ten."""
-    from matplotlib.ticker import FuncFormatter
-
     check_type("ax", ax, plt.Axes, "a matplotlib Axes")
     if axis not in ("x", "y"):
         raise ValueError(f"axis must be 'x' or 'y'; got {axis!r}")
@@ -571,8 +570,6 @@ def colour_text(text: str, values, vmin: float = -1.0, vmax: float = 1.0, cmap: 
     Show it with ``IPython.display.HTML(colour_text(...))``; newlines are kept.
     Hovering a character shows its value.
     """
-    import html
-
     check_str("text", text)
     _check_cmap(cmap)
     values = check_array("values", values, ndim=1, nonempty=False, expected=f"shape ({len(text)},)")

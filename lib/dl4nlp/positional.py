@@ -177,20 +177,21 @@ def rotary(
     T, d = x.shape[-2], x.shape[-1]
     base = _check_base(base)
     if positions is None:
-        positions = torch.arange(T, device=x.device)
+        positions = torch.arange(T)
     else:
         if isinstance(positions, (list, tuple)) and all(isinstance(p, (int, float)) for p in positions):
             positions = torch.tensor(positions)
         check_tensor("positions", positions, dtype=("float", "integer"), finite=True, expected=f"({T},)")
         if positions.shape != (T,):
             raise ValueError(f"positions must have shape ({T},), one per time step; got {tuple(positions.shape)}")
-        positions = positions.to(x.device)
-    angle = positions.to(torch.float64)[:, None] * frequencies(d, base).to(x.device)  # (T, d/2)
-    cos, sin = torch.cos(angle).to(x.dtype), torch.sin(angle).to(x.dtype)
+    # the angles in float64 on the CPU (an Apple GPU has no float64), the same on every device; then x's device
+    angle = positions.cpu().to(torch.float64)[:, None] * frequencies(d, base)  # (T, d/2)
+    cos, sin = (part.to(x.dtype).to(x.device) for part in (torch.cos(angle), torch.sin(angle)))  # (T, d/2) each
     if fast:  # complex numbers need float32 or float64 (none for bfloat16; float16's are experimental)
         work = x if x.dtype in (torch.float32, torch.float64) else x.float()
         pairs = torch.view_as_complex(work.reshape(*x.shape[:-1], d // 2, 2).contiguous())  # (..., T, d/2)
-        turned = torch.view_as_real(pairs * torch.polar(torch.ones_like(angle), angle).to(pairs.dtype))
+        turns = torch.polar(torch.ones_like(angle), angle).to(pairs.dtype).to(x.device)  # (T, d/2) e^{i m w}
+        turned = torch.view_as_real(pairs * turns)
         return turned.flatten(-2).to(x.dtype)
     x_even, x_odd = x[..., 0::2], x[..., 1::2]  # (..., T, d/2) each
     out = torch.empty_like(x)

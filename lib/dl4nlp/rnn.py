@@ -396,6 +396,7 @@ def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
     embedding = getattr(model, "embedding", None)
     vocab = embedding.num_embeddings if isinstance(embedding, nn.Embedding) else None
     check_ids("windows", windows, vocab)
+    windows = windows.to(next(model.parameters(), windows).device)  # the model's device (a GPU, maybe)
     logits, _ = model(windows[:, :-1])
     return language_model_loss(logits, windows[:, 1:])
 
@@ -452,7 +453,7 @@ def jacobian_norms(
         raise ValueError(f"weight_hh must be square, (H, H); got {tuple(weight_hh.shape)}")
     check_number("input_scale", input_scale, 0.0)
     check_int("seed", seed, low=0)
-    w = weight_hh.detach().to(torch.float64)
+    w = weight_hh.detach().cpu().to(torch.float64)  # on the CPU: a GPU's weights too (and MPS has no float64)
     size = w.shape[0]
     generator = torch.Generator().manual_seed(seed)
     h = torch.zeros(size, dtype=torch.float64)

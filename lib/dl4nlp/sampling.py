@@ -106,13 +106,19 @@ def sample_next(
     top_p: Optional[float] = None,
     generator: Optional[torch.Generator] = None,
 ) -> torch.Tensor:
-    """One token per row of ``logits`` drawn by the rule: ids (B, 1) for logits (B, V), (1,) for (V,)."""
+    """One token per row of ``logits`` drawn by the rule: ids (B, 1) for logits (B, V), (1,) for (V,).
+
+    The draw happens where ``generator`` lives (a CPU generator with logits on a GPU:
+    on the CPU, so the same tokens come out on every device); the ids come back on
+    the logits' device.
+    """
     if generator is not None:
         check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     probs = next_token_probabilities(logits, temperature, top_k, top_p)
     if temperature == 0:
         return probs.argmax(-1, keepdim=True)
-    return torch.multinomial(probs, 1, generator=generator)
+    where = generator.device if generator is not None else probs.device
+    return torch.multinomial(probs.to(where), 1, generator=generator).to(logits.device)
 
 
 @torch.no_grad()
@@ -132,7 +138,8 @@ def generate(
     token on that token alone (``dl4nlp.kv_cache``). Once the sequence is longer
     than the model's ``max_len``, only the last ``max_len`` tokens are seen, whose
     positions shift at every step, so then each step recomputes the window (with
-    or without the cache, the same tokens come out).
+    or without the cache, the same tokens come out). ``ids`` may be on any device:
+    the model runs on its own, and the ids come back on the device of ``ids``.
     """
     check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
     check_ids("ids", ids, model.config.vocab_size, bound="vocab_size", shape=("B", "T"))
@@ -142,6 +149,7 @@ def generate(
         check_type("generator", generator, torch.Generator, "a torch.Generator or None")
     check_bool("use_cache", use_cache)
     max_len = model.config.max_len
+    given_on, ids = ids.device, ids.to(next(model.parameters()).device)
     was_training = model.training
     model.eval()
     cache, fed = None, 0  # fed: how many tokens of ids the cache holds
@@ -155,7 +163,7 @@ def generate(
             logits = model(ids[:, -max_len:])[:, -1]
         ids = torch.cat([ids, sample_next(logits, temperature, top_k, top_p, generator)], dim=1)
     model.train(was_training)
-    return ids
+    return ids.to(given_on)
 
 
 def perplexity(loss: float) -> float:

@@ -25,6 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 from torch import nn
+from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
 from dl4nlp._checks import check_array, check_bool, check_int, check_number, check_sequence, check_type, given
 from dl4nlp.transformer import TransformerConfig
@@ -86,8 +87,6 @@ def _cpu_flash_attention_flops(query, key, value, *args, **kwargs) -> int:
     """FLOPs of ``aten._scaled_dot_product_flash_attention_for_cpu``: those of QKᵀ and weights·V, as
     ``torch.utils.flop_counter.sdpa_flop_count`` counts the CUDA attention kernels. Takes tensors (newer
     PyTorch, because ``_get_raw`` is set) or shapes (PyTorch 2.1, which always passes shapes)."""
-    from torch.utils.flop_counter import sdpa_flop_count
-
     shape = lambda x: tuple(x.shape) if isinstance(x, torch.Tensor) else tuple(x)  # noqa: E731
     return sdpa_flop_count(shape(query), shape(key), shape(value))
 
@@ -118,8 +117,6 @@ def measure_forward_flops(model: nn.Module, n_ctx: int, batch_size: int = 1) -> 
     >>> measure_forward_flops(TransformerLM(config), 8) == sum(flops_breakdown(config, 8).values())
     True
     """
-    from torch.utils.flop_counter import FlopCounterMode
-
     check_type("model", model, nn.Module, "a torch.nn.Module (a TransformerLM)")
     if next(model.parameters(), None) is None:
         raise ValueError(f"model must have parameters (they give its device); got {given(model)}")

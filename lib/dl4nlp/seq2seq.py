@@ -439,7 +439,7 @@ def beam_search(
     for t in range(max_len):
         tokens = torch.tensor([h.tokens[-1] for h in alive], device=device)
         log_probs, state = step(tokens, state)  # (N, V)
-        totals = torch.tensor([h.score for h in alive], dtype=torch.float64)[:, None] + log_probs.double().cpu()
+        totals = torch.tensor([h.score for h in alive], dtype=torch.float64)[:, None] + log_probs.cpu().double()
         k = min(beam_size, totals.numel())
         best = torch.topk(totals.flatten(), k)  # ties: lower index first, deterministic
         parents = (best.indices // totals.shape[1]).tolist()

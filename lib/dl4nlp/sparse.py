@@ -26,6 +26,8 @@ import math
 from typing import Optional, Sequence
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 from dl4nlp._checks import (
     check_bool,
@@ -185,8 +187,6 @@ def largest_tensor_bytes(fn, *args, **kwargs) -> tuple[object, int]:
     >>> largest_tensor_bytes(lambda: a @ b)[1]   # the (3, 5) float32 product
     60
     """
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
 
     class _Largest(TorchDispatchMode):
         def __init__(self):

@@ -221,7 +221,7 @@ def continuation_metrics(
     vocab = int(windows.max()) + 1 if getattr(model, "config", None) is None else model.config.vocab_size
     if not isinstance(chars, (str, list, tuple)) or len(chars) < vocab:
         raise ValueError(f"chars must name all {vocab} ids (a string or list); got {type(chars).__name__}")
-    device = next(model.parameters()).device
+    device, windows = next(model.parameters()).device, windows.cpu()  # the scoring below is NumPy's, on the CPU
     correct, logp = [], []
     for chunk in windows.split(256):
         chunk = chunk.to(device)

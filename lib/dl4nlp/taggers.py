@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp.positional import RotaryAttention, make_positional
+from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
 
 IGNORE = -100  # target of a position with nothing to predict (F.cross_entropy's default ignore_index)
@@ -197,7 +198,7 @@ def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> 
         raise ValueError(f"batch must be a pair (ids, targets); got {type(batch).__name__}")
     ids, targets = batch
     _check_targets(ids, targets, name="batch: targets")
-    logits = model(ids)  # (B, T, labels)
+    logits = model(ids.to(next(model.parameters(), ids).device))  # (B, T, labels), on the model's device
     return F.cross_entropy(logits.flatten(0, 1), targets.to(logits.device).flatten(), ignore_index=IGNORE)
 
 
@@ -205,7 +206,9 @@ def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> 
 def accuracy_by_position(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, **kwargs) -> torch.Tensor:
     """Fraction right at each position (T,), NaN where every target is ``IGNORE``; kwargs go to the model."""
     _check_targets(ids, targets)
-    predictions = model(ids, **kwargs).argmax(-1).cpu()  # (B, T)
+    device = next(model.parameters(), ids).device  # the model's device: ids and tensor kwargs (a mask) go there
+    kwargs = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+    predictions = model(ids.to(device), **kwargs).argmax(-1).cpu()  # (B, T)
     targets = targets.cpu()
     scored = targets != IGNORE
     right = ((predictions == targets) & scored).sum(0).double()
@@ -293,8 +296,6 @@ def train_tagger(config: TaggerConfig, training: Training, seed: int, progress: 
     a run is reproducible on the CPU. Returns the model (in eval mode) and its
     training losses.
     """
-    from dl4nlp.train import train
-
     if not isinstance(config, TaggerConfig):
         raise TypeError(f"config must be a TaggerConfig; got {type(config).__name__}")
     if not isinstance(training, Training):

@@ -296,7 +296,7 @@ class TransformerLM(nn.Module):
         Recomputes the whole window at every step; ``dl4nlp.sampling.generate`` adds
         top-k, nucleus sampling and the KV cache.
         """
-        from dl4nlp.sampling import generate
+        from dl4nlp.sampling import generate  # here, not at the top: dl4nlp.sampling imports this module
 
         check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         check_int("new_tokens", new_tokens, low=0)

@@ -4,6 +4,7 @@ Every case fails before any training starts (the experiments check their argumen
 """
 
 from bad_inputs.harness import cases, choice_variants, exempt, int_variants, vary
+from dl4nlp.experiments import length_normalisation as LN
 from dl4nlp.experiments import seq2seq as E
 from dl4nlp.seq2seq import Seq2Seq
 
@@ -115,6 +116,30 @@ def _():
 @cases("dl4nlp.experiments.seq2seq.beam_claim")
 def _():
     yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
+
+
+# --- dl4nlp.experiments.length_normalisation (notebook 04) --------------------------------------
+exempt(
+    "records of an experiment's numbers, returned by the experiment functions",
+    "dl4nlp.experiments.length_normalisation.LengthNormalisationResult",
+)
+
+
+@cases("dl4nlp.experiments.length_normalisation.held_out_words")
+def _():
+    yield from vary(LN.held_out_words, dict(seed=0), "seed", SEEDS)
+    yield from vary(LN.held_out_words, dict(seed=0), "n", int_variants(1)[:3] + [("too many", 5000, "5000")])
+
+
+@cases("dl4nlp.experiments.length_normalisation.length_normalisation")
+def _():
+    yield from vary(LN.length_normalisation, {}, "seed", SEEDS[:2])
+    yield from vary(LN.length_normalisation, {}, "n", int_variants(1)[:2])
+
+
+@cases("dl4nlp.experiments.length_normalisation.length_normalisation_claim")
+def _():
+    yield from vary(LN.length_normalisation_claim, {}, "result", [("a dict", {"words": 100}, "dict")])
 
 
 # --- dl4nlp.experiments.scaling (notebook 09) -------------------------------------------------

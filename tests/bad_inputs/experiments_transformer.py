@@ -289,6 +289,12 @@ def _():
     yield from vary(E.compare_on_dates, dict(seed=0), "seed", SEEDS)
     yield from vary(E.compare_on_dates, dict(seed=0), "steps", int_variants(1))
     yield from vary(E.compare_on_dates, dict(seed=0), "progress", [("a string", "yes", "'yes'")])
+    yield from vary(
+        E.compare_on_dates, dict(seed=0), "eval_size", [*int_variants(1), ("beyond the test set", 2001, "2001")]
+    )
+    yield from vary(
+        E.compare_on_dates, dict(seed=0, steps=3), "stop_after", [*int_variants(1), ("beyond steps", 4, "4")]
+    )
 
 
 @cases("dl4nlp.experiments.transformer.date_comparison")

@@ -321,3 +321,8 @@ def _():
     yield from vary(EL.tagging_task, good, "rule", [("an unknown rule", "bogus", "bogus")])
     yield from vary(EL.tagging_task, good, "length", int_variants(1)[:3])
     yield from vary(EL.tagging_task, good, "generator", [("a seed", 0, "int")])
+
+
+@cases("dl4nlp.experiments.char_lstm.has_quotation_cell")
+def _():
+    yield from vary(EC.has_quotation_cell, {}, "quote", [("a dict", {"passage_auc": 0.9}, "dict")])

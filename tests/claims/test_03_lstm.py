@@ -59,16 +59,25 @@ def test_cells_chosen_for_resetting_at_a_space_or_quote_do_so_on_other_held_out_
 
 
 @pytest.mark.parametrize("seed", MODEL_SEEDS)
-def test_the_quotation_cell_is_near_perfect_where_chosen_and_weaker_on_all_held_out_text(seed):
+def test_a_model_has_a_quotation_cell_near_perfect_where_chosen_and_weaker_on_held_out_text_or_clearly_none(seed):
     quote = char_experiments.quotation_cell(seed)
-    assert quote.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
     assert quote.median_passage_auc < char_experiments.TYPICAL_CELL
+    assert quote.line_cell_correlation < char_experiments.LINE_CELL_CEILING
+    if not char_experiments.has_quotation_cell(quote):  # raises for a model in between: neither reading holds
+        return  # clearly none: the notebook says some training runs learn no such cell (seed 2)
+    assert quote.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
     low, high = char_experiments.QUOTE_CELL_HELD_OUT
     assert low <= quote.held_out_auc <= high, quote.held_out_auc
     assert quote.held_out_auc <= quote.passage_auc - char_experiments.QUOTE_CELL_OPTIMISM, quote
     near, far = quote.auc_by_distance[0, 100], quote.auc_by_distance[300, None]
     assert near > 0.9 and far < near - 0.1, quote.auc_by_distance
-    assert quote.line_cell_correlation < char_experiments.LINE_CELL_CEILING
+
+
+def test_the_shipped_runs_with_a_quotation_cell_are_the_ones_the_notebook_names():
+    """Notebook 03 says which training runs learned a quotation cell (two of three); the shipped models agree."""
+    shipped = [0, *MODEL_SEEDS]
+    found = tuple(s for s in shipped if char_experiments.has_quotation_cell(char_experiments.quotation_cell(s)))
+    assert found == tuple(s for s in char_experiments.QUOTATION_CELL_SEEDS if s in shipped), found
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)

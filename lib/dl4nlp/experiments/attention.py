@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from dl4nlp.experiments import check_seed
 from dl4nlp.taggers import TASKS, Tagger, TaggerConfig, Training, train_tagger
@@ -128,7 +129,6 @@ def dispatched_operations(fn) -> int:
     """How many PyTorch operations ``fn()`` dispatches (each pays a fixed overhead, whatever its size)."""
     if not callable(fn):
         raise TypeError(f"fn must be callable with no arguments; got {type(fn).__name__}")
-    from torch.utils._python_dispatch import TorchDispatchMode
 
     class _Count(TorchDispatchMode):
         def __init__(self):

@@ -39,6 +39,12 @@ QUOTE_CELL_HELD_OUT = (0.7, 0.9)  # ... and on all held-out text it lies in this
 QUOTE_CELL_OPTIMISM = 0.1  # ... at least this much below its score on the passage it was chosen on
 TYPICAL_CELL = 0.7  # the median cell's AUC on the passage stays below this
 LINE_CELL_CEILING = 0.5  # no cell correlates with the column of the line more than this (|r|)
+# A model *without* a quotation cell: its best cell on the passage scores below this, and on all held-out
+# text below the next; a model in between would be neither, and the claims suite says so.
+NO_CELL_ON_PASSAGE = 0.8
+NO_CELL_HELD_OUT = 0.6
+# The training runs that learned a quotation cell, among the shipped ones (seeds 0, 1, 2): two of three.
+QUOTATION_CELL_SEEDS = (0, 1)
 
 
 def char_model_path(seed: int) -> str:
@@ -127,6 +133,23 @@ def quotation_cell(seed: int = 0) -> QuotationCell:
         line_cell_correlation=float(line.max()),
         passage_values=sign * values[:, cell],
         held_out_values=everywhere,
+    )
+
+
+def has_quotation_cell(quote: QuotationCell) -> bool:
+    """Whether the model of ``quote`` has a quotation cell: True if clearly yes, False if clearly no.
+
+    Raises ``ValueError`` for a model in between, where neither reading of the notebook holds.
+    """
+    check_type("quote", quote, QuotationCell, "a QuotationCell (from quotation_cell)")
+    if quote.passage_auc >= QUOTE_CELL_ON_PASSAGE:
+        return True
+    if quote.passage_auc < NO_CELL_ON_PASSAGE and quote.held_out_auc < NO_CELL_HELD_OUT:
+        return False
+    raise ValueError(
+        f"neither a quotation cell (passage AUC >= {QUOTE_CELL_ON_PASSAGE}) nor clearly none (passage AUC < "
+        f"{NO_CELL_ON_PASSAGE} and held-out AUC < {NO_CELL_HELD_OUT}); got {quote.passage_auc:.3f} and "
+        f"{quote.held_out_auc:.3f}"
     )
 
 

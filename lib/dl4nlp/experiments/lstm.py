@@ -66,11 +66,18 @@ def gradient_reaching_each_step(model: RecurrentClassifier, tokens: torch.Tensor
         raise TypeError(f"model must be a RecurrentClassifier; got {type(model).__name__}")
     tokens = check_ids("tokens", tokens, model.vocab_size, shape=("B", "T"))
     labels = check_ids("labels", labels, model.readout.out_features, shape=(tokens.shape[0],))
+    device = next(model.parameters()).device  # tokens and labels may be on the CPU, the model on a GPU
+    tokens, labels = tokens.to(device), labels.to(device)
 
     def loss(embedded: torch.Tensor) -> torch.Tensor:
         return nn.functional.cross_entropy(model(tokens, embedded=embedded), labels)
 
-    return time_step_gradient_norms(loss, model.embedding(tokens))
+    was_training = model.training
+    model.train()  # cuDNN (a GPU) differentiates a recurrence only in training mode; the classifier has no dropout
+    try:
+        return time_step_gradient_norms(loss, model.embedding(tokens))
+    finally:
+        model.train(was_training)
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,9 @@ def accuracy(model: Seq2Seq, pairs: list[tuple[str, str]], vocab: Seq2SeqVocab =
     """Fraction of pairs the model's greedy output gets exactly right."""
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     batch = encode_batch(pairs, vocab, vocab)
-    ids, _ = model.greedy_decode(batch["src"], batch["src_lengths"], max_len=max(len(t) for _, t in pairs) + 1)
+    device = next(model.parameters()).device  # the batch is built on the CPU, the model may be on a GPU
+    ids, _ = model.greedy_decode(batch["src"].to(device), batch["src_lengths"].to(device),
+                                 max_len=max(len(t) for _, t in pairs) + 1)  # fmt: skip
     return sum(vocab.decode(row) == target for row, (_, target) in zip(ids.tolist(), pairs)) / len(pairs)
 
 

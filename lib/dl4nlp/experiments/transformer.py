@@ -20,6 +20,7 @@ Thresholds the claims use are named constants here, shared by notebook 07 and
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -28,6 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp import date_task
 from dl4nlp._checks import (
     check_bool,
     check_choice,
@@ -40,11 +42,14 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
-from dl4nlp.data import load_text
+from dl4nlp.checkpoint import load_checkpoint
+from dl4nlp.data import data_path, load_text
+from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
 from dl4nlp.device import seed_everything
+from dl4nlp.recipes.date_models import DateRecipe, build_model
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
 from dl4nlp.train import train
-from dl4nlp.transformer import TransformerConfig, TransformerLM
+from dl4nlp.transformer import TransformerConfig, TransformerLM, count_parameters
 
 CORPUS = "tinyshakespeare.txt"
 
@@ -361,7 +366,7 @@ class RepeatBatch:
     def masks(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Which *targets* (positions 1..T-1 of ``ids``, as predicted from the position before) are in the first
         stretch, and which in the repeat after its first token (those an induction head can predict)."""
-        target = torch.arange(1, self.ids.shape[1])[None, :]  # (1, T-1)
+        target = torch.arange(1, self.ids.shape[1], device=self.ids.device)[None, :]  # (1, T-1)
         m = self.half[:, None]
         return target < m, (target > m) & (target < 2 * m)
 
@@ -432,9 +437,9 @@ def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
     """
     check_ids("ids", ids, None, shape=("B", "T"))
     B, T = ids.shape
-    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype), ids[:, :-1]], dim=1)  # token before each key
-    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key)
-    return matches & torch.ones(T, T, dtype=torch.bool).tril()
+    before = torch.cat([torch.full((B, 1), -1, dtype=ids.dtype, device=ids.device), ids[:, :-1]], dim=1)  # (B, T)
+    matches = before[:, None, :] == ids[:, :, None]  # (B, T_query, T_key): key j's previous token is query t's
+    return matches & torch.ones(T, T, dtype=torch.bool, device=ids.device).tril()
 
 
 @torch.no_grad()
@@ -452,8 +457,9 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
     if model.config.fast_attention:
         raise ValueError("model must use the readable attention path to show its weights; got fast_attention=True")
     model.eval()
+    batch = RepeatBatch(batch.ids.cpu(), batch.half.cpu())  # the statistics on the CPU, the model on its device
     inputs = batch.ids[:, :-1]
-    logits = model(inputs)  # (B, T-1, V)
+    logits = model(inputs.to(next(model.parameters()).device)).cpu()  # (B, T-1, V)
     losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
     first, repeat = batch.masks()  # query t predicts token t + 1: the repeat's queries are those of `repeat`
     matches = prefix_matches(inputs)  # (B, T-1, T-1)
@@ -462,6 +468,7 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
         weights = block.self_attn.last_weights  # (B, H, T-1, T-1)
         if weights is None:
             raise ValueError("induction_scores needs the readable attention path (fast_attention=False)")
+        weights = weights.cpu()
         on_matches = (weights * matches[:, None]).sum(-1)  # (B, H, T-1)
         on_previous = weights.diagonal(offset=-1, dim1=2, dim2=3)  # (B, H, T-2): query t on key t - 1
         induction.append([on_matches[:, h][repeat].mean().item() for h in range(weights.shape[1])])
@@ -527,10 +534,6 @@ INDUCTION_KIND = "induction_heads"
 
 def load_ablation_table(path=None) -> dict:
     """The shipped ladder and warm-up table across seeds (``data/transformer_ablation.json`` by default)."""
-    import json
-
-    from dl4nlp.data import data_path
-
     path = data_path(ABLATION_TABLE) if path is None else check_file("path", path, "the ablation table (JSON)")
     try:
         table = json.loads(path.read_text(encoding="utf-8"))
@@ -544,9 +547,6 @@ def load_ablation_table(path=None) -> dict:
 def load_induction_model(path=None):
     """The shipped seed-0 induction model (eval mode, readable attention) and its checkpoint (every seed's numbers
     in ``checkpoint.provenance['results']['seeds']``)."""
-    from dl4nlp.checkpoint import load_checkpoint
-    from dl4nlp.data import data_path
-
     checkpoint = load_checkpoint(data_path(INDUCTION_CHECKPOINT) if path is None else path, kind=INDUCTION_KIND)
     model = TransformerLM(TransformerConfig(**checkpoint.config))
     model.load_state_dict(checkpoint.state_dict)
@@ -581,15 +581,12 @@ class DateComparison:
 
 def date_transformer(seed: int = 0):
     """An encoder-decoder Transformer for the date task with ``DATE_SIZES`` (parameters about those of 04's GRU)."""
-    from dl4nlp.date_task import SOURCE_VOCAB, TARGET_VOCAB
-    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
-
     _check_seed(seed)
     seed_everything(seed)
     s = DATE_SIZES
     config = Seq2SeqTransformerConfig(
-        len(SOURCE_VOCAB),
-        len(TARGET_VOCAB),
+        len(date_task.SOURCE_VOCAB),
+        len(date_task.TARGET_VOCAB),
         d_model=s["d_model"],
         n_heads=s["n_heads"],
         d_ff=s["d_ff"],
@@ -603,11 +600,9 @@ def date_transformer(seed: int = 0):
 def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
     """The test dates (``DATE_TEST``, from the test split of ``date_task``), asserted disjoint from ``train_pairs``:
     no test date occurs in training, in any format."""
-    from dl4nlp.date_task import _check_pairs, make_pairs, overlap
-
-    _check_pairs(train_pairs, "train_pairs", nonempty=False)
-    test = make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"], split="test")
-    shared = overlap(train_pairs, test)
+    date_task._check_pairs(train_pairs, "train_pairs", nonempty=False)
+    test = date_task.make_pairs(DATE_TEST["n"], seed=DATE_TEST["seed"], split="test")
+    shared = date_task.overlap(train_pairs, test)
     if not shared.disjoint:
         raise ValueError(f"train_pairs must be disjoint from the test dates (no date in common); got {shared}")
     return test
@@ -615,16 +610,14 @@ def date_test_pairs(train_pairs) -> list[tuple[str, str]]:
 
 def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
     """Exact-match accuracy of greedy outputs on ``pairs``, per bin of source length."""
-    from dl4nlp.date_task import _check_pairs, translate
-
-    _check_pairs(pairs)
+    date_task._check_pairs(pairs)
     for bin in check_sequence("bins", bins, what="a list of (low, high) source lengths"):
         if not isinstance(bin, (tuple, list)) or len(bin) != 2:
             raise ValueError(f"bins must hold (low, high) pairs of lengths; got {given(bin)}")
         low, high = check_int("bins", bin[0], 0), check_int("bins", bin[1], 0)
         if low > high:
             raise ValueError(f"bins must hold (low, high) pairs with low <= high; got {tuple(bin)}")
-    outputs = translate(model, [s for s, _ in pairs], max_len=max(len(t) for _, t in pairs) + 1)
+    outputs = date_task.translate(model, [s for s, _ in pairs], max_len=max(len(t) for _, t in pairs) + 1)
     out = []
     for low, high in bins:
         hits = [o == t for o, (s, t) in zip(outputs, pairs) if low <= len(s) <= high]
@@ -632,7 +625,14 @@ def accuracy_by_length(model, pairs, bins=LENGTH_BINS) -> tuple[float, ...]:
     return tuple(out)
 
 
-def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
+def compare_on_dates(
+    seed: int,
+    steps: int = 400,
+    progress: bool = False,
+    *,
+    eval_size: Optional[int] = None,
+    stop_after: Optional[int] = None,
+):
     """Train the Transformer and 04's GRU with dot attention on the same dates, batches and budget.
 
     Both get notebook 04's recipe (``dl4nlp.recipes.date_models.DateRecipe``): the same
@@ -640,17 +640,24 @@ def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
     256, Adam at 1e-2 decayed by a cosine over ``steps`` steps, gradients clipped at 1;
     the GRU is built by 04's ``build_model``, so seed 0 is 04's shipped model. Returns
     the comparison and the trained Transformer.
-    """
-    from dl4nlp import date_task
-    from dl4nlp.recipes.date_models import DateRecipe, build_model
 
+    For a short check of a recorded run: ``eval_size`` scores only the first that many
+    test dates (default: all ``DATE_TEST['n']``), and ``stop_after`` ends each model's
+    training after that many steps, the schedule still spanning ``steps``, so its
+    losses are the recorded run's first ones.
+    """
     _check_seed(seed)
     check_int("steps", steps)
     check_bool("progress", progress)
+    if eval_size is not None:
+        check_int("eval_size", eval_size, 1, DATE_TEST["n"])
+    if stop_after is not None:
+        check_int("stop_after", stop_after, 1, steps)
     recipe = DateRecipe(score="dot", steps=steps, seed=seed)
     train_pairs = date_task.make_pairs(recipe.train_pairs, seed=seed + 1, split="train")
-    test = date_test_pairs(train_pairs)
-    eval_at = tuple(sorted({s for s in DATE_EVAL_STEPS if s < steps} | {steps}))
+    test = date_test_pairs(train_pairs)[:eval_size]
+    last = steps if stop_after is None else stop_after
+    eval_at = tuple(sorted({s for s in DATE_EVAL_STEPS if s < last} | {last}))
     counts = tuple(sum(low <= len(s) <= high for s, _ in test) for low, high in LENGTH_BINS)
     results = {}
     for name in ("transformer", "gru"):
@@ -674,8 +681,6 @@ def compare_on_dates(seed: int, steps: int = 400, progress: bool = False):
             done = stop
             accuracies.append(accuracy_by_length(model.eval(), test))
         results[name] = (model, tuple(accuracies), tuple(losses))
-    from dl4nlp.transformer import count_parameters
-
     comparison = DateComparison(
         seed,
         (count_parameters(results["transformer"][0]), count_parameters(results["gru"][0])),
@@ -697,10 +702,6 @@ def date_comparison(seed: int) -> DateComparison:
 
 def load_date_transformer(path=None):
     """The shipped seed-0 date Transformer (eval mode) and its checkpoint (every seed's comparison inside)."""
-    from dl4nlp.checkpoint import load_checkpoint
-    from dl4nlp.data import data_path
-    from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
-
     checkpoint = load_checkpoint(data_path(DATE_CHECKPOINT) if path is None else path, kind=DATE_KIND)
     model = Seq2SeqTransformer(Seq2SeqTransformerConfig(**checkpoint.config))
     model.load_state_dict(checkpoint.state_dict)

@@ -43,6 +43,7 @@ from dl4nlp._checks import (
 )
 from dl4nlp.checkpoint import atomic_write, environment
 from dl4nlp.data import CORPORA, data_path, md5sum
+from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
 
 
 def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -80,8 +81,6 @@ def _check_args(args: Any, names: Sequence[str]) -> argparse.Namespace:
 
 def start(args: argparse.Namespace) -> torch.device:
     """Apply --threads, --seed and --device; returns the device."""
-    from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
-
     check_type("args", args, argparse.Namespace, "the parsed arguments of recipe_parser (an argparse.Namespace)")
     missing = [name for name in ("threads", "seed", "device") if not hasattr(args, name)]
     if missing:
