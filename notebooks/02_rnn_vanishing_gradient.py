@@ -698,13 +698,16 @@ for name, runs in [("no clipping", clip_run.unclipped), ("clipped at norm 1", cl
 # %% [markdown]
 # **Checkpoint.** Without clipping, at least three of the four runs fail: they diverge within a
 # few dozen steps, or end stuck above 1.3 nats. With clipping, the same models, data and learning
-# rate train for all 300 steps and every run ends below 0.9 nats (the mean of its last 20 losses).
-# The claims suite checks the same on three more sets of four seeds.
+# rate train for all 300 steps, and here every run ends below 0.9 nats (the mean of its last 20
+# losses). Clipping stops the explosion; it does not promise that every run learns: on other
+# seeds an occasional clipped run stays stuck, so the claims suite, on three more sets of four
+# seeds, asks that none diverges and that at least three of the four learn.
 
 # %%
 assert clip_run.unclipped_failed >= 3, [clip_run.final(r) for r in clip_run.unclipped]
 assert not any(clip_run.clipped_diverged)
 assert all(clip_run.final(r) < experiment.CLIPPED_FINAL for r in clip_run.clipped), [clip_run.final(r) for r in clip_run.clipped]
+assert experiment.CLIPPED_LEARN == 3  # the claims suite's "at least three of the four"
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. How far back can a vanilla RNN remember?
@@ -804,9 +807,13 @@ for variant, ratio in start_ratio.items():
 #   at the signal is more than ten orders of magnitude smaller than at the end.
 # - Changing only $W_h$, to the identity, lifts lag 20 far above chance (above 0.6); its gradient
 #   at the signal is between $10^{-3}$ and $10^{-1}$ of the last one. At lag 50 it is at chance.
-# - Changing then only the nonlinearity to ReLU (the IRNN) solves lag 50 (above 0.95): a ReLU unit
-#   that is on passes its gradient with slope exactly 1, so with $W_h = I$ the gradient reaches
-#   the signal with more than a tenth of its size. Identity initialisation needs both changes.
+# - Changing then only the nonlinearity to ReLU (the IRNN) reaches lag 50, at least twice chance
+#   (above 0.5), and on most seeds solves it outright (above 0.95; the claims suite asks it of at
+#   least two of its three seeds): a ReLU unit that is on passes its gradient with slope exactly 1,
+#   so with $W_h = I$ the gradient reaches the signal with more than a tenth of its size. Identity
+#   initialisation needs both changes. (Training a recurrent network this close to the edge is
+#   chaotic: another seed, or another version of PyTorch rounding differently, can leave a run
+#   at 0.6–0.8.)
 # - The IRNN is delicate: with a learning rate of $10^{-2}$ instead of $3\times10^{-3}$ it stays below
 #   0.60 at lag 50 (here it measures the accuracy printed above; chance is 0.25).
 
@@ -819,7 +826,7 @@ assert start_ratio[tanh_default] < 1e-10, start_ratio
 assert accuracy[tanh_identity][at[20]] > experiment.ABOVE_CHANCE, accuracy
 assert accuracy[tanh_identity][at[50]] < experiment.AT_CHANCE, accuracy
 assert 1e-3 < start_ratio[tanh_identity] < 1e-1, start_ratio
-assert accuracy[irnn_name][at[50]] > experiment.SOLVED and start_ratio[irnn_name] > 0.1, (accuracy, start_ratio)
+assert accuracy[irnn_name][at[50]] > experiment.REACHES and start_ratio[irnn_name] > 0.1, (accuracy, start_ratio)
 assert irnn_larger_lr < experiment.FAILED_LR, irnn_larger_lr
 
 # %% [markdown]

@@ -237,7 +237,9 @@ print(f"{'bigram':>16}: {live.bigram:.3f}   unigram: {live.unigram:.3f}")
 # residuals and LayerNorm), ran on five seeds by
 # `python -m dl4nlp.recipes.transformer_ablation` (six trainings per seed, too
 # many to run here); we load its table. The live run must reproduce the table's
-# seed 0.
+# seed 0 within 0.005 nats: to the last digit on a machine like the one that
+# made the table, but another torch version, processor or GPU rounds differently
+# and 250 steps of training carry the difference (torch 2.1 ends 0.002 away).
 
 # %%
 table = ex.load_ablation_table()
@@ -279,7 +281,7 @@ plt.show()
 # every seed of the table (the claims suite re-runs the four steps on seeds 1–3).
 
 # %%
-assert all(abs(seeds_table[0][v] - loss) < 1e-3 for v, loss in zip(live.variants, live.heldout))
+assert all(abs(seeds_table[0][v] - loss) < 5e-3 for v, loss in zip(live.variants, live.heldout))
 assert live.heldout[0] - live.heldout[1] >= ex.RESIDUAL_GAIN and live.heldout[1] < live.bigram, live
 for seed, losses in seeds_table.items():
     claims = ex.ladder_claims(losses, table["ladder"][seed]["bigram"], table["ladder"][seed]["unigram"])

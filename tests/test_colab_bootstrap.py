@@ -36,7 +36,9 @@ def make_colab_like_env(tmp_path: Path) -> Path:
     return python
 
 
-def test_set_up_cell_bootstraps_from_a_git_url(tmp_path):
+def test_set_up_cell_bootstraps_from_a_git_url(tmp_path, monkeypatch):
+    # A PYTHONPATH (one pointing at lib/, say) would reach the fresh environment and its kernel: Colab has none.
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     python = make_colab_like_env(tmp_path)
     probe = subprocess.run(
         [str(python), "-c", "import torch, ipywidgets; import dl4nlp"], capture_output=True, text=True

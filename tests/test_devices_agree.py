@@ -217,7 +217,8 @@ def copies_of_torch_modules(device):
     mha = seeded(lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True), device)
     encoder_layer = seeded(lambda: torch.nn.TransformerEncoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
     decoder_layer = seeded(lambda: torch.nn.TransformerDecoderLayer(8, 2, 16, 0.0, "gelu", batch_first=True), device)
-    recurrent = rnn.identity_init_(seeded(lambda: torch.nn.RNN(8, 5, batch_first=True), device))
+    # identity_init_ draws W_ih: on the CPU, so that every device gets the same weights
+    recurrent = seeded(lambda: rnn.identity_init_(torch.nn.RNN(8, 5, batch_first=True)), device)
     gated = [
         lstm.set_forget_bias_(seeded(lambda: torch.nn.LSTM(8, 5, batch_first=True), device), 1.0),
         lstm.set_update_bias_(seeded(lambda: torch.nn.GRU(8, 5, batch_first=True), device), -1.0),

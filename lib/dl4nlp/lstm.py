@@ -243,9 +243,10 @@ class UnrolledLSTM(_Unrolled):
 
     @classmethod
     def from_torch(cls, module: nn.LSTM, layer: int = 0, reverse: bool = False) -> UnrolledLSTM:
-        """A copy of one layer (``reverse=True``: the backward direction) of an ``nn.LSTM``, weights and dtype."""
+        """A copy of one layer (``reverse=True``: the backward direction) of an ``nn.LSTM``: weights, dtype, device."""
         weights = cls._torch_weights(module, layer, reverse)
-        model = cls(weights["weight_ih"].shape[1], module.hidden_size).to(weights["weight_ih"].dtype)
+        like = weights["weight_ih"]
+        model = cls(like.shape[1], module.hidden_size).to(device=like.device, dtype=like.dtype)
         load_weights_(model.cell, weights)
         return model
 
@@ -277,10 +278,11 @@ class UnrolledGRU(_Unrolled):
 
     @classmethod
     def from_torch(cls, module: nn.GRU, layer: int = 0, reverse: bool = False, reset_after: bool = True):
-        """A copy of one layer of an ``nn.GRU``, weights and dtype. ``reset_after=False`` puts the
+        """A copy of one layer of an ``nn.GRU``: weights, dtype and device. ``reset_after=False`` puts the
         same weights into Cho et al.'s form of the cell, a different function (no longer a copy)."""
         weights = cls._torch_weights(module, layer, reverse)
-        model = cls(weights["weight_ih"].shape[1], module.hidden_size, reset_after).to(weights["weight_ih"].dtype)
+        like = weights["weight_ih"]
+        model = cls(like.shape[1], module.hidden_size, reset_after).to(device=like.device, dtype=like.dtype)
         load_weights_(model.cell, weights)
         return model
 

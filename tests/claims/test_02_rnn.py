@@ -44,7 +44,9 @@ def test_clipping(seed):
     run = e.clipping(seed=seed)
     assert run.unclipped_failed >= 3, [run.final(r) for r in run.unclipped]
     assert not any(run.clipped_diverged)
-    assert all(run.final(r) < e.CLIPPED_FINAL for r in run.clipped), [run.final(r) for r in run.clipped]
+    assert sum(run.final(r) < e.CLIPPED_FINAL for r in run.clipped) >= e.CLIPPED_LEARN, [
+        run.final(r) for r in run.clipped
+    ]
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
@@ -58,8 +60,21 @@ def test_memory_by_lag(seed):
     identity = e.memory_by_lag(seed=seed, lags=(20, 50), variants=(tanh_identity,)).accuracy[tanh_identity]
     assert identity[0] > e.ABOVE_CHANCE and identity[1] < e.AT_CHANCE, identity
     relu = e.memory_by_lag(seed=seed, lags=(50,), variants=(irnn,)).accuracy[irnn]
-    assert relu[0] > e.SOLVED, relu
+    assert relu[0] > e.REACHES, relu
+    IRNN_LAG_50[seed] = relu[0]
     assert e.irnn_learning_rate(seed=seed) < e.FAILED_LR
+
+
+IRNN_LAG_50: dict = {}  # seed -> the IRNN's accuracy at lag 50, filled by test_memory_by_lag
+
+
+def test_the_irnn_solves_lag_50_outright_on_most_seeds():
+    """ "On most seeds it solves it outright": at least two of the three claim seeds above SOLVED."""
+    tanh_default, tanh_identity, irnn = e.VARIANTS
+    for seed in CLAIM_SEEDS:
+        if seed not in IRNN_LAG_50:  # run alone, or on another worker than test_memory_by_lag
+            IRNN_LAG_50[seed] = e.memory_by_lag(seed=seed, lags=(50,), variants=(irnn,)).accuracy[irnn][0]
+    assert sum(IRNN_LAG_50[seed] > e.SOLVED for seed in CLAIM_SEEDS) >= 2, IRNN_LAG_50
 
 
 @pytest.mark.parametrize("seed", CLAIM_SEEDS)
