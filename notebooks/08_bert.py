@@ -891,11 +891,13 @@ assert 0.70 < curve["bag_of_words"][32][0] < 0.80, "about three in four"
 # the test sentences, with the settings and the 96 steps the recipe used
 # (`dl4nlp.experiments.bert.few_labels`; the claims suite runs it with other
 # seeds): the probe beats the model from scratch by more than `LIVE_MARGIN`.
+# Fine-tuning the pre-trained model would take as long again as the model from
+# scratch, so it stays in the recipe's table above.
 
 # %%
 live = experiment.few_labels(seed=0)
-print(f"{live.budget} labels, {live.test} test sentences: pre-trained fine-tuned {live.pretrained:.3f}, "
-      f"from scratch {live.scratch:.3f}, linear probe {live.probe:.3f}, bag of words {live.bag_of_words:.3f}")
+print(f"{live.budget} labels, {live.test} test sentences: from scratch {live.scratch:.3f}, "
+      f"linear probe on the pre-trained model {live.probe:.3f}, bag of words {live.bag_of_words:.3f}")
 assert live.probe - live.scratch > experiment.LIVE_MARGIN, live
 
 # %% [markdown]
