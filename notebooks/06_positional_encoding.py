@@ -221,18 +221,31 @@ print("table == formula at the spot checks; all values in [-1, 1]")
 # start to look alike; a large base leaves most columns almost constant.
 
 # %%
+# The widget redraws one figure, laid out once: a redraw puts the new table into the same image, moves the
+# outline to the chosen position and the code's line to the new values (no new axes, no new colorbar).
+pe_figure, (pe_map, pe_code) = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.25})
+plot_position_heatmap(sinusoidal_encoding(50, 512), ax=pe_map, highlight=0)
+(pe_line,) = pe_code.plot([], [], linewidth=1)
+pe_code.set_ylim(-1.1, 1.1)
+pe_code.set_yticks([-1, -0.5, 0, 0.5, 1])
+pe_code.set_xlabel("dimension")
+plt.close(pe_figure)  # shown by the widget below, not by this cell
+
+
 def draw_positional_encoding(d_model, base, position):
     """Heatmap of 50 positions and the code of one position (the widget's plain function)."""
-    pe = sinusoidal_encoding(50, d_model, base=base)
-    # fixed spacing rather than fig.tight_layout(), which measures every label again on each redraw
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.25})
-    plot_position_heatmap(pe, ax=axes[0], highlight=position, title=f"d_model = {d_model}, base = {base:g}")
-    axes[1].plot(pe[position].numpy(), linewidth=1)
-    axes[1].set_ylim(-1.1, 1.1)
-    axes[1].set_yticks([-1, -0.5, 0, 0.5, 1])
-    axes[1].set_xlabel("dimension")
-    axes[1].set_title(f"PE({position})")
-    return fig
+    pe = sinusoidal_encoding(50, d_model, base=base)  # (50, d_model)
+    image = pe_map.images[0]
+    image.set_data(pe.numpy())
+    image.set_extent((-0.5, d_model - 0.5, 49.5, -0.5))
+    pe_map.set_xlim(-0.5, d_model - 0.5)
+    for line, edge in zip(pe_map.lines, (position - 0.5, position + 0.5)):  # the outline of the chosen row
+        line.set_ydata([edge, edge])
+    pe_map.set_title(f"d_model = {d_model}, base = {base:g}")
+    pe_line.set_data(range(d_model), pe[position].numpy())
+    pe_code.set_xlim(-0.02 * d_model, 1.02 * d_model)
+    pe_code.set_title(f"PE({position})")
+    return pe_figure
 
 
 interactive_figure(
