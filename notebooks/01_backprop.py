@@ -1121,6 +1121,17 @@ SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 DECADES = FuncFormatter(lambda value, _: "10" + str(round(math.log10(value))).translate(SUPERSCRIPTS))
 
 
+# The widget redraws one figure, laid out once: a redraw moves the line to the new norms and rewrites the
+# limits and the title (which names the setting, so no legend has to look for the best place on each redraw).
+depth_figure, depth_ax = plt.subplots(figsize=(8, 4.2))
+plot_gradient_norms({"gradient norm": [1.0, 1.0]}, ax=depth_ax)
+(depth_line,) = depth_ax.lines
+depth_ax.get_legend().remove()
+depth_ax.yaxis.set_major_formatter(DECADES)
+depth_ax.yaxis.set_minor_locator(NullLocator())
+plt.close(depth_figure)  # shown by the widget below, not by this cell
+
+
 def draw_depth_experiment(depth, activation, weight_scale, residual, loss):
     """Gradient norm per layer for one network setting (the widget's plain function)."""
     alpha = RESIDUAL_CHOICES[residual]
@@ -1128,14 +1139,13 @@ def draw_depth_experiment(depth, activation, weight_scale, residual, loss):
     upstream = "squared" if loss == "squared output" else "independent"
     n = layer_gradient_norms(depth, activation=activation, weight_scale=weight_scale, upstream=upstream, **kwargs)
     label = f"{activation}, scale {weight_scale:g}, " + ("no residual" if alpha is None else f"residual {residual}")
-    fig, ax = plt.subplots(figsize=(8, 4.2))
-    plot_gradient_norms({label: n}, ax=ax, title=f"{loss}: first/last = {first_over_last(n):.2e}")
+    depth_line.set_data(np.arange(1, depth + 1), np.maximum(n, np.finfo(float).tiny))  # (depth,) norms, log axis
+    depth_ax.set_xlim(0.5 - 0.02 * depth, depth + 0.5 + 0.02 * depth)
     low, high = np.log10(n.min()), np.log10(n.max())
     middle, half = (low + high) / 2, max((high - low) / 2 + 0.5, 1.5)  # at least three decades
-    ax.set_ylim(10 ** (middle - half), 10 ** (middle + half))
-    ax.yaxis.set_major_formatter(DECADES)
-    ax.yaxis.set_minor_locator(NullLocator())
-    return fig
+    depth_ax.set_ylim(10 ** (middle - half), 10 ** (middle + half))
+    depth_ax.set_title(f"{label}\n{loss}: first/last = {first_over_last(n):.2e}")
+    return depth_figure
 
 
 interactive_figure(
