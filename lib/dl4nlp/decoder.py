@@ -39,7 +39,7 @@ from dl4nlp._checks import (
 )
 from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.positional import make_positional
-from dl4nlp.seq2seq import _check_source
+from dl4nlp.seq2seq import _check_batch, _check_source
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _check_input
 
 
@@ -214,12 +214,7 @@ class Seq2SeqTransformer(nn.Module):
 
     def loss(self, batch: dict) -> torch.Tensor:
         """Mean cross-entropy of the target characters (padding ignored); ``batch`` from ``date_task.encode_batch``."""
-        check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
-        missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
-        if missing:
-            raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
-        shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
-        check_ids("batch['tgt_out']", batch["tgt_out"], self.config.target_vocab_size, shape=shape)
+        _check_batch(batch, self.config.target_vocab_size)
         logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
         return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=self.config.pad_id)
 

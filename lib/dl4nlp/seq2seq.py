@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -86,6 +86,16 @@ class Seq2SeqConfig:
         """The GRU's input: the embedding, plus a_t (Bahdanau) or h~_{t-1} (input feeding)."""
         extra = self.decoder == "bahdanau" or self.input_feeding
         return self.d_embed + (self.d_hidden if extra else 0)
+
+
+def _check_batch(batch: Any, target_vocab_size: int) -> None:
+    """A training batch of ``date_task.encode_batch``: its four tensors, ``tgt_out`` ids shaped like ``tgt_in``."""
+    check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
+    missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
+    if missing:
+        raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
+    shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
+    check_ids("batch['tgt_out']", batch["tgt_out"], target_vocab_size, shape=shape)
 
 
 def _check_source(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int, lengths_name: str) -> None:
@@ -275,12 +285,7 @@ class Seq2Seq(nn.Module):
             raise ValueError(f"sampling_prob must be in [0, 1]; got {sampling_prob!r}")
         if generator is not None:
             check_type("generator", generator, torch.Generator, "a torch.Generator or None")
-        check_type("batch", batch, dict, "a dict of tensors from encode_batch (src, src_lengths, tgt_in, tgt_out)")
-        missing = [k for k in ("src", "src_lengths", "tgt_in", "tgt_out") if k not in batch]
-        if missing:
-            raise ValueError(f"batch must hold src, src_lengths, tgt_in and tgt_out; missing {missing}")
-        shape = tuple(getattr(batch["tgt_in"], "shape", ("B", "T")))
-        check_ids("batch['tgt_out']", batch["tgt_out"], self.config.target_vocab_size, shape=shape)
+        _check_batch(batch, self.config.target_vocab_size)
         if sampling_prob == 0.0:
             logits, _ = self(batch["src"], batch["src_lengths"], batch["tgt_in"])
         else:
