@@ -993,8 +993,9 @@ assert (experiments.BEAM_MIN_EXACT, experiments.BEAM_HIGHER_MIN, experiments.BEA
 #
 # The toy table was built so that normalisation matters. Does it change what the
 # trained pronunciation model of section 5 says? `length_normalisation(seed)`
-# runs beam search ($k = 4$) on 100 held-out words (not among the training words
-# nor the ones tested above), ranks each word's finished outputs with
+# runs beam search ($k = 4$) on 100 held-out words (test-split words, checked
+# against the training words, and not among the recipe's own test words), ranks
+# each word's finished outputs with
 # $\alpha = 0$, Wu et al.'s $0.2$, and $1$, and computes for each word the
 # **break-even** $\alpha$ of the table above: the smallest $\alpha$ at which some
 # longer finished output would beat the plain winner.
@@ -1040,6 +1041,9 @@ assert length_normalisation_module.length_normalisation_claim(lengths), lengths
 assert lengths.changed[0.2] == lengths.changed[1.0] == 0, "seed 0: not one answer changes"
 assert lengths.words - len(finite) > lengths.words / 2, "more than half: no longer output finished"
 assert 5 < statistics.median(finite) < 7, "it would take alpha of about 6"
+pronunciation_lengths = [len(sounds.split()) for sounds in dictionary.values()]
+assert (min(pronunciation_lengths), max(pronunciation_lengths)) == (1, 15), "1 to 15 phonemes"
+assert sum(4 <= n <= 8 for n in pronunciation_lengths) > len(pronunciation_lengths) / 2, "most of them 4 to 8"
 assert (length_normalisation_module.WU_CHANGED_MAX, length_normalisation_module.FULL_CHANGED_MAX,
         length_normalisation_module.ACCURACY_SHIFT_MAX, length_normalisation_module.NO_LONGER_MIN,
         length_normalisation_module.BREAK_EVEN_MEDIAN_MIN) == (0.03, 0.05, 0.02, 0.4, 4.0)

@@ -239,7 +239,7 @@ print(f"{'bigram':>16}: {live.bigram:.3f}   unigram: {live.unigram:.3f}")
 # many to run here); we load its table. The live run must reproduce the table's
 # seed 0 within 0.005 nats: to the last digit on a machine like the one that
 # made the table, but another torch version, processor or GPU rounds differently
-# and 250 steps of training carry the difference (torch 2.1 ends 0.002 away).
+# and 250 steps of training carry the difference.
 
 # %%
 table = ex.load_ablation_table()
