@@ -9,8 +9,11 @@ tokens chosen for prediction changes. Each is then scored on the held-out
 paragraphs in one way: masked-token accuracy with the standard 15 % masking.
 Rows: rate, seed, the held-out accuracy and loss at 15 %, the accuracy at the
 run's own rate, the unigram baseline on the same positions, and the number of
-prediction targets per training batch. Rows are saved as they finish to a
-state file beside ``--out``; the same command resumes.
+prediction targets per training batch. The provenance JSON records each run's
+training loss at its first ten steps and every tenth step after
+(``results["losses"]["<rate>,<seed>"]``), so a short re-run checks the trained
+columns' runs bit for bit. Rows are saved as they finish to a state file beside
+``--out``; the same command resumes.
 """
 
 from __future__ import annotations
@@ -61,10 +64,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int, device: torch.device) -> dict:
-    """Train one small masked LM at masking ``rate`` with ``seed`` and score it on the held-out pairs."""
-    names = ("d_model", "layers", "heads", "max_len", "steps", "batch_size", "lr", "warmup", "eval_pairs")
-    _check_args(args, names)
+def recorded_steps(steps: int) -> list[int]:
+    """The steps whose training loss the table records: the first ten, then every tenth.
+
+    >>> recorded_steps(35)
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30]
+    """
+    check_int("steps", steps)
+    return [s for s in range(1, steps + 1) if s <= 10 or s % 10 == 0]
+
+
+def build(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int, device: torch.device) -> Pretrainer:
+    """The seeded model and trainer of one run (masking ``rate``, ``seed``), before any step."""
+    _check_args(args, ("d_model", "layers", "heads", "max_len", "steps", "batch_size", "lr", "warmup"))
     check_type("data", data, PretrainingData, "a PretrainingData (from dl4nlp.recipes.tiny_bert.prepare)")
     check_int("vocab_size", vocab_size)
     check_number("rate", rate, 0, 1, low_open=True)
@@ -79,6 +91,18 @@ def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int,
         model, data, steps=args.steps, batch_size=args.batch_size, lr=args.lr, warmup=args.warmup, seed=seed,
         mask_prob=rate, nsp_weight=0.0, device=device,
     )  # fmt: skip
+    return trainer
+
+
+def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int, device: torch.device) -> dict:
+    """Train one small masked LM at masking ``rate`` with ``seed`` and score it on the held-out pairs.
+
+    The row's ``losses`` are the training losses at ``recorded_steps(args.steps)``; ``main`` moves them to
+    the provenance JSON.
+    """
+    _check_args(args, ("steps", "batch_size", "eval_pairs"))
+    trainer = build(args, data, vocab_size, rate, seed, device)
+    model = trainer.model
     trainer.run(progress=False)
     at_15 = evaluate(model, data, n_pairs=args.eval_pairs, mask_prob=EVAL_RATE)
     own = evaluate(model, data, n_pairs=args.eval_pairs, mask_prob=rate)
@@ -91,6 +115,7 @@ def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int,
         accuracy_at_own_rate=round(own["masked_accuracy"], 6),
         targets_per_batch=round(own["predicted_tokens"] / args.eval_pairs * args.batch_size, 2),
         final_training_loss=round(sum(trainer.history.loss[-20:]) / len(trainer.history.loss[-20:]), 6),
+        losses=[trainer.history.loss[s - 1] for s in recorded_steps(args.steps)],
     )
 
 
@@ -124,8 +149,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         rows.append(row)
         print(row, flush=True)
         save_rows(state_path, spec, rows, elapsed + time.perf_counter() - started)
-    rows = [r for r in rows if r["rate"] in rates and r["seed"] in seeds]
+    rows = [dict(r) for r in rows if r["rate"] in rates and r["seed"] in seeds]
     rows.sort(key=lambda r: (r["seed"], r["rate"]))
+    losses = {f"{r['rate']},{r['seed']}": r.pop("losses") for r in rows}
     record = provenance(
         command=command_line(NAME, argv),
         arguments=vars(args),
@@ -133,7 +159,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         device=device,
         started=started - elapsed,
         corpora=CORPORA,
-        results={"vocabulary_size": len(tokenizer), "eval_rate": EVAL_RATE, "seeds": seeds, "rates": rates},
+        results={
+            "vocabulary_size": len(tokenizer), "eval_rate": EVAL_RATE, "seeds": seeds, "rates": rates,
+            "loss_steps": recorded_steps(args.steps), "losses": losses,
+        },  # fmt: skip
         history=HISTORY,
     )
     save_table(out, rows, provenance=record, overwrite=args.overwrite)
