@@ -160,9 +160,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         started=started - elapsed,
         corpora=CORPORA,
         results={
-            "vocabulary_size": len(tokenizer), "eval_rate": EVAL_RATE, "seeds": seeds, "rates": rates,
-            "loss_steps": recorded_steps(args.steps), "losses": losses,
-        },  # fmt: skip
+            "vocabulary_size": len(tokenizer),
+            "eval_rate": EVAL_RATE,
+            "seeds": seeds,
+            "rates": rates,
+            "loss_steps": recorded_steps(args.steps),
+            "losses": losses,
+        },
         history=HISTORY,
     )
     save_table(out, rows, provenance=record, overwrite=args.overwrite)
