@@ -19,6 +19,7 @@ from dl4nlp.lstm import (
     set_forget_bias_,
 )
 from dl4nlp.rnn import RecurrentLM
+from dl4nlp.vocab import CharVocab
 
 
 @settings(max_examples=25, deadline=None)
@@ -402,7 +403,6 @@ def test_cell_diagrams_follow_the_cell():
 
 def test_final_states_read_each_text_from_a_fresh_state():
     from dl4nlp.lstm import final_states
-    from dl4nlp.tokenize import CharVocab
 
     torch.manual_seed(0)
     model, vocab = RecurrentLM(vocab_size=3, hidden_size=5, embedding_dim=2).eval(), CharVocab("ab ")

@@ -79,6 +79,23 @@ def _():
     yield from vary(MS.run, good, "device", [("None", None, "None")])
 
 
+@cases("dl4nlp.recipes.bert_mask_sweep.build")
+def _():
+    from bad_inputs.bert_pretrain import data
+
+    good = dict(
+        args=ms_args(), data=data(), vocab_size=len(data().vocab), rate=0.15, seed=0, device=torch.device("cpu")
+    )
+    yield from vary(MS.build, good, "args", [("a bare Namespace", argparse.Namespace(), "d_model")])
+    yield from vary(MS.build, good, "data", [("a list of pairs", [["a", "b"]], "list")])
+    yield from vary(MS.build, good, "rate", [("zero", 0.0, "0.0"), ("NaN", float("nan"), "nan")])
+
+
+@cases("dl4nlp.recipes.bert_mask_sweep.recorded_steps")
+def _():
+    yield from vary(MS.recorded_steps, {}, "steps", int_variants(1))
+
+
 @cases("dl4nlp.recipes.bert_learning_curve.steps_for")
 def _():
     yield from vary(LC.steps_for, {"steps": 96}, "budget", int_variants(1))

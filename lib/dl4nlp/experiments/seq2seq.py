@@ -28,9 +28,10 @@ import torch
 
 from dl4nlp._checks import check_choice, check_int, check_number, check_type
 from dl4nlp.attention import SCORES
-from dl4nlp.date_task import REVERSE_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch, overlap, reverse_pairs
+from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
+from dl4nlp.vocab import Seq2SeqVocab
 
 LENGTHS = tuple(range(2, 11))
 LONG = (8, 9, 10)  # "long" inputs for the bottleneck claim

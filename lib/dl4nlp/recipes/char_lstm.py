@@ -45,8 +45,9 @@ from dl4nlp.data import load_text
 from dl4nlp.lstm import CHAR_LSTM_KIND, set_forget_bias_
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
 from dl4nlp.rnn import RecurrentLM, language_model_loss, sample
-from dl4nlp.tokenize import CharVocab, straighten_quotes
+from dl4nlp.tokenize import straighten_quotes
 from dl4nlp.train import train
+from dl4nlp.vocab import CharVocab
 
 NAME = "char_lstm"
 TRAIN_FRACTION = 0.95  # the first 95% of the corpus trains, the last 5% is held out

@@ -29,9 +29,9 @@ from dl4nlp.data import load_text
 from dl4nlp.gpt import KIND, gpt_config, model_from_weights, weights_to_store
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerLM, count_parameters
+from dl4nlp.vocab import CharVocab
 
 NAME = "gpt_shakespeare"
 CORPUS = "tinyshakespeare.txt"
