@@ -40,7 +40,7 @@ from typing import Optional, Sequence
 import torch
 
 from dl4nlp._checks import check_ids, check_int, check_str
-from dl4nlp.checkpoint import save_checkpoint
+from dl4nlp.checkpoint import check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.lstm import CHAR_LSTM_KIND, set_forget_bias_
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
@@ -133,8 +133,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(f"--stop-after must be in [1, --steps={args.steps}]; got {args.stop_after}")
     if not args.lr > 0:
         parser.error(f"--lr must be positive; got {args.lr}")
-    if args.out.exists() and not args.overwrite:
-        parser.error(f"{args.out} exists; pass --overwrite to replace it")
+    try:  # before any training: an existing file (or its provenance's name taken), or not a .pt
+        check_output(args.out, overwrite=args.overwrite, suffix=".pt")
+    except (FileExistsError, ValueError) as error:
+        parser.error(str(error))
 
     started = time.perf_counter()
     device = start(args)
