@@ -87,3 +87,33 @@ def test_a_rung_of_the_shipped_ladder_reproduces_bit_for_bit(one_thread):
     rerun = ex.ingredient_ladder(0, ("no attention",))
     assert rerun.heldout[0] == row["heldout"][row["variants"].index("no attention")]  # bit for bit
     assert (rerun.bigram, rerun.unigram, rerun.steps) == (row["bigram"], row["unigram"], row["steps"])
+
+
+def test_the_ablation_recipe_resumes_only_its_own_runs_and_records_every_sessions_time(tmp_path):
+    """--resume refuses a partial table of other steps (it would mix schedules in one table) or of no known
+    format, before any training; a resumed table's wall time is the sum of its sessions'."""
+    import json
+
+    from dl4nlp.recipes import transformer_ablation
+
+    out = tmp_path / "ablation.json"
+    partial = tmp_path / "ablation.json.partial"
+    none = ["--ladder-seeds", "0", "--warmup-seeds", "0", "--resume"]
+    partial.write_text(json.dumps({"ladder": {"0": {}}, "warmup": {}}))  # the old format: no spec
+    with pytest.raises(ValueError, match="is not a partial table of this recipe"):
+        transformer_ablation.main(["--out", str(out), *none])
+    record = transformer_ablation.main(["--out", str(out), *none[:-1]])  # without --resume: a fresh table
+    assert record["ladder"] == [] and not partial.exists()
+    spec = {
+        "ladder_sizes": {**ex.LADDER_SIZES, "steps": 7},
+        "ladder_variants": ex.LADDER,
+        "warmup_sizes": {**ex.WARMUP_SIZES, "steps": ex.WARMUP_SIZES["steps"]},
+    }
+    for name in ("other", "same"):
+        saved = {"spec": spec, "ladder": {}, "warmup": {}, "elapsed": 100.0}
+        (tmp_path / f"{name}.json.partial").write_text(json.dumps(saved))
+    with pytest.raises(ValueError, match="holds runs with .* this command asks for"):
+        transformer_ablation.main(["--out", str(tmp_path / "other.json"), *none])  # another number of steps
+    assert not (tmp_path / "other.json").exists()
+    resumed = transformer_ablation.main(["--out", str(tmp_path / "same.json"), "--ladder-steps", "7", *none])
+    assert resumed["provenance"]["wall_seconds"] >= 100.0 and not (tmp_path / "same.json.partial").exists()

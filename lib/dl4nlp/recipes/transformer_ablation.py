@@ -7,7 +7,9 @@ Runs ``dl4nlp.experiments.transformer.ingredient_ladder`` with every variant
 ``warmup_runs`` for ``--warmup-seeds`` seeds, at the sizes the module fixes;
 writes their numbers with the provenance (command, versions, corpus md5, wall
 time). The notebook runs the cheap part live and reads the rest from here.
-Resumable: finished seeds are kept in ``OUT.partial`` and skipped by ``--resume``.
+Resumable: finished seeds are kept in ``OUT.partial`` and skipped by ``--resume``;
+a partial file of other steps or sizes is refused, and the wall time recorded is
+that of every session.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from pathlib import Path
 from typing import Optional, Sequence
 
 from dl4nlp.checkpoint import check_output, write_json
@@ -37,19 +40,30 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     partial = out.with_name(out.name + ".partial")
     device = start(args)
     started = time.perf_counter()
-    done = json.loads(partial.read_text()) if args.resume and partial.is_file() else {"ladder": {}, "warmup": {}}
+    spec = json.loads(json.dumps({
+        "ladder_sizes": {**experiment.LADDER_SIZES, "steps": args.ladder_steps},
+        "ladder_variants": experiment.LADDER,
+        "warmup_sizes": {**experiment.WARMUP_SIZES, "steps": args.warmup_steps},
+    }))  # fmt: skip
+    done = {"spec": spec, "ladder": {}, "warmup": {}, "elapsed": 0.0}
+    if args.resume and partial.is_file():
+        done = _resumed(partial, spec)
+
+    def save() -> None:
+        write_json(partial, {**done, "elapsed": done["elapsed"] + time.perf_counter() - started})
+
     variants = tuple(experiment.LADDER)
     for seed in range(args.ladder_seeds):
         if str(seed) not in done["ladder"]:
             done["ladder"][str(seed)] = dataclasses.asdict(
                 experiment.ingredient_ladder(seed, variants, {"steps": args.ladder_steps})
             )
-            write_json(partial, done)
+            save()
             print(f"ladder seed {seed}: {done['ladder'][str(seed)]['heldout']}", flush=True)
     for seed in range(args.warmup_seeds):
         if str(seed) not in done["warmup"]:
             done["warmup"][str(seed)] = dataclasses.asdict(experiment.warmup_runs(seed, {"steps": args.warmup_steps}))
-            write_json(partial, done)
+            save()
             print(f"warm-up seed {seed}: {done['warmup'][str(seed)]['heldout']}", flush=True)
     record = {
         "what": "held-out losses (nats per character) of notebook 07's ingredient ladder and warm-up study",
@@ -67,10 +81,27 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             corpora=[experiment.CORPUS],
         ),
     }
+    record["provenance"]["wall_seconds"] = round(done["elapsed"] + time.perf_counter() - started, 1)  # all sessions
     write_json(out, record)
     if partial.exists():
         partial.unlink()
     return record
+
+
+def _resumed(partial: Path, spec: dict) -> dict:
+    """The seeds finished in ``partial``, refused unless it was written for the same sizes and steps."""
+    try:
+        done = json.loads(partial.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        message = f"{partial} is not a partial table of this recipe ({error}); delete it or drop --resume"
+        raise ValueError(message) from None
+    if not isinstance(done, dict) or any(key not in done for key in ("spec", "ladder", "warmup", "elapsed")):
+        raise ValueError(f"{partial} is not a partial table of this recipe (spec, ladder, warmup, elapsed); "
+                         "delete it or drop --resume")  # fmt: skip
+    if done["spec"] != spec:
+        raise ValueError(f"{partial} holds runs with {done['spec']}; this command asks for {spec}: "
+                         "delete it or drop --resume")  # fmt: skip
+    return done
 
 
 if __name__ == "__main__":
