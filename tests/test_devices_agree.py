@@ -754,7 +754,6 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
         (
             "bert.parameter_breakdown",
             "transformer.count_parameters",
-            "decoder.Seq2SeqTransformer.sizes",
             "recipes.gpt_shakespeare.optimizer_for",
         ),
         "counts or groups the parameters; reads no values",
