@@ -200,36 +200,6 @@ def test_rotary_attention_equals_the_computation_written_out_and_the_fused_path(
     assert torch.allclose(attention(x, causal=True), causal, atol=1e-12)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    B=st.integers(1, 3),
-    T=st.integers(1, 5),
-    causal=st.booleans(),
-    mask_kind=st.sampled_from(["none", "keys", "full", "2d"]),
-    seed=st.integers(0, 10_000),
-)
-def test_rotary_attention_fast_path_equals_readable_path_on_every_input_it_accepts(B, T, causal, mask_kind, seed):
-    """Any sizes and masks, causal or not, rows with no allowed key included (zero output on both paths,
-    on every torch version: the fast path does not rely on the fused kernel's handling of such rows)."""
-    from dl4nlp.positional import RotaryAttention
-
-    generator = torch.Generator().manual_seed(seed)
-    H, C = 2, 8
-    mask = {
-        "none": None,
-        "keys": torch.rand(B, 1, 1, T, generator=generator) < 0.6,
-        "full": torch.rand(B, H, T, T, generator=generator) < 0.5,
-        "2d": torch.rand(T, T, generator=generator) < 0.5,
-    }[mask_kind]
-    torch.manual_seed(seed)
-    readable = RotaryAttention(C, H).double()
-    fast = RotaryAttention(C, H, fast=True).double()
-    fast.load_state_dict(readable.state_dict())
-    x = torch.randn(B, T, C, dtype=torch.float64, generator=generator)
-    expected = readable(x, mask=mask, causal=causal)
-    assert torch.allclose(fast(x, mask=mask, causal=causal), expected, atol=1e-12)
-
-
 def test_rotary_attention_scores_are_unchanged_by_a_shift_of_the_whole_sequence():
     """Content placed at positions 0.. or 5..: the same scores among the tokens (relative positions only)."""
     from dl4nlp.positional import RotaryAttention
