@@ -146,6 +146,30 @@ def _():
     yield "elapsed: NaN", call(elapsed=float("nan")), ("elapsed", "nan")
 
 
+@cases("dl4nlp.recipes.load_state")
+def _():
+    def state(content: bytes, name: str = "run.state.pt"):
+        path = scratch() / name
+        path.write_bytes(content)
+        return path
+
+    def saved(obj):
+        path = scratch() / "run.state.pt"
+        torch.save(obj, path)
+        return path
+
+    yield from vary(recipes.load_state, {}, "state_path", [("None", None, "None"), ("an int", 3, "int")])
+    yield "state_path: missing", lambda: recipes.load_state(scratch() / "gone.pt"), ("state_path", "gone.pt")
+    yield "state_path: a folder", lambda: recipes.load_state(scratch()), ("state_path", "folder")
+    yield "state_path: empty (0 bytes)", lambda: recipes.load_state(state(b"")), ("run.state.pt", "--resume")
+    yield "state_path: not a torch file", lambda: recipes.load_state(state(b"junk")), ("run.state.pt", "--resume")
+    yield (
+        "state_path: a tensor, not a dict",
+        lambda: recipes.load_state(saved(torch.ones(2))),
+        ("run.state.pt", "Tensor"),
+    )
+
+
 @cases("dl4nlp.recipes.parallel_map")
 def _():
     good = dict(function=abs, items=[1, -2])

@@ -27,7 +27,7 @@ from dl4nlp._checks import check_int, check_number, check_type
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.gpt import KIND, gpt_config, model_from_weights, weights_to_store
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, load_state, provenance, recipe_parser, start
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerLM, count_parameters
@@ -129,8 +129,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     curve_windows = data.windows("heldout", recipe.eval_windows, recipe.context)
     losses, curve, done, cpu_before = [], [], 0, 0.0
     if args.resume and partial.is_file():
-        state = torch.load(partial, weights_only=True)
-        if state["recipe"] != dataclasses.asdict(recipe) or state["seed"] != args.seed:
+        state = load_state(partial)
+        if state.get("recipe") != dataclasses.asdict(recipe) or state.get("seed") != args.seed:
             raise ValueError(f"{partial} was written by another recipe or seed; delete it or drop --resume")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
