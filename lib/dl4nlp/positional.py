@@ -38,7 +38,18 @@ def _check_base(base: float) -> float:
 def sinusoidal_encoding(
     max_len: int, d_model: int, base: float = 10000.0, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
-    """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``)."""
+    """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``).
+
+    Columns 2i and 2i+1 are sin and cos of position · base^(-2i/d_model): position 0
+    is (0, 1, 0, 1, ...), and the first pair turns by one radian per position.
+
+    >>> table = sinusoidal_encoding(3, 4, dtype=torch.float64)
+    >>> table.shape, table[0].tolist()
+    (torch.Size([3, 4]), [0.0, 1.0, 0.0, 1.0])
+    >>> import math
+    >>> abs(table[1, 0].item() - math.sin(1.0)) < 1e-12
+    True
+    """
     check_int("max_len", max_len)
     _check_even("d_model", d_model)
     _check_base(base)
