@@ -94,13 +94,13 @@ def test_the_ablation_recipe_resumes_only_its_own_runs_and_records_every_session
     format, before any training; a resumed table's wall time is the sum of its sessions'."""
     import json
 
-    from dl4nlp.recipes import transformer_ablation
+    from dl4nlp.recipes import save_rows, transformer_ablation
 
     out = tmp_path / "ablation.json"
     partial = tmp_path / "ablation.json.partial"
     none = ["--ladder-seeds", "0", "--warmup-seeds", "0", "--resume"]
     partial.write_text(json.dumps({"ladder": {"0": {}}, "warmup": {}}))  # the old format: no spec
-    with pytest.raises(ValueError, match="is not a partial table of this recipe"):
+    with pytest.raises(ValueError, match="must be a sweep state saved by save_rows"):
         transformer_ablation.main(["--out", str(out), *none])
     record = transformer_ablation.main(["--out", str(out), *none[:-1]])  # without --resume: a fresh table
     assert record["ladder"] == [] and not partial.exists()
@@ -109,11 +109,13 @@ def test_the_ablation_recipe_resumes_only_its_own_runs_and_records_every_session
         "ladder_variants": ex.LADDER,
         "warmup_sizes": {**ex.WARMUP_SIZES, "steps": ex.WARMUP_SIZES["steps"]},
     }
+    kept = {"seed": 0, "heldout": [9.0]}  # a finished ladder seed: kept, not trained again
     for name in ("other", "same"):
-        saved = {"spec": spec, "ladder": {}, "warmup": {}, "elapsed": 100.0}
-        (tmp_path / f"{name}.json.partial").write_text(json.dumps(saved))
-    with pytest.raises(ValueError, match="holds runs with .* this command asks for"):
+        save_rows(tmp_path / f"{name}.json.partial", spec, [["ladder", 0, kept]], elapsed=100.0)
+    with pytest.raises(ValueError, match="holds a run with .* this command asks for"):
         transformer_ablation.main(["--out", str(tmp_path / "other.json"), *none])  # another number of steps
     assert not (tmp_path / "other.json").exists()
-    resumed = transformer_ablation.main(["--out", str(tmp_path / "same.json"), "--ladder-steps", "7", *none])
-    assert resumed["provenance"]["wall_seconds"] >= 100.0 and not (tmp_path / "same.json.partial").exists()
+    one_seed = ["--ladder-seeds", "1", "--warmup-seeds", "0", "--resume", "--ladder-steps", "7"]
+    resumed = transformer_ablation.main(["--out", str(tmp_path / "same.json"), *one_seed])
+    assert resumed["ladder"] == [kept] and resumed["provenance"]["wall_seconds"] >= 100.0
+    assert not (tmp_path / "same.json.partial").exists()

@@ -17,12 +17,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from pathlib import Path
 from typing import Optional, Sequence
 
 from dl4nlp.checkpoint import check_output, write_json
 from dl4nlp.experiments import transformer as experiment
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
 
 NAME = "transformer_ablation"
 
@@ -45,12 +44,14 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "ladder_variants": experiment.LADDER,
         "warmup_sizes": {**experiment.WARMUP_SIZES, "steps": args.warmup_steps},
     }))  # fmt: skip
-    done = {"spec": spec, "ladder": {}, "warmup": {}, "elapsed": 0.0}
-    if args.resume and partial.is_file():
-        done = _resumed(partial, spec)
+    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
+    done: dict = {"ladder": {}, "warmup": {}}
+    for study, seed, result in rows:
+        done[study][str(seed)] = result
 
     def save() -> None:
-        write_json(partial, {**done, "elapsed": done["elapsed"] + time.perf_counter() - started})
+        finished = [[study, int(seed), result] for study in done for seed, result in done[study].items()]
+        save_rows(partial, spec, finished, elapsed + time.perf_counter() - started)
 
     variants = tuple(experiment.LADDER)
     for seed in range(args.ladder_seeds):
@@ -77,31 +78,14 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
             seed=args.seed,
             device=device,
-            started=started,
+            started=started - elapsed,  # the wall time of every session
             corpora=[experiment.CORPUS],
         ),
     }
-    record["provenance"]["wall_seconds"] = round(done["elapsed"] + time.perf_counter() - started, 1)  # all sessions
     write_json(out, record)
     if partial.exists():
         partial.unlink()
     return record
-
-
-def _resumed(partial: Path, spec: dict) -> dict:
-    """The seeds finished in ``partial``, refused unless it was written for the same sizes and steps."""
-    try:
-        done = json.loads(partial.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        message = f"{partial} is not a partial table of this recipe ({error}); delete it or drop --resume"
-        raise ValueError(message) from None
-    if not isinstance(done, dict) or any(key not in done for key in ("spec", "ladder", "warmup", "elapsed")):
-        raise ValueError(f"{partial} is not a partial table of this recipe (spec, ladder, warmup, elapsed); "
-                         "delete it or drop --resume")  # fmt: skip
-    if done["spec"] != spec:
-        raise ValueError(f"{partial} holds runs with {done['spec']}; this command asks for {spec}: "
-                         "delete it or drop --resume")  # fmt: skip
-    return done
 
 
 if __name__ == "__main__":
