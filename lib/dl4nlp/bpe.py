@@ -77,6 +77,10 @@ def word_pattern(text: str) -> re.Pattern:
 def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
     """Split text into words and punctuation runs, exactly as ``tokenizers.pre_tokenizers.Whitespace``.
 
+    Exactly, that is, for every character Python's Unicode database knows
+    (``unicodedata.unidata_version``); a character assigned in a later Unicode
+    version (unknown here, a letter to the Rust regex) may be split differently.
+
     >>> pre_tokenize("The dog, barked.")
     ['the', 'dog', ',', 'barked', '.']
     >>> pre_tokenize("café ½ x²", lowercase=False)
