@@ -9,8 +9,9 @@ recipe:
   ``state_dict`` + extras, loaded with ``torch.load(weights_only=True)``) and,
   beside it, its provenance JSON from ``provenance()`` below, with the file's
   SHA-256;
-- writes atomically and never replaces an existing file unless ``--overwrite``
-  is given, so a Ctrl-C or a crash cannot damage what ships;
+- writes atomically and never replaces an existing file (the output, or a file
+  under its provenance's name) unless ``--overwrite`` is given, so a Ctrl-C, a
+  crash or a mistyped ``--out`` cannot damage what ships;
 - is deterministic on the CPU for a given seed, torch version and thread count,
   and records all three, so that its recorded command reproduces the shipped
   file (a test re-runs a short version and compares).
