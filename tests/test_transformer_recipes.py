@@ -119,3 +119,23 @@ def test_the_ablation_recipe_resumes_only_its_own_runs_and_records_every_session
     resumed = transformer_ablation.main(["--out", str(tmp_path / "same.json"), *one_seed])
     assert resumed["ladder"] == [kept] and resumed["provenance"]["wall_seconds"] >= 100.0
     assert not (tmp_path / "same.json.partial").exists()
+
+
+@pytest.mark.parametrize(
+    "recipe, args, message",
+    [
+        ("induction_heads", ["--seeds", "0"], "--seeds must be an integer >= 1; got 0"),
+        ("date_transformer", ["--seeds", "0"], "--seeds must be an integer >= 1; got 0"),
+        ("transformer_ablation", ["--ladder-seeds", "-1"], "--ladder-seeds must be an integer >= 0; got -1"),
+        ("transformer_ablation", ["--warmup-seeds", "-2"], "--warmup-seeds must be an integer >= 0; got -2"),
+    ],
+)
+def test_the_recipes_refuse_seed_counts_they_cannot_run_before_any_work(tmp_path, recipe, args, message):
+    """No seeds to train (an AttributeError or IndexError after the loop), or a negative count (an empty table)."""
+    import importlib
+
+    module = importlib.import_module(f"dl4nlp.recipes.{recipe}")
+    suffix = ".json" if recipe == "transformer_ablation" else ".pt"
+    with pytest.raises(ValueError, match=message):
+        module.main(["--out", str(tmp_path / f"out{suffix}"), *args])
+    assert not list(tmp_path.iterdir())

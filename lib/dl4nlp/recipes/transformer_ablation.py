@@ -19,6 +19,7 @@ import json
 import time
 from typing import Optional, Sequence
 
+from dl4nlp._checks import check_int
 from dl4nlp.checkpoint import check_output, write_json
 from dl4nlp.experiments import transformer as experiment
 from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
@@ -36,6 +37,8 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser.add_argument("--resume", action="store_true", help="keep the seeds finished in OUT.partial")
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
+    check_int("--ladder-seeds", args.ladder_seeds, 0)
+    check_int("--warmup-seeds", args.warmup_seeds, 0)
     partial = out.with_name(out.name + ".partial")
     device = start(args)
     started = time.perf_counter()
