@@ -42,6 +42,16 @@ class PretrainingData:
 
     Documents with fewer than ``min_sentences`` non-empty sentences are left
     out (a pair needs two).
+
+    >>> from dl4nlp.wordpiece import WordPiece
+    >>> wp = WordPiece(["the", "cat", "dog", "sat", "ran", "."])
+    >>> data = PretrainingData({"train": [["The cat sat.", "The cat ran."], ["The dog sat.", "The dog ran."]]}, wp)
+    >>> pairs = data.pairs(2, random.Random(0))  # (segment A, segment B, is_next)
+    >>> [(wp.decode(a), wp.decode(b), is_next) for a, b, is_next in pairs]
+    [('the dog sat .', 'the dog ran .', 1), ('the dog sat .', 'the cat ran .', 0)]
+    >>> batch = data.batch(pairs, generator=torch.Generator().manual_seed(0))  # masked, for pretraining_loss
+    >>> batch["input_ids"].shape, batch["segments"][0].tolist()  # [CLS] A [SEP] B [SEP]
+    (torch.Size([2, 11]), [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
     def __init__(self, splits: Mapping[str, Sequence[Sequence[str]]], tokenizer: Any, min_sentences: int = 2):

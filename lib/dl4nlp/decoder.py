@@ -155,7 +155,15 @@ class Seq2SeqTransformerConfig:
 
 
 class Seq2SeqTransformer(nn.Module):
-    """Encoder-decoder Transformer: source ids (B, S) and target inputs (B, T) -> logits (B, T, V_target)."""
+    """Encoder-decoder Transformer: source ids (B, S) and target inputs (B, T) -> logits (B, T, V_target).
+
+    >>> config = Seq2SeqTransformerConfig(source_vocab_size=12, target_vocab_size=7, d_model=16, n_heads=2)
+    >>> model = Seq2SeqTransformer(config)
+    >>> src, src_lengths = torch.tensor([[3, 4, 5, 0], [6, 7, 0, 0]]), torch.tensor([3, 2])  # 0 pads
+    >>> logits, cross = model(src, src_lengths, torch.ones(2, 6, dtype=torch.long))  # target inputs (B=2, T=6)
+    >>> logits.shape, cross.shape, bool((cross[1, :, 2:] == 0).all())  # no attention to the padding
+    (torch.Size([2, 6, 7]), torch.Size([2, 6, 4]), True)
+    """
 
     def __init__(self, config: Seq2SeqTransformerConfig):
         super().__init__()

@@ -6,6 +6,16 @@ prediction) -> dropout -> a linear layer. ``TokenTagger`` puts a linear layer
 on every position. ``fine_tune`` trains either, all weights or (``freeze=
 True``) the head only. ``linear_probe`` fits logistic regression on frozen
 features; ``bag_of_words`` is the classical baseline. Taught in notebook 08.
+
+>>> from dl4nlp.bert import bert_config
+>>> from dl4nlp.wordpiece import WordPiece
+>>> wp = WordPiece(["good", "bad", "film", "##s"])
+>>> ids, valid = encode_batch(wp, ["Good films", "bad"], max_len=8)  # (B=2, T=5), padded
+>>> [wp.itos[i] for i in ids[1]], valid[1].tolist()
+(['[CLS]', 'bad', '[SEP]', '[PAD]', '[PAD]'], [True, True, True, False, False])
+>>> encoder = Bert(bert_config(vocab_size=len(wp), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=8))
+>>> SentenceClassifier(encoder, n_classes=3)(ids, valid).shape  # one score per class per text
+torch.Size([2, 3])
 """
 
 from __future__ import annotations

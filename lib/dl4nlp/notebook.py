@@ -15,6 +15,13 @@ def start(seed: int = 0, style: str | None = None, threads: int | None = 1) -> t
     ``$DL4NLP_DEVICE``. ``threads`` defaults to 1: the course's models are tiny, so
     more threads barely speed them up, and on a busy CPU they can slow them down
     several times; ``None`` keeps torch's default. Returns the device to compute on.
+
+    >>> threads = torch.get_num_threads()
+    >>> device = start(seed=0)  # doctest: +ELLIPSIS
+    dl4nlp ... | torch ... | Python ... | device: ...
+    >>> torch.get_num_threads(), round(torch.rand(1).item(), 4)  # one thread; torch seeded with 0
+    (1, 0.4963)
+    >>> torch.set_num_threads(threads)  # (this example puts the threads back)
     """
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:

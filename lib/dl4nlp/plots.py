@@ -4,6 +4,12 @@
 thick lines for projecting in class (or set ``DL4NLP_STYLE=presentation``
 before starting Jupyter). Every plotting function takes an optional ``ax`` and
 returns the figure, so a widget can redraw it and a test can inspect it.
+
+>>> fig = plot_curves({"small": ([1e6, 1e7], [2.0, 1.6]), "large": ([1e6, 1e7], [1.9, 1.3])}, xlabel="tokens")
+>>> ax = fig.axes[0]
+>>> [line.get_label() for line in ax.lines], ax.get_xscale(), ax.get_xlabel()
+(['small', 'large'], 'log', 'tokens')
+>>> plt.close(fig)  # a figure made outside a notebook stays open until closed
 """
 
 from __future__ import annotations

@@ -10,6 +10,14 @@ conventions (``CONVENTIONS``):
 - ``'chinchilla'``: total parameters N_T and C = 6 N_T D (Hoffmann et al. 2022);
 - ``'kaplan'``: non-embedding parameters N and C = 6 N D (Kaplan et al. 2020).
 
+>>> from dl4nlp.sweep import load_sweep
+>>> results = load_sweep()  # the shipped data/scaling_sweep.json
+>>> seeds(results), len(finished_cosine(results, seed=0))
+([0, 1], 43)
+>>> method_1 = envelope_allocation(results, seed=0, n_bootstrap=10)
+>>> round(method_1.a.value, 2), round(method_1.b.value, 2)  # N_opt ∝ C^a, D_opt ∝ C^b
+(0.61, 0.39)
+
 Taught in notebook 09.
 """
 

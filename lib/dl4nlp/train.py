@@ -90,6 +90,14 @@ def train(
     ``loss_fn(model, batch)`` returns a scalar loss. The optimiser defaults to
     Adam with learning rate ``lr``. ``clip_norm`` rescales the gradient to at
     most that global L2 norm (``torch.nn.utils.clip_grad_norm_``).
+
+    >>> model = torch.nn.Linear(1, 1, bias=False)  # w starts in [-1, 1]; the data say w = 2
+    >>> x = torch.tensor([[1.0], [2.0]])
+    >>> def loss_fn(model, x):
+    ...     return ((model(x) - 2 * x) ** 2).mean()
+    >>> history = train(model, loss_fn, lambda step: x, steps=3, lr=0.1, progress=False)
+    >>> len(history.loss), history.loss[0] > history.loss[1] > history.loss[2], history.lr, history.diverged
+    (3, True, [0.1, 0.1, 0.1], False)
     """
     check_type("model", model, torch.nn.Module, "a torch.nn.Module")
     if not any(p.requires_grad for p in model.parameters()):

@@ -235,7 +235,14 @@ class TransformerEncoder(nn.Module):
 
 
 class TransformerLM(nn.Module):
-    """Decoder-only (causal) language model: ids (B, T) -> next-token logits (B, T, V)."""
+    """Decoder-only (causal) language model: ids (B, T) -> next-token logits (B, T, V).
+
+    >>> model = TransformerLM(TransformerConfig(vocab_size=10, d_model=16, n_heads=2, n_layers=1, max_len=8))
+    >>> model(torch.zeros(2, 5, dtype=torch.long)).shape  # ids (B=2, T=5) -> logits (B, T, V=10)
+    torch.Size([2, 5, 10])
+    >>> count_parameters(model), count_parameters(model, exclude_embeddings=True)  # the output layer is tied
+    (3472, 3312)
+    """
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
