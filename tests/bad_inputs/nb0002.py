@@ -11,6 +11,7 @@ from dl4nlp import autograd, bptt, ngram, scalar_nn
 from dl4nlp.diagrams import mlp_diagram, unrolled_rnn
 from dl4nlp.experiments import backprop, rnn, start_here
 from dl4nlp.gradflow import first_over_last
+from dl4nlp.recipes import rnn_seed_sweep
 from dl4nlp.rnn import RecurrentLM, next_token_loss
 from dl4nlp.tasks import xor_blobs
 
@@ -27,6 +28,7 @@ exempt(
     "dl4nlp.experiments.rnn.JacobianProducts",
     "dl4nlp.experiments.rnn.LanguageModelRun",
     "dl4nlp.experiments.rnn.MemoryByLag",
+    "dl4nlp.experiments.rnn.SeedSweepCounts",
     "dl4nlp.experiments.start_here.MatmulPrecision",
 )
 exempt("takes no arguments (reads a shipped corpus)", "dl4nlp.experiments.rnn.shakespeare_split")
@@ -500,3 +502,33 @@ def _():
     yield from vary(scalar_nn.flat_parameters, good, "twin", [("an MLP, not its twin", scalar_nn.MLP(2, [1]), "MLP")])
     yield from vary(scalar_nn.flat_parameters, good, "twin", [("no linear layer", nn.Sequential(nn.Tanh()), "none")])
     yield "grad: before backward", lambda: scalar_nn.flat_parameters(twin, grad=True), ("grad", "None")
+
+
+exempt(
+    "the command line of a recipe (argparse reports bad arguments; --out is checked before training)",
+    "dl4nlp.recipes.rnn_seed_sweep.main",
+)
+
+
+@cases("dl4nlp.recipes.rnn_seed_sweep.seed_row")
+def _():
+    yield from vary(rnn_seed_sweep.seed_row, {}, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
+
+
+@cases("dl4nlp.experiments.rnn.load_seed_sweep")
+def _():
+    yield from vary(rnn.load_seed_sweep, {}, "path", [("a missing file", "no_such_sweep.json", "no_such_sweep.json"),
+                                                      ("a number", 3, "int")])  # fmt: skip
+
+
+@cases("dl4nlp.experiments.rnn.seed_sweep_counts")
+def _():
+    row = {"seed": 0, "irnn_lag50": 0.99, "clipped_final": [0.3] * 4, "clipped_diverged": [False] * 4,
+           "unclipped_failed": 4}  # fmt: skip
+    tables = [
+        ("a list", [row], "list"),
+        ("no seeds", {"seeds": []}, "seeds"),
+        ("a row out of order", {"seeds": [{**row, "seed": 3}]}, "row 0"),
+        ("a row without the IRNN", {"seeds": [{k: v for k, v in row.items() if k != "irnn_lag50"}]}, "row 0"),
+    ]
+    yield from vary(rnn.seed_sweep_counts, {}, "table", tables)

@@ -8,6 +8,8 @@
   the IRNN), scored on held-out sequences that never occur in training, and
   ``initial_gradient_ratio``: why, at initialisation.
 - ``irnn_learning_rate``: the IRNN at lag 50 with a three times larger learning rate.
+- ``load_seed_sweep`` / ``seed_sweep_counts``: the IRNN at lag 50 and the clipping experiment
+  over many seeds, from the table ``python -m dl4nlp.recipes.rnn_seed_sweep`` ships.
 - ``language_model``: a small RNN language model trained for 100 steps, its held-out
   perplexity next to count-based unigram and bigram models, and a sample.
 
@@ -17,6 +19,7 @@ prose states are the constants below, shared with ``tests/claims/test_02_rnn.py`
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -25,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_array, check_choice, check_int, check_number, check_sequence
-from dl4nlp.data import load_text, random_windows
+from dl4nlp._checks import check_array, check_choice, check_file, check_int, check_number, check_sequence, given
+from dl4nlp.data import data_path, load_text, random_windows
 from dl4nlp.gradflow import time_step_gradient_norms
 from dl4nlp.ngram import count_model_loss
 from dl4nlp.rnn import (
@@ -341,4 +344,67 @@ def language_model(seed: int = 0, steps: int = 100) -> LanguageModelRun:
         sum(word in known for word in words) / max(len(words), 1),
         found,
         model,
+    )
+
+
+# --- many seeds, from the shipped table -----------------------------------------
+SEED_SWEEP = "rnn_seed_sweep.json"  # in data/, by `python -m dl4nlp.recipes.rnn_seed_sweep`
+_SWEEP_KEYS = ("seed", "irnn_lag50", "clipped_final", "clipped_diverged", "unclipped_failed")
+
+
+def load_seed_sweep(path=None) -> dict:
+    """The shipped seed sweep of notebook 02 (``data/rnn_seed_sweep.json`` by default), checked complete."""
+    path = data_path(SEED_SWEEP) if path is None else check_file("path", path, "the RNN seed sweep (JSON)")
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"path must be the RNN seed sweep (JSON); {path} is not JSON ({error})") from None
+    return _check_seed_sweep(table, str(path))
+
+
+def _check_seed_sweep(table: dict, source: str = "table") -> dict:
+    rows = table.get("seeds") if isinstance(table, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"{source} must be the RNN seed sweep (load_seed_sweep), a dict of seeds; got {given(table)}")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or any(k not in row for k in _SWEEP_KEYS) or row["seed"] != i:
+            raise ValueError(f"{source}: row {i} must be seed {i} with {_SWEEP_KEYS}; got {given(row)}")
+    return table
+
+
+@dataclass(frozen=True)
+class SeedSweepCounts:
+    seeds: int
+    irnn_solved: int  # seeds whose IRNN ends above SOLVED at lag 50
+    irnn_reached: int  # seeds whose IRNN ends above REACHES
+    irnn_lowest: float
+    clipped_runs: int
+    clipped_diverged: int
+    clipped_stuck: int  # clipped runs that did not end below CLIPPED_FINAL
+    sets_with_clipped_learning: int  # seeds where at least CLIPPED_LEARN of the four clipped runs learned
+    sets_with_unclipped_failing: int  # seeds where at least three of the four unclipped runs failed
+
+
+def seed_sweep_counts(table: dict) -> SeedSweepCounts:
+    """What the notebook states about the sweep, counted from the table.
+
+    >>> row = {"seed": 0, "irnn_lag50": 0.99, "clipped_final": [0.3, 1.4, 0.2, 0.1],
+    ...        "clipped_diverged": [False] * 4, "unclipped_failed": 4}
+    >>> seed_sweep_counts({"seeds": [row]}).clipped_stuck
+    1
+    """
+    rows = _check_seed_sweep(table)["seeds"]
+    clipped = [final for row in rows for final in row["clipped_final"]]
+    return SeedSweepCounts(
+        seeds=len(rows),
+        irnn_solved=sum(row["irnn_lag50"] > SOLVED for row in rows),
+        irnn_reached=sum(row["irnn_lag50"] > REACHES for row in rows),
+        irnn_lowest=min(row["irnn_lag50"] for row in rows),
+        clipped_runs=len(clipped),
+        clipped_diverged=sum(any(row["clipped_diverged"]) for row in rows),
+        clipped_stuck=sum(final >= CLIPPED_FINAL for final in clipped),
+        sets_with_clipped_learning=sum(
+            sum(final < CLIPPED_FINAL for final in row["clipped_final"]) >= CLIPPED_LEARN for row in rows
+        ),
+        sets_with_unclipped_failing=sum(row["unclipped_failed"] >= 3 for row in rows),
     )

@@ -49,7 +49,7 @@ def seed_row(seed: int) -> dict:
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
     parser = recipe_parser(NAME, __doc__.strip().splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=64, help="seeds 0 .. N-1")
+    parser.add_argument("--seeds", type=int, default=32, help="seeds 0 .. N-1")
     parser.add_argument("--resume", action="store_true", help="keep the seeds finished in OUT.partial")
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
