@@ -8,6 +8,10 @@ cannot run widgets (GitHub, nbviewer, a notebook opened without its kernel), a
 PNG of the figure as it was first drawn, so a notebook needs no second, static
 copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
 
+A redraw shows the PNG that ``figure_png`` renders: the picture Jupyter's
+inline backend shows for a figure (cropped to what is drawn, labels that stick
+out of the figure kept), drawn once instead of twice.
+
 ``sweep(figure)`` drives an interactive figure through its controls' whole
 ranges the way a student would, by setting each control's value, and times
 every redraw and collects every failure (``make bench`` runs it on every
@@ -26,10 +30,78 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
 import ipywidgets as widgets
+import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.transforms import Bbox
 
 WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+MARGIN_PX = 60  # room around the figure for labels that stick out of it (a clipped x label: ~20 px)
+
+
+class _Pixels:
+    """A file for ``print_figure(format="rgba")`` that keeps the (H, W, 4) pixels it is given, not bytes."""
+
+    pixels: Optional[np.ndarray] = None
+
+    def write(self, data) -> None:
+        self.pixels = np.asarray(data)  # Agg's buffer (H, W, 4), uint8; it keeps the buffer alive
+
+    def seek(self, *args) -> None:  # matplotlib checks that a file handle has one
+        pass
+
+
+def figure_png(figure: plt.Figure) -> Optional[bytes]:
+    """The figure as Jupyter's inline backend shows it (a PNG cropped to what is drawn), rendered once.
+
+    The inline backend saves with ``bbox_inches="tight"``: matplotlib lays the
+    figure out once to measure what it draws and again to render it, so a
+    redraw pays for two. Here the figure is rendered once, with a margin of
+    ``MARGIN_PX`` pixels around it (a label that sticks out of the figure is
+    kept, as "tight" keeps it), and the pixels are cropped to the drawn ones
+    plus ``savefig.pad_inches``: the same picture, give or take a pixel of white
+    at an edge. Returns None where that cannot be done the same way (no plain
+    Agg canvas, as with ipympl's live canvas; nothing drawn; a drawing that
+    reaches the margin's edge): ``display(figure)`` shows such a figure.
+
+    >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.set_xlabel("far below", labelpad=30)
+    >>> png = figure_png(fig); png[:8], png == figure_png(fig)
+    (b'\\x89PNG\\r\\n\\x1a\\n', True)
+    >>> plt.close(fig)
+    """
+    pad_inches = matplotlib.rcParams["savefig.pad_inches"]
+    if type(figure.canvas) is not FigureCanvasAgg or not isinstance(pad_inches, (int, float)):
+        return None
+    dpi, (width, height) = figure.dpi, figure.get_size_inches()
+    margin = MARGIN_PX / dpi  # inches
+    target = _Pixels()
+    figure.canvas.print_figure(  # one draw; a layout engine, if the figure has one, lays it out first
+        target,
+        format="rgba",
+        dpi=dpi,
+        facecolor=figure.get_facecolor(),
+        edgecolor=figure.get_edgecolor(),
+        bbox_inches=Bbox.from_extents(-margin, -margin, width + margin, height + margin),
+    )
+    rgba = target.pixels
+    if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
+        return None
+    colours = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]  # (H, W): one number per RGBA pixel
+    drawn = colours != colours[0, 0]  # (H, W): differs from the background
+    rows, columns = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
+    if rows.size == 0:
+        return None
+    (height_px, width_px), first, last = drawn.shape, (rows[0], columns[0]), (rows[-1], columns[-1])
+    if min(first) == 0 or last[0] == height_px - 1 or last[1] == width_px - 1:
+        return None  # the drawing may go on beyond the margin
+    pad = round(pad_inches * dpi)
+    top, left = max(first[0] - pad, 0), max(first[1] - pad, 0)
+    crop = rgba[top : last[0] + 1 + pad, left : last[1] + 1 + pad]  # (h, w, 4)
+    png = io.BytesIO()
+    matplotlib.image.imsave(png, crop, format="png", origin="upper", dpi=dpi)
+    return png.getvalue()
 
 
 class InteractiveFigure:
@@ -57,6 +129,7 @@ class InteractiveFigure:
         self.output = widgets.Output()
         self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.output])
         self.last_figure: Optional[plt.Figure] = None
+        self.last_png: Optional[bytes] = None  # what the output area shows
         self.last_error: Optional[BaseException] = None
         for control in self.controls.values():
             if hasattr(control, "style") and hasattr(control.style, "description_width"):
@@ -76,14 +149,19 @@ class InteractiveFigure:
             try:
                 figure = self.draw(**self.values)
             except Exception as error:  # shown to the student, never swallowed
-                self.last_error, self.last_figure = error, None
+                self.last_error, self.last_figure, self.last_png = error, None, None
                 print(
                     f"Could not draw with {self.values}:\n"
                     + "".join(traceback.format_exception_only(type(error), error))
                 )
                 return
             self.last_error, self.last_figure = None, figure
-            display(figure)
+            self.last_png = figure_png(figure)  # one render (the inline backend would draw it twice)
+            if self.last_png is None:
+                display(figure)
+            else:
+                png = base64.b64encode(self.last_png).decode("ascii")
+                display({"image/png": png, "text/plain": repr(figure)}, raw=True)
             plt.close(figure)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -93,7 +171,9 @@ class InteractiveFigure:
             "text/plain": f"interactive figure {getattr(self.draw, '__name__', 'draw')}({values})",
             WIDGET_VIEW_MIMETYPE: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
         }
-        if self.last_figure is not None:
+        if self.last_png is not None:  # the picture the output area shows
+            bundle["image/png"] = base64.b64encode(self.last_png).decode("ascii")
+        elif self.last_figure is not None:
             png = io.BytesIO()
             self.last_figure.savefig(png, format="png", bbox_inches="tight")
             bundle["image/png"] = base64.b64encode(png.getvalue()).decode("ascii")
