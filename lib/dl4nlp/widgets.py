@@ -34,6 +34,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
+from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.transforms import Bbox
 
@@ -62,9 +63,11 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
     ``MARGIN_PX`` pixels around it (a label that sticks out of the figure is
     kept, as "tight" keeps it), and the pixels are cropped to the drawn ones
     plus ``savefig.pad_inches``: the same picture, give or take a pixel of white
-    at an edge. Returns None where that cannot be done the same way (no plain
-    Agg canvas, as with ipympl's live canvas; nothing drawn; a drawing that
-    reaches the margin's edge): ``display(figure)`` shows such a figure.
+    at an edge. Returns None where that cannot be done the same way (a canvas
+    other than Agg's or a closed figure's, such as ipympl's live canvas; nothing
+    drawn; a drawing that reaches the margin's edge): ``display(figure)`` shows
+    such a figure. An artist placed wholly beyond the margin, which "tight"
+    would show, is not seen here: keep what a widget draws near its figure.
 
     >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.set_xlabel("far below", labelpad=30)
     >>> png = figure_png(fig); png[:8], png == figure_png(fig)
@@ -72,8 +75,8 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
     >>> plt.close(fig)
     """
     pad_inches = matplotlib.rcParams["savefig.pad_inches"]
-    if type(figure.canvas) is not FigureCanvasAgg or not isinstance(pad_inches, (int, float)):
-        return None
+    if type(figure.canvas) not in (FigureCanvasAgg, FigureCanvasBase) or not isinstance(pad_inches, (int, float)):
+        return None  # FigureCanvasBase: a closed figure (matplotlib renders it with Agg, as the inline backend)
     dpi, (width, height) = figure.dpi, figure.get_size_inches()
     margin = MARGIN_PX / dpi  # inches
     target = _Pixels()

@@ -1,0 +1,103 @@
+"""How an interactive figure's redraw renders its PNG: once, as Jupyter's inline backend would show the figure."""
+
+import base64
+import io
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from IPython.core.pylabtools import print_figure
+from matplotlib.figure import Figure
+from PIL import Image
+
+import dl4nlp.widgets as widgets_module
+from dl4nlp.widgets import figure_png, interactive_figure
+
+
+def draw_bars(height):
+    """A figure whose x label sticks out below it (7 x 3 inches, the default margins): "tight" keeps the label."""
+    fig, ax = plt.subplots(figsize=(7, 3))
+    ax.bar(range(1, 11), np.linspace(0.1, 1.0, 10) * height)
+    ax.set(ylim=(0, 1), xlabel="key", ylabel="weight", xticks=range(1, 11), title=f"bars up to {height:.2f}")
+    return fig
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=float)  # (H, W) grey levels
+
+
+@pytest.fixture
+def figure_draws(monkeypatch):
+    """Counts calls of Figure.draw (a render, or the layout pass that bbox_inches='tight' makes first)."""
+    calls = []
+    draw = Figure.draw
+
+    def counted(self, renderer):
+        calls.append(self)
+        return draw(self, renderer)
+
+    monkeypatch.setattr(Figure, "draw", counted)
+    return calls
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What each redraw passes to IPython's display."""
+    calls = []
+    monkeypatch.setattr(widgets_module, "display", lambda *objs, **kwargs: calls.append((objs, kwargs)))
+    return calls
+
+
+def test_a_redraw_renders_its_figure_once(figure_draws, shown):
+    slider = widgets.FloatSlider(value=0.5, min=0.1, max=1.0)
+    panel = interactive_figure(draw_bars, height=slider)
+    figure_draws.clear(), shown.clear()
+    slider.value = 0.8
+    assert len(figure_draws) == 1  # the inline backend's print_figure(bbox_inches="tight") draws twice
+    ((bundle,), kwargs) = shown[0]
+    assert len(shown) == 1 and kwargs == {"raw": True} and set(bundle) == {"image/png", "text/plain"}
+    assert base64.b64decode(bundle["image/png"]) == panel.last_png
+    assert bundle["text/plain"] == "<Figure size 700x300 with 1 Axes>"  # as display(figure) writes it
+    assert panel._repr_mimebundle_()["image/png"] == bundle["image/png"]  # the fallback is the picture shown
+
+
+def test_the_png_is_the_picture_the_inline_backend_shows(figure_draws):
+    fig = draw_bars(0.7)
+    tight = pixels(print_figure(fig, "png", bbox_inches="tight"))
+    figure_draws.clear()
+    ours = pixels(figure_png(fig))
+    assert len(figure_draws) == 1
+    assert tight.shape[0] > 300  # the x label sticks out below the 300-pixel figure, and "tight" keeps it
+    assert np.abs(np.subtract(ours.shape, tight.shape)).max() <= 4, (ours.shape, tight.shape)  # a few px of white
+    dark_ours, dark_tight = (ours < 128).sum(), (tight < 128).sum()  # the same ink: bars, text, ticks
+    assert abs(dark_ours - dark_tight) <= 0.01 * dark_tight, (dark_ours, dark_tight)
+    rows = slice(ours.shape[0] - 25, ours.shape[0])  # the bottom 25 rows hold the x label "key", not cut off
+    assert (ours[rows] < 128).sum() > 20
+    plt.close(fig)
+
+
+def test_a_closed_figure_redrawn_in_place_renders_once(figure_draws):
+    fig = draw_bars(0.5)
+    plt.close(fig)  # the notebooks make a widget's figure once and close it; the widget updates it
+    figure_draws.clear()
+    assert figure_png(fig) is not None and len(figure_draws) == 1
+
+
+def test_a_drawing_that_reaches_beyond_the_margin_is_shown_by_the_inline_backend_instead(shown):
+    def draw_note(x):
+        fig = draw_bars(0.5)
+        fig.text(x, 0.5, "a note that runs on well beyond the right edge of the figure")  # x in figure widths
+        return fig
+
+    panel = interactive_figure(draw_note, x=widgets.FloatSlider(value=0.9, min=0.0, max=1.0))
+    assert panel.last_png is None and shown[-1][0] == (panel.last_figure,)  # display(figure), as before
+    assert base64.b64decode(panel._repr_mimebundle_()["image/png"]).startswith(b"\x89PNG")
+    panel.controls["x"].value = 0.1
+    assert panel.last_png is not None
+
+
+def test_nothing_drawn_is_left_to_the_inline_backend():
+    fig = plt.figure(figsize=(2, 2))
+    assert figure_png(fig) is None
+    plt.close(fig)
