@@ -101,7 +101,7 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
         return None  # the drawing may go on beyond the margin
     pad = round(pad_inches * dpi)
     top, left = max(first[0] - pad, 0), max(first[1] - pad, 0)
-    crop = rgba[top : last[0] + 1 + pad, left : last[1] + 1 + pad]  # (h, w, 4)
+    crop = np.ascontiguousarray(rgba[top : last[0] + 1 + pad, left : last[1] + 1 + pad])  # (h, w, 4); old PIL needs it
     png = io.BytesIO()
     matplotlib.image.imsave(png, crop, format="png", origin="upper", dpi=dpi)
     return png.getvalue()
