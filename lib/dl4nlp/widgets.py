@@ -26,6 +26,7 @@ import io
 import itertools
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
@@ -40,6 +41,7 @@ from matplotlib.transforms import Bbox
 
 WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 MARGIN_PX = 60  # room around the figure for labels that stick out of it (a clipped x label: ~20 px)
+_MARGINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a figure that needed more room -> inches
 
 
 class _Pixels:
@@ -55,54 +57,59 @@ class _Pixels:
 
 
 def figure_png(figure: plt.Figure) -> Optional[bytes]:
-    """The figure as Jupyter's inline backend shows it (a PNG cropped to what is drawn), rendered once.
+    """The PNG that Jupyter's inline backend shows for ``figure``, rendered once instead of twice.
 
     The inline backend saves with ``bbox_inches="tight"``: matplotlib lays the
-    figure out once to measure what it draws and again to render it, so a
-    redraw pays for two. Here the figure is rendered once, with a margin of
-    ``MARGIN_PX`` pixels around it (a label that sticks out of the figure is
-    kept, as "tight" keeps it), and the pixels are cropped to the drawn ones
-    plus ``savefig.pad_inches``: the same picture, give or take a pixel of white
-    at an edge. Returns None where that cannot be done the same way (a canvas
-    other than Agg's or a closed figure's, such as ipympl's live canvas; nothing
-    drawn; a drawing that reaches the margin's edge): ``display(figure)`` shows
-    such a figure. An artist placed wholly beyond the margin, which "tight"
-    would show, is not seen here: keep what a widget draws near its figure.
+    figure out once (drawing nothing) to measure what it draws, then renders
+    it a second time inside that box. Here the figure is rendered once, with a
+    margin of ``MARGIN_PX`` pixels around it, the box is measured on that
+    render, and the pixels inside the box (padded by ``savefig.pad_inches``, as
+    "tight" pads it) are the picture: the same size, the same content, give or
+    take a pixel's shift. Where the box does not fit in the margin (a label
+    far outside the figure) the figure is rendered again inside the box, and
+    the next render of that figure gets a margin wide enough. Returns None
+    where the inline backend would not render a PNG this way (a figure with no
+    axes, or a canvas other than Agg's or a closed figure's, such as ipympl's
+    live canvas): ``display(figure)`` shows such a figure.
 
-    >>> fig, ax = plt.subplots(figsize=(3, 2)); _ = ax.set_xlabel("far below", labelpad=30)
-    >>> png = figure_png(fig); png[:8], png == figure_png(fig)
+    >>> fig, ax = plt.subplots(figsize=(3, 2), dpi=100); _ = ax.set_xlabel("below the figure", labelpad=20)
+    >>> png = figure_png(fig)
+    >>> png[:8], int.from_bytes(png[20:24], "big") > 200  # a PNG taller than the figure: the label is in it
     (b'\\x89PNG\\r\\n\\x1a\\n', True)
     >>> plt.close(fig)
     """
-    pad_inches = matplotlib.rcParams["savefig.pad_inches"]
-    if type(figure.canvas) not in (FigureCanvasAgg, FigureCanvasBase) or not isinstance(pad_inches, (int, float)):
-        return None  # FigureCanvasBase: a closed figure (matplotlib renders it with Agg, as the inline backend)
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    original = figure.canvas
+    if (
+        not figure.axes
+        or type(original) not in (FigureCanvasAgg, FigureCanvasBase)
+        or not isinstance(pad, (int, float))
+    ):
+        return None
+    canvas = original if type(original) is FigureCanvasAgg else FigureCanvasAgg(figure)  # closed: Agg, as matplotlib
     dpi, (width, height) = figure.dpi, figure.get_size_inches()
-    margin = MARGIN_PX / dpi  # inches
-    target = _Pixels()
-    figure.canvas.print_figure(  # one draw; a layout engine, if the figure has one, lays it out first
-        target,
-        format="rgba",
-        dpi=dpi,
-        facecolor=figure.get_facecolor(),
-        edgecolor=figure.get_edgecolor(),
-        bbox_inches=Bbox.from_extents(-margin, -margin, width + margin, height + margin),
-    )
-    rgba = target.pixels
-    if rgba is None or rgba.ndim != 3 or rgba.shape[2] != 4 or rgba.dtype != np.uint8:
-        return None
-    colours = np.ascontiguousarray(rgba).view(np.uint32)[..., 0]  # (H, W): one number per RGBA pixel
-    drawn = colours != colours[0, 0]  # (H, W): differs from the background
-    rows, columns = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
-    if rows.size == 0:
-        return None
-    (height_px, width_px), first, last = drawn.shape, (rows[0], columns[0]), (rows[-1], columns[-1])
-    if min(first) == 0 or last[0] == height_px - 1 or last[1] == width_px - 1:
-        return None  # the drawing may go on beyond the margin
-    pad = round(pad_inches * dpi)
-    top, left = max(first[0] - pad, 0), max(first[1] - pad, 0)
-    crop = np.ascontiguousarray(rgba[top : last[0] + 1 + pad, left : last[1] + 1 + pad])  # (h, w, 4); old PIL needs it
+    margin = _MARGINS.get(figure, MARGIN_PX / dpi)  # inches
+    colours = {"dpi": dpi, "facecolor": figure.get_facecolor(), "edgecolor": figure.get_edgecolor()}
+    try:
+        target = _Pixels()
+        room = Bbox.from_extents(-margin, -margin, width + margin, height + margin)  # inches
+        canvas.print_figure(target, format="rgba", bbox_inches=room, **colours)  # the one draw
+        box = figure.get_tightbbox(canvas.renderer).padded(pad)  # measured with the renderer that drew
+        rgba = target.pixels  # (H, W, 4): the figure's bottom left corner is `margin` in from the bottom left
+        left, top = int((box.x0 + margin) * dpi), int((height + margin - box.y1) * dpi)
+        size = int(box.height * dpi), int(box.width * dpi)  # (h, w), as matplotlib sizes a "tight" PNG
+        crop = rgba[max(top, 0) : top + size[0], max(left, 0) : left + size[1]]
+        if min(left, top) < 0 or crop.shape[:2] != size:  # the box reaches beyond the margin: draw inside it
+            beyond = max(-box.x0, -box.y0, box.x1 - width, box.y1 - height)  # inches outside the figure
+            _MARGINS[figure] = beyond + MARGIN_PX / dpi
+            png = io.BytesIO()
+            canvas.print_figure(png, format="png", bbox_inches=box, **colours)
+            return png.getvalue()
+    finally:
+        if canvas is not original:
+            figure.set_canvas(original)
     png = io.BytesIO()
+    crop = np.ascontiguousarray(crop)  # Pillow before 12 reads only contiguous pixels
     matplotlib.image.imsave(png, crop, format="png", origin="upper", dpi=dpi)
     return png.getvalue()
 
