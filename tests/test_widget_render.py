@@ -82,6 +82,8 @@ def test_a_closed_figure_redrawn_in_place_renders_once(figure_draws):
     plt.close(fig)  # the notebooks make a widget's figure once and close it; the widget updates it
     figure_draws.clear()
     assert figure_png(fig) is not None and len(figure_draws) == 1
+    renderer = fig.canvas.renderer  # the closed figure keeps the Agg canvas it was given, and its renderer
+    assert figure_png(fig) is not None and fig.canvas.renderer is renderer and len(figure_draws) == 2
 
 
 def test_a_label_far_outside_the_figure_is_shown_and_the_next_render_makes_room_for_it(figure_draws):

@@ -9,8 +9,8 @@ PNG of the figure as it was first drawn, so a notebook needs no second, static
 copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
 
 A redraw shows the PNG that ``figure_png`` renders: the picture Jupyter's
-inline backend shows for a figure (cropped to what is drawn, labels that stick
-out of the figure kept), drawn once instead of twice.
+inline backend shows for a figure (cropped to the box ``bbox_inches="tight"``
+measures, labels that stick out of the figure kept), drawn once, not twice.
 
 ``sweep(figure)`` drives an interactive figure through its controls' whole
 ranges the way a student would, by setting each control's value, and times
@@ -67,10 +67,12 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
     "tight" pads it) are the picture: the same size, the same content, give or
     take a pixel's shift. Where the box does not fit in the margin (a label
     far outside the figure) the figure is rendered again inside the box, and
-    the next render of that figure gets a margin wide enough. Returns None
-    where the inline backend would not render a PNG this way (a figure with no
-    axes, or a canvas other than Agg's or a closed figure's, such as ipympl's
-    live canvas): ``display(figure)`` shows such a figure.
+    the next render of that figure gets a margin wide enough. A closed figure
+    (whose canvas pyplot reset to a plain one) is given an Agg canvas, which it
+    keeps: the next render reuses its renderer and the text it measured.
+    Returns None where the inline backend would not render a PNG this way (a
+    figure with no axes, or another canvas, such as ipympl's live one):
+    ``display(figure)`` shows such a figure.
 
     >>> fig, ax = plt.subplots(figsize=(3, 2), dpi=100); _ = ax.set_xlabel("below the figure", labelpad=20)
     >>> png = figure_png(fig)
@@ -86,29 +88,26 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
         or not isinstance(pad, (int, float))
     ):
         return None
-    canvas = original if type(original) is FigureCanvasAgg else FigureCanvasAgg(figure)  # closed: Agg, as matplotlib
+    # A closed figure (pyplot gave it a plain canvas) keeps the Agg canvas it gets here, so that the renderer
+    # and its measured text are reused by the next redraw of the figure (the widgets update one figure).
+    canvas = original if type(original) is FigureCanvasAgg else FigureCanvasAgg(figure)
     dpi, (width, height) = figure.dpi, figure.get_size_inches()
     margin = _MARGINS.get(figure, MARGIN_PX / dpi)  # inches
     colours = {"dpi": dpi, "facecolor": figure.get_facecolor(), "edgecolor": figure.get_edgecolor()}
-    try:
-        target = _Pixels()
-        room = Bbox.from_extents(-margin, -margin, width + margin, height + margin)  # inches
-        canvas.print_figure(target, format="rgba", bbox_inches=room, **colours)  # the one draw
-        box = figure.get_tightbbox(canvas.renderer).padded(pad)  # measured with the renderer that drew
-        rgba = target.pixels  # (H, W, 4): the figure's bottom left corner is `margin` in from the bottom left
-        left, top = int((box.x0 + margin) * dpi), int((height + margin - box.y1) * dpi)
-        size = int(box.height * dpi), int(box.width * dpi)  # (h, w), as matplotlib sizes a "tight" PNG
-        crop = rgba[max(top, 0) : top + size[0], max(left, 0) : left + size[1]]
-        if min(left, top) < 0 or crop.shape[:2] != size:  # the box reaches beyond the margin: draw inside it
-            beyond = max(-box.x0, -box.y0, box.x1 - width, box.y1 - height)  # inches outside the figure
-            _MARGINS[figure] = beyond + MARGIN_PX / dpi
-            png = io.BytesIO()
-            canvas.print_figure(png, format="png", bbox_inches=box, **colours)
-            return png.getvalue()
-    finally:
-        if canvas is not original:
-            figure.set_canvas(original)
+    target = _Pixels()
+    room = Bbox.from_extents(-margin, -margin, width + margin, height + margin)  # inches
+    canvas.print_figure(target, format="rgba", bbox_inches=room, **colours)  # the one draw
+    box = figure.get_tightbbox(canvas.renderer).padded(pad)  # measured with the renderer that drew
+    rgba = target.pixels  # (H, W, 4): the figure's bottom left corner is `margin` in from the bottom left
+    left, top = int((box.x0 + margin) * dpi), int((height + margin - box.y1) * dpi)
+    size = int(box.height * dpi), int(box.width * dpi)  # (h, w), as matplotlib sizes a "tight" PNG
+    crop = rgba[max(top, 0) : top + size[0], max(left, 0) : left + size[1]]
     png = io.BytesIO()
+    if min(left, top) < 0 or crop.shape[:2] != size:  # the box reaches beyond the margin: draw inside it
+        beyond = max(-box.x0, -box.y0, box.x1 - width, box.y1 - height)  # inches outside the figure
+        _MARGINS[figure] = beyond + MARGIN_PX / dpi
+        canvas.print_figure(png, format="png", bbox_inches=box, **colours)
+        return png.getvalue()
     crop = np.ascontiguousarray(crop)  # Pillow before 12 reads only contiguous pixels
     matplotlib.image.imsave(png, crop, format="png", origin="upper", dpi=dpi)
     return png.getvalue()
