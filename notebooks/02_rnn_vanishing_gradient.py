@@ -78,7 +78,7 @@ from dl4nlp.ngram import perplexity
 from dl4nlp.plots import plot_gradient_norms
 from dl4nlp.rnn import RecurrentLM, UnrolledRNN, language_model_loss, sample
 from dl4nlp.tasks import long_lag_task
-from dl4nlp.tokenize import CharVocab
+from dl4nlp.vocab import CharVocab
 from dl4nlp.widgets import interactive_figure
 
 # %% [markdown] slideshow={"slide_type": "slide"}

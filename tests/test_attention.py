@@ -123,7 +123,7 @@ def test_from_torch_keeps_the_reference_dtype(dtype):
     assert {p.dtype for p in mine.parameters()} == {dtype}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     B=st.integers(1, 3),
     Tq=st.integers(1, 5),
@@ -131,9 +131,14 @@ def test_from_torch_keeps_the_reference_dtype(dtype):
     causal=st.booleans(),
     mask_kind=st.sampled_from(["none", "keys", "full", "2d"]),
     seed=st.integers(0, 10_000),
+    rotary=st.booleans(),
 )
-def test_fast_path_equals_readable_path_on_every_input_it_accepts(B, Tq, Tk, causal, mask_kind, seed):
-    """Any sizes, causal with T_q != T_k (aligned at the start), any mask, rows with no allowed key included."""
+def test_fast_path_equals_readable_path_on_every_input_it_accepts(B, Tq, Tk, causal, mask_kind, seed, rotary):
+    """Any sizes, causal with T_q != T_k (aligned at the start), any mask, rows with no allowed key included;
+    for MultiHeadAttention and for RotaryAttention (self-attention: its keys are its queries, T_k = T_q)."""
+    from dl4nlp.positional import RotaryAttention
+
+    Tk = Tq if rotary else Tk
     generator = torch.Generator().manual_seed(seed)
     H, C = 2, 8
     mask = {
@@ -143,10 +148,11 @@ def test_fast_path_equals_readable_path_on_every_input_it_accepts(B, Tq, Tk, cau
         "2d": torch.rand(Tq, Tk, generator=generator) < 0.5,
     }[mask_kind]
     torch.manual_seed(seed)
-    readable = MultiHeadAttention(C, H).double()
-    fast = MultiHeadAttention(C, H, fast=True).double()
+    module = RotaryAttention if rotary else MultiHeadAttention
+    readable = module(C, H).double()
+    fast = module(C, H, fast=True).double()
     fast.load_state_dict(readable.state_dict())
-    x, context = rand(B, Tq, C, seed=seed), rand(B, Tk, C, seed=seed + 1)
+    x, context = rand(B, Tq, C, seed=seed), None if rotary else rand(B, Tk, C, seed=seed + 1)
     expected = readable(x, context, mask=mask, causal=causal)
     assert torch.allclose(fast(x, context, mask=mask, causal=causal), expected, atol=1e-12)
     q, k, v = rand(B, H, Tq, 4, seed=seed), rand(B, H, Tk, 4, seed=seed + 2), rand(B, H, Tk, 3, seed=seed + 3)

@@ -107,6 +107,15 @@ def test_learning_curve_steps_are_equal_across_budgets_when_asked(monkeypatch):
 def test_learning_curve_refuses_bad_steps_before_any_work(tmp_path):
     with pytest.raises(ValueError, match="steps must be a positive integer or None; got 0"):
         bert_learning_curve.main(["--out", str(tmp_path / "curve.csv"), "--steps", "0"])
+    bad_lists = [  # a budget of 0 failed only after the validation stage; a non-integer named no option
+        (["--budgets", "32,0"], "each of --budgets must be an integer >= 1; got 0"),
+        (["--seeds", "x"], "--seeds must be comma-separated integers; got 'x'"),
+        (["--selection-seeds", ""], "--selection-seeds must be comma-separated integers; got ''"),
+        (["--tag-budgets", "-4"], "each of --tag-budgets must be an integer >= 1; got -4"),
+    ]
+    for args, message in bad_lists:
+        with pytest.raises(ValueError, match=message):
+            bert_learning_curve.main(["--out", str(tmp_path / "curve.csv"), *args])
     assert not list(tmp_path.iterdir())
 
 

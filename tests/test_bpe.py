@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.bpe import SPECIAL_TOKENS, WordVocab, pre_tokenize, train_bpe, word_counts
+from dl4nlp.bpe import pre_tokenize, train_bpe, word_counts
 
 TOY = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -113,18 +113,3 @@ def test_pre_tokenize_and_errors():
         train_bpe(TOY, 1, score="unigram")
     with pytest.raises(ValueError, match="positive integer counts"):
         train_bpe({"low": 0}, 1)
-
-
-def test_word_vocab():
-    vocab = WordVocab.build(["the cat sat on the mat .", "the dog sat ."], max_size=9)
-    assert vocab.itos[:5] == list(SPECIAL_TOKENS)
-    assert vocab.itos[5:] == ["the", ".", "sat", "cat"]  # by count, then alphabetically
-    assert vocab.encode("The cat sat on a mat") == [5, 8, 7, 1, 1, 1]
-    assert vocab.decode(vocab.encode("the cat")) == "the cat"
-    assert vocab.special_ids == [0, 1, 2, 3, 4] and len(vocab) == 9
-    with pytest.raises(ValueError, match="max_size must be an integer >= 6; got 3"):
-        WordVocab.build(["a"], max_size=3)
-    with pytest.raises(ValueError, match=r"missing \['\[MASK\]'\]"):
-        WordVocab(["a"], specials=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
-    with pytest.raises(TypeError, match="texts must be a list of strings .*; got str 'the cat'"):
-        WordVocab.build("the cat", max_size=9)  # one string used to give a vocabulary of its characters

@@ -11,6 +11,7 @@ from dl4nlp.checkpoint import (
     load_checkpoint,
     provenance_path,
     save_checkpoint,
+    save_table,
     sha256sum,
     verify_checksum,
 )
@@ -106,6 +107,21 @@ def test_existing_files_are_never_replaced_unless_asked(saved):
     assert path.read_bytes() == before
     save_checkpoint(path, kind="demo", config={}, state_dict={}, provenance={}, overwrite=True)
     verify_checksum(path)
+
+
+def test_the_provenance_of_a_new_output_never_replaces_a_file_unless_asked(tmp_path):
+    """``--out results.pt`` beside another recipe's ``results.json``: refused before any work, both kept."""
+    results = tmp_path / "results.json"
+    results.write_text('{"runs": 152}')
+    with pytest.raises(FileExistsError, match=r"results\.json exists, and the provenance of results\.pt would"):
+        check_output(tmp_path / "results.pt", suffix=".pt")
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        save_checkpoint(tmp_path / "results.pt", kind="demo", config={}, state_dict={}, provenance={})
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        save_table(tmp_path / "results.csv", [{"a": 1}], provenance={})
+    assert results.read_text() == '{"runs": 152}' and sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+    assert check_output(tmp_path / "results.pt", overwrite=True) == tmp_path / "results.pt"
+    assert check_output(tmp_path / "other.json", suffix=".json") == tmp_path / "other.json"  # JSON output: none
 
 
 def test_a_checkpoint_path_must_end_in_pt(tmp_path):

@@ -18,6 +18,36 @@ def test_corpora_have_provenance_in_data_readme():
         assert name in readme and md5 in readme and f"{size:,}" in readme
 
 
+def test_every_shipped_file_is_listed_in_data_readme_with_its_bytes_and_md5():
+    """Each row of data/README.md names a file, its size and md5, which must be the file's; every file in data/
+    is listed (a .json provenance with its .pt or .csv row, a licence in the row of what it licenses). The JSON
+    result tables (scaling_sweep.json, transformer_ablation.json) have no checksum of their own: this is theirs."""
+    import re
+
+    readme = (data.data_dir() / "README.md").read_text(encoding="utf-8")
+    listed = {}
+    for line in readme.splitlines():
+        row = re.match(r"\| `([^`]+)`[^|]*\| ([\d,]+) \| `([0-9a-f]{32})` \|", line)
+        if row:
+            listed[row[1]] = (int(row[2].replace(",", "")), row[3])
+    assert len(listed) >= 20, f"expected a row per shipped file; parsed {sorted(listed)}"
+    wrong = {
+        name: (size, md5, (data.data_dir() / name).stat().st_size, data.md5sum(data.data_dir() / name))
+        for name, (size, md5) in listed.items()
+        if (size, md5) != ((data.data_dir() / name).stat().st_size, data.md5sum(data.data_dir() / name))
+    }
+    assert not wrong, f"data/README.md lists another size or md5 (listed, actual): {wrong}"
+    unlisted = [
+        path.name
+        for path in sorted(data.data_dir().iterdir())
+        if path.name != "README.md"
+        and path.name not in listed
+        and not (path.suffix == ".json" and {path.with_suffix(".pt").name, path.with_suffix(".csv").name} & set(listed))
+        and f"`{path.name}`" not in readme
+    ]
+    assert not unlisted, f"shipped but not listed in data/README.md: {unlisted}"
+
+
 def test_load_text_and_its_errors(monkeypatch, tmp_path):
     assert "Holmes" in data.load_text("sherlock_holmes.txt")[:2000]
     with pytest.raises(ValueError, match="corpus must be one of .* got 'nope.txt'"):

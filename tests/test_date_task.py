@@ -13,7 +13,6 @@ from dl4nlp.date_task import (
     FORMATS,
     SOURCE_VOCAB,
     TARGET_VOCAB,
-    Seq2SeqVocab,
     batch_sampler,
     encode_batch,
     format_date,
@@ -24,6 +23,7 @@ from dl4nlp.date_task import (
 )
 from dl4nlp.plots import plot_attention
 from dl4nlp.seq2seq import Seq2Seq
+from dl4nlp.vocab import Seq2SeqVocab
 
 
 def test_every_format_on_a_known_date():
@@ -192,13 +192,6 @@ def test_splits_are_disjoint_by_date_and_by_string():
     assert 0.08 < share / 10_000 < 0.12, "about one date in ten is held out"
     with pytest.raises(ValueError, match="split must be one of"):
         make_pairs(3, split="valid")
-
-
-def test_phoneme_vocabulary_takes_symbols():
-    vocab = Seq2SeqVocab(["K", "AE", "T"], separator=" ")
-    assert vocab.decode(vocab.encode("K AE T")) == "K AE T" and vocab.tokens("") == []
-    with pytest.raises(ValueError, match="need a separator"):
-        Seq2SeqVocab(["AE", "T"])
 
 
 @pytest.mark.parametrize("score", ["dot", "general", "additive"])

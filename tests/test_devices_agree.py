@@ -62,9 +62,9 @@ from dl4nlp.recipes.scaling_spec import SweepSpec
 from dl4nlp.scaling import measure_forward_flops
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.sweep import CharData, continuation_metrics, heldout_loss
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerBlock, TransformerConfig, TransformerEncoder, TransformerLM
+from dl4nlp.vocab import CharVocab, Seq2SeqVocab
 from dl4nlp.wordpiece import WordPiece
 
 RTOL, ATOL = 1e-4, 1e-4  # float32 on another device: other summation orders (see the module docstring)
@@ -450,7 +450,7 @@ def seq2seq_model(device):
         model.decode_one(batch["tgt_in"][:, 0], state)[0],
     ]
     state = model.encode(batch["src"][:1], batch["src_lengths"][:1])
-    bos, eos = date_task.Seq2SeqVocab.BOS, date_task.Seq2SeqVocab.EOS
+    bos, eos = Seq2SeqVocab.BOS, Seq2SeqVocab.EOS
     found = beam_search(model.step, state, bos, eos, beam_size=3, max_len=6)
     return out + [found.hypotheses, greedy_search(model.step, state, bos, eos, max_len=6)]
 
@@ -754,7 +754,6 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
         (
             "bert.parameter_breakdown",
             "transformer.count_parameters",
-            "decoder.Seq2SeqTransformer.sizes",
             "recipes.gpt_shakespeare.optimizer_for",
         ),
         "counts or groups the parameters; reads no values",

@@ -7,7 +7,7 @@ import torch
 from dl4nlp.experiments import char_lstm as char_experiments
 from dl4nlp.experiments import lstm as experiments
 from dl4nlp.rnn import RecurrentLM
-from dl4nlp.tokenize import CharVocab
+from dl4nlp.vocab import CharVocab
 
 
 def test_sense_occurrences_label_left_by_the_word_before_it():

@@ -43,7 +43,10 @@ def test_an_interrupted_run_resumes_bit_for_bit(tmp_path, monkeypatch):
         gpt_shakespeare.main(["--out", str(tmp_path / "cut.pt"), *args])
     assert (tmp_path / "cut.pt.partial").is_file() and not (tmp_path / "cut.pt").exists()
     monkeypatch.setattr(gpt_shakespeare, "train", real_train)
+    state = gpt_shakespeare.load_state(tmp_path / "cut.pt.partial")
+    torch.save({**state, "wall_seconds": 1000.0}, tmp_path / "cut.pt.partial")  # as if the first session took long
     resumed = gpt_shakespeare.main(["--out", str(tmp_path / "cut.pt"), "--resume", *args])
+    assert resumed["wall_seconds"] >= 1000.0  # every session's wall time, not the last one's
     assert resumed["results"]["losses"] == whole["results"]["losses"]
     cut, full = (load_checkpoint(tmp_path / name, kind=KIND).state_dict for name in ("cut.pt", "whole.pt"))
     assert cut.keys() == full.keys() and all(torch.equal(cut[k], full[k]) for k in cut)  # bytes differ: torch.save

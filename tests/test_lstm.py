@@ -19,6 +19,7 @@ from dl4nlp.lstm import (
     set_forget_bias_,
 )
 from dl4nlp.rnn import RecurrentLM
+from dl4nlp.vocab import CharVocab
 
 
 @settings(max_examples=25, deadline=None)
@@ -312,6 +313,12 @@ def test_the_recipe_writes_a_checkpoint_with_its_provenance_and_never_overwrites
     model, _ = load_char_model(backward, reverse=True)
     with pytest.raises(SystemExit):
         char_lstm.main(["--out", str(tmp_path / "x.pt"), "--steps", "3", "--stop-after", "4", *TINY])
+    (tmp_path / "results.json").write_text("{}")
+    for taken in ("new.json", "results.json", "results.pt"):  # not a .pt, or results.pt's provenance taken
+        with pytest.raises(SystemExit):  # refused before training, not after
+            char_lstm.main(["--out", str(tmp_path / taken), "--steps", "3", *TINY])
+    assert (tmp_path / "results.json").read_text() == "{}"
+    assert not (tmp_path / "results.pt").exists() and not (tmp_path / "new.json").exists()
 
 
 def test_the_recipe_reproduces_its_recorded_first_losses():
@@ -402,7 +409,6 @@ def test_cell_diagrams_follow_the_cell():
 
 def test_final_states_read_each_text_from_a_fresh_state():
     from dl4nlp.lstm import final_states
-    from dl4nlp.tokenize import CharVocab
 
     torch.manual_seed(0)
     model, vocab = RecurrentLM(vocab_size=3, hidden_size=5, embedding_dim=2).eval(), CharVocab("ab ")

@@ -314,3 +314,5 @@ def test_cli_help_and_estimate(capsys):
     assert "CPU minutes" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="--spec must be a JSON object"):
         main(["--out", "x.json", "--spec", "{sizes"])
+    with pytest.raises(SystemExit, match="--spec must be a JSON object .*got '\\[1\\]'"):
+        main(["--out", "x.json", "--spec", "[1]"])  # JSON, but not an object

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from dl4nlp import date_task
 from dl4nlp.seq2seq import Seq2Seq, beam_search, exhaustive_search, greedy_search, table_step
+from dl4nlp.vocab import Seq2SeqVocab
 
 EOS = 0
 BOS = -1  # the toy tables never emit BOS, so it need not be a vocabulary id
@@ -156,7 +157,7 @@ def test_step_by_step_decoding_equals_teacher_forcing_and_batched_greedy(score):
 def test_beam_search_on_the_model_with_a_huge_beam_equals_brute_force_scoring(one_thread):
     """Every output of at most two tokens, scored by teacher forcing (another code path), against beam search."""
     model = small_model("dot", seed=4)
-    vocab_size, bos, eos = len(date_task.TARGET_VOCAB), date_task.Seq2SeqVocab.BOS, date_task.Seq2SeqVocab.EOS
+    vocab_size, bos, eos = len(date_task.TARGET_VOCAB), Seq2SeqVocab.BOS, Seq2SeqVocab.EOS
     batch = date_task.encode_batch(date_task.make_pairs(1, seed=4))
     outputs = [(eos,)] + [(a, b) for a in range(vocab_size) if a != eos for b in range(vocab_size)]
     tgt_in = torch.tensor([[bos, tokens[0]] for tokens in outputs])  # (n_outputs, 2); unused 2nd step for (eos,)

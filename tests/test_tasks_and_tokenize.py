@@ -1,4 +1,4 @@
-"""dl4nlp.tasks (the long-lag memory task), dl4nlp.tokenize.CharVocab, dl4nlp.data.random_windows."""
+"""dl4nlp.tasks (the long-lag memory task), dl4nlp.tokenize.straighten_quotes, dl4nlp.data.random_windows."""
 
 import pytest
 import torch
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from dl4nlp.data import random_windows
 from dl4nlp.rnn import RecurrentClassifier
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
-from dl4nlp.tokenize import CharVocab, straighten_quotes
+from dl4nlp.tokenize import straighten_quotes
 
 
 @settings(max_examples=30, deadline=None)
@@ -59,28 +59,6 @@ def test_a_short_lag_is_learned_quickly():
     assert long_lag_accuracy(model, lag=2) > 0.95 > before + 0.3
 
 
-@settings(max_examples=50, deadline=None)
-@given(text=st.text(min_size=1, max_size=60))
-def test_char_vocab_round_trip(text):
-    vocab = CharVocab.from_text(text)
-    ids = vocab.encode(text)
-    assert vocab.decode(ids) == text and vocab.decode(torch.tensor(ids, dtype=torch.long)) == text
-    assert len(vocab) == len(set(text)) and list(vocab.chars) == sorted(set(text))
-    assert all(0 <= i < len(vocab) for i in ids)
-
-
-def test_char_vocab_errors_name_the_problem():
-    vocab = CharVocab("abc")
-    with pytest.raises(KeyError, match="text has the character 'z', which is not in the vocabulary of 3 characters"):
-        vocab.encode("az")
-    with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 3\); got 3"):
-        vocab.decode([0, 3])
-    with pytest.raises(ValueError, match=r"these repeat: \['a'\]"):
-        CharVocab("aba")
-    with pytest.raises(ValueError, match="non-empty string"):
-        CharVocab("")
-
-
 def test_random_windows_are_contiguous_slices():
     ids = torch.arange(100)
     windows = random_windows(ids, 8, 10, torch.Generator().manual_seed(0))
@@ -93,17 +71,5 @@ def test_random_windows_are_contiguous_slices():
 def test_straighten_quotes_replaces_only_double_curly_quotes():
     assert straighten_quotes("“It’s mine,” he said.") == '"It’s mine," he said.'
     assert straighten_quotes("no quotes") == "no quotes"
-
-
-def test_char_vocab_refuses_what_is_not_text_or_integer_ids():
-    vocab = CharVocab("abc")
-    with pytest.raises(TypeError, match="text must be a string; got int"):
-        vocab.encode(12)
-    with pytest.raises(TypeError, match="ids must hold integer ids; got float 1.5"):
-        vocab.decode([1.5])
-    with pytest.raises(ValueError, match=r"ids must be a 1-D sequence of ids; got shape \(1, 2\)"):
-        vocab.decode(torch.tensor([[0, 1]]))
-    with pytest.raises(ValueError, match="non-empty str"):
-        CharVocab.from_text("")
     with pytest.raises(TypeError, match="text must be a str"):
         straighten_quotes(None)

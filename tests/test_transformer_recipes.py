@@ -87,3 +87,55 @@ def test_a_rung_of_the_shipped_ladder_reproduces_bit_for_bit(one_thread):
     rerun = ex.ingredient_ladder(0, ("no attention",))
     assert rerun.heldout[0] == row["heldout"][row["variants"].index("no attention")]  # bit for bit
     assert (rerun.bigram, rerun.unigram, rerun.steps) == (row["bigram"], row["unigram"], row["steps"])
+
+
+def test_the_ablation_recipe_resumes_only_its_own_runs_and_records_every_sessions_time(tmp_path):
+    """--resume refuses a partial table of other steps (it would mix schedules in one table) or of no known
+    format, before any training; a resumed table's wall time is the sum of its sessions'."""
+    import json
+
+    from dl4nlp.recipes import save_rows, transformer_ablation
+
+    out = tmp_path / "ablation.json"
+    partial = tmp_path / "ablation.json.partial"
+    none = ["--ladder-seeds", "0", "--warmup-seeds", "0", "--resume"]
+    partial.write_text(json.dumps({"ladder": {"0": {}}, "warmup": {}}))  # the old format: no spec
+    with pytest.raises(ValueError, match="must be a sweep state saved by save_rows"):
+        transformer_ablation.main(["--out", str(out), *none])
+    record = transformer_ablation.main(["--out", str(out), *none[:-1]])  # without --resume: a fresh table
+    assert record["ladder"] == [] and not partial.exists()
+    spec = {
+        "ladder_sizes": {**ex.LADDER_SIZES, "steps": 7},
+        "ladder_variants": ex.LADDER,
+        "warmup_sizes": {**ex.WARMUP_SIZES, "steps": ex.WARMUP_SIZES["steps"]},
+    }
+    kept = {"seed": 0, "heldout": [9.0]}  # a finished ladder seed: kept, not trained again
+    for name in ("other", "same"):
+        save_rows(tmp_path / f"{name}.json.partial", spec, [["ladder", 0, kept]], elapsed=100.0)
+    with pytest.raises(ValueError, match="holds a run with .* this command asks for"):
+        transformer_ablation.main(["--out", str(tmp_path / "other.json"), *none])  # another number of steps
+    assert not (tmp_path / "other.json").exists()
+    one_seed = ["--ladder-seeds", "1", "--warmup-seeds", "0", "--resume", "--ladder-steps", "7"]
+    resumed = transformer_ablation.main(["--out", str(tmp_path / "same.json"), *one_seed])
+    assert resumed["ladder"] == [kept] and resumed["provenance"]["wall_seconds"] >= 100.0
+    assert not (tmp_path / "same.json.partial").exists()
+
+
+@pytest.mark.parametrize(
+    "recipe, args, message",
+    [
+        ("induction_heads", ["--seeds", "0"], "--seeds must be an integer >= 1; got 0"),
+        ("date_transformer", ["--seeds", "0"], "--seeds must be an integer >= 1; got 0"),
+        ("transformer_ablation", ["--ladder-seeds", "-1"], "--ladder-seeds must be an integer >= 0; got -1"),
+        ("transformer_ablation", ["--warmup-seeds", "-2"], "--warmup-seeds must be an integer >= 0; got -2"),
+    ],
+)
+def test_the_recipes_refuse_seed_counts_they_cannot_run_before_any_work(tmp_path, recipe, args, message):
+    """No seeds to train (an AttributeError or IndexError after the loop), or a negative count (an empty table)."""
+    import importlib
+
+    module = importlib.import_module(f"dl4nlp.recipes.{recipe}")
+    suffix = ".json" if recipe == "transformer_ablation" else ".pt"
+    with pytest.raises(ValueError, match=message):
+        module.main(["--out", str(tmp_path / f"out{suffix}"), *args])
+    assert not list(tmp_path.iterdir())

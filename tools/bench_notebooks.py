@@ -2,7 +2,7 @@
 
     python tools/bench_notebooks.py [PREFIX ...]
 
-Budgets (DESIGN.md section 5, on a 2-core CPU): a notebook <= 45 s, no cell
+Budgets (CONTRIBUTING.md, "Checks"; on a 2-core CPU): a notebook <= 45 s, no cell
 > 15 s, peak memory <= 1.5 GB, every redraw of an interactive figure <= 0.5 s.
 Writes bench/results.md (the table, with the machine it ran on) and
 bench/results.json; exits 1 when any budget is exceeded or any redraw fails.

@@ -1,4 +1,4 @@
-"""Subword tokenization for teaching: byte-pair encoding, WordPiece's merge score, a word vocabulary.
+"""Subword tokenization for teaching: byte-pair encoding and WordPiece's merge score.
 
 BPE (Sennrich et al., 2016) starts from single characters and repeatedly
 merges the adjacent pair of symbols seen most often in the training words:
@@ -17,8 +17,7 @@ the merges here equal the production trainer's. ``train_bpe`` has a readable
 path (recount every pair after each merge) and a fast path (update only the
 words a merge touches, keep the counts in a heap), tested equal.
 
-``WordVocab`` maps whole words to ids, with BERT's special tokens first.
-Taught in notebook 08.
+Taught in notebook 08. The word-level vocabulary is ``dl4nlp.vocab.WordVocab``.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from dl4nlp._checks import check_choice, check_ids_list, check_int, check_str, check_strings, check_type, given, is_int
+from dl4nlp._checks import check_choice, check_int, check_str, check_strings, check_type, given, is_int
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 SCORES = ("frequency", "wordpiece")
@@ -77,6 +76,10 @@ def word_pattern(text: str) -> re.Pattern:
 
 def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
     """Split text into words and punctuation runs, exactly as ``tokenizers.pre_tokenizers.Whitespace``.
+
+    Exactly, that is, for every character Python's Unicode database knows
+    (``unicodedata.unidata_version``); a character assigned in a later Unicode
+    version (unknown here, a letter to the Rust regex) may be split differently.
 
     >>> pre_tokenize("The dog, barked.")
     ['the', 'dog', ',', 'barked', '.']
@@ -322,63 +325,3 @@ def _train_fast(
             else:
                 del pairs[pair]
     return merges
-
-
-class WordVocab:
-    """Whole words <-> ids; the special tokens come first, then words by falling frequency.
-
-    ``WordVocab.build(texts, max_size=4000)`` keeps the most frequent words
-    (ties alphabetically); any other word becomes ``[UNK]``.
-    """
-
-    def __init__(self, tokens: Sequence[str], specials: Sequence[str] = SPECIAL_TOKENS):
-        check_strings("tokens", tokens, nonempty=False)
-        check_strings("specials", specials)
-        missing = [s for s in SPECIAL_TOKENS if s not in specials]
-        if missing:
-            raise ValueError(f"specials must contain {SPECIAL_TOKENS}; missing {missing}")
-        self.itos = list(specials) + [t for t in tokens if t not in specials]
-        if len(set(self.itos)) != len(self.itos):
-            repeated = sorted({t for t in self.itos if self.itos.count(t) > 1})
-            raise ValueError(f"tokens must be distinct; got {repeated} more than once")
-        self.stoi = {token: i for i, token in enumerate(self.itos)}
-        self.specials = tuple(specials)
-
-    @classmethod
-    def build(cls, texts: Iterable[str], max_size: int, min_count: int = 1, lowercase: bool = True) -> WordVocab:
-        """The ``max_size`` most frequent words of ``texts`` (special tokens included in the size).
-
-        ``texts`` is a list (or iterable) of strings; one string would be read one character at a time.
-        """
-        if isinstance(texts, (str, bytes)):
-            raise TypeError(f"texts must be a list of strings (one per text); got {given(texts)}")
-        if not isinstance(texts, (list, tuple)) and isinstance(texts, Iterable):
-            texts = list(texts)
-        texts = check_strings("texts", texts)
-        check_int("max_size", max_size, low=len(SPECIAL_TOKENS) + 1)
-        check_int("min_count", min_count)
-        counts: Counter = Counter()
-        for text in texts:
-            counts.update(pre_tokenize(text, lowercase=lowercase))
-        ranked = sorted((w for w, c in counts.items() if c >= min_count), key=lambda w: (-counts[w], w))
-        return cls(ranked[: max_size - len(SPECIAL_TOKENS)])
-
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def __getitem__(self, token: str) -> int:
-        return self.stoi.get(token, self.stoi["[UNK]"])
-
-    @property
-    def special_ids(self) -> list[int]:
-        """Ids of the special tokens ([PAD], [UNK], [CLS], [SEP], [MASK])."""
-        return [self.stoi[s] for s in self.specials]
-
-    def encode(self, text: str, lowercase: bool = True) -> list[int]:
-        """Ids of the words of ``text`` (unknown words -> ``[UNK]``)."""
-        check_str("text", text)
-        return [self[w] for w in pre_tokenize(text, lowercase=lowercase)]
-
-    def decode(self, ids: Iterable[int]) -> str:
-        """The tokens of ``ids`` joined by spaces."""
-        return " ".join(self.itos[i] for i in check_ids_list("ids", ids, len(self), nonempty=False))

@@ -108,15 +108,25 @@ def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[st
     """The output path of a recipe, refused if it exists (unless ``overwrite``) or has the wrong suffix.
 
     A recipe writes its provenance to ``path.with_suffix('.json')``, so a checkpoint
-    path must not itself end in ``.json`` (it would be overwritten by its own recipe).
+    path must not itself end in ``.json`` (it would be overwritten by its own recipe),
+    and a file that is already there under the provenance's name (another recipe's
+    results, say ``--out data/scaling_sweep.pt`` beside ``data/scaling_sweep.json``)
+    is refused like the output itself.
     """
     path = _file_to_write(path)
+    check_bool("overwrite", overwrite)
     if suffix is not None and path.suffix != suffix:
         raise ValueError(f"the output must be a {suffix} file; got path {str(path)!r}")
     if path.exists() and not overwrite:
         raise FileExistsError(
             f"{path} exists; the recipe never replaces a file unless asked: pass --overwrite "
             f"(or overwrite=True), or choose another --out"
+        )
+    record = path.with_suffix(".json")
+    if path.suffix != ".json" and record.exists() and not overwrite:
+        raise FileExistsError(
+            f"{record} exists, and the provenance of {path.name} would replace it; the recipe never replaces "
+            f"a file unless asked: pass --overwrite (or overwrite=True), or choose another --out"
         )
     return path
 

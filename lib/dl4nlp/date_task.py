@@ -34,7 +34,6 @@ import torch
 
 from dl4nlp._checks import (
     check_choice,
-    check_ids_list,
     check_int,
     check_sequence,
     check_str,
@@ -44,6 +43,7 @@ from dl4nlp._checks import (
 )
 from dl4nlp.decoder import Seq2SeqTransformer
 from dl4nlp.seq2seq import Seq2Seq
+from dl4nlp.vocab import Seq2SeqVocab
 
 MONTHS = [
     "january",
@@ -229,75 +229,6 @@ def overlap(train: Sequence[tuple[str, str]], test: Sequence[tuple[str, str]], d
     same_source = sum(source in train_sources for source, _ in test)
     same_date = sum(any(iso in train_dates for iso in target.split(" ")) for _, target in test) if dates else 0
     return Overlap(len(test), same_source, same_date)
-
-
-class Seq2SeqVocab:
-    """Tokens <-> ids, with PAD = 0, BOS = 1 (start of output) and EOS = 2 (end of sequence).
-
-    A seq2seq vocabulary: unlike ``dl4nlp.tokenize.CharVocab`` (plain characters of a
-    corpus, for language models), it reserves ids for padding and the start and end
-    of a sequence, and ``decode`` stops at EOS. The tokens are the characters of
-    ``alphabet`` (a string), or, given a list of symbols and ``separator=' '``,
-    space-separated symbols such as the phonemes 'K AE1 T' (``dl4nlp.phonemes``).
-
-    >>> Seq2SeqVocab(["K", "AE1", "T"], separator=" ").encode("K AE1 T")
-    [3, 4, 5, 2]
-    """
-
-    PAD, BOS, EOS = 0, 1, 2
-    SPECIALS = ("<pad>", "<bos>", "<eos>")
-
-    def __init__(self, alphabet: str | Sequence[str], separator: str = ""):
-        if not isinstance(alphabet, str):
-            check_strings("alphabet", alphabet)
-        check_str("separator", separator)
-        symbols = list(alphabet)
-        if not symbols or len(set(symbols)) != len(symbols):
-            repeated = sorted({c for c in symbols if symbols.count(c) > 1})
-            raise ValueError(
-                f"alphabet must be non-empty and must not repeat tokens; got {alphabet!r}, repeating {repeated}"
-            )
-        if separator and any(separator in symbol or not symbol for symbol in symbols):
-            raise ValueError(f"tokens must be non-empty and must not contain the separator {separator!r}")
-        if not separator and any(len(symbol) != 1 for symbol in symbols):
-            long = [symbol for symbol in symbols if len(symbol) != 1]
-            raise ValueError(f"alphabet tokens longer than one character need a separator (separator=' '); got {long}")
-        self.separator = separator
-        self.itos = list(self.SPECIALS) + symbols
-        self.stoi = {ch: i for i, ch in enumerate(self.itos)}
-        self._symbols = frozenset(symbols)  # what encode accepts (the specials are never text)
-
-    def __len__(self) -> int:
-        return len(self.itos)
-
-    def tokens(self, text: str) -> list[str]:
-        """``text`` cut into tokens: its characters, or its separator-delimited symbols."""
-        check_str("text", text)
-        if not self.separator:
-            return list(text)
-        return text.split(self.separator) if text else []
-
-    def encode(self, text: str, eos: bool = True) -> list[int]:
-        """Ids of ``text``'s tokens (then EOS); unknown tokens raise an error naming them."""
-        tokens = self.tokens(text)
-        unknown = sorted(set(tokens) - self._symbols)
-        if unknown:
-            known = self.separator.join(self.itos[3:])
-            raise ValueError(f"text has tokens {unknown} that are not in the vocabulary {known!r}")
-        return [self.stoi[ch] for ch in tokens] + ([self.EOS] if eos else [])
-
-    def decode(self, ids: Sequence[int]) -> str:
-        """Text of ``ids``, stopping at the first EOS and skipping PAD and BOS."""
-        out = []
-        for i in check_ids_list("ids", ids, len(self), nonempty=False):
-            if i == self.EOS:
-                break
-            if i not in (self.PAD, self.BOS):
-                out.append(self.itos[i])
-        return self.separator.join(out)
-
-    def _unknown(self, text: str) -> list[str]:
-        return sorted(set(self.tokens(text)) - self._symbols)
 
 
 SOURCE_VOCAB = Seq2SeqVocab(" ,-./0123456789abcdefghijklmnopqrstuvwxyz")

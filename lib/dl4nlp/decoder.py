@@ -19,7 +19,6 @@ of notebook 04 trains and scores both alike. Taught in notebook 07.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -241,7 +240,3 @@ class Seq2SeqTransformer(nn.Module):
             "decoder": [block.self_attn.last_weights for block in self.decoder],
             "cross": [block.multihead_attn.last_weights for block in self.decoder],
         }
-
-    def sizes(self) -> dict:
-        """The config as a plain dict (what a checkpoint stores)."""
-        return dataclasses.asdict(self.config)

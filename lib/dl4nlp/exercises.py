@@ -73,7 +73,11 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
 
 
 def isclose(a: float, b: float, tol: float = 1e-9) -> bool:
-    """``math.isclose`` with an absolute tolerance, for checkpoint asserts on scalars."""
+    """``math.isclose`` with an absolute tolerance, for checkpoint asserts on scalars.
+
+    >>> isclose(0.1 + 0.2, 0.3), isclose(1.0, 1.001, tol=1e-2), isclose(1.0, 1.001)
+    (True, True, False)
+    """
     a, b = check_number("a", a, finite=False), check_number("b", b, finite=False)
     tol = check_number("tol", tol, 0.0)
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)

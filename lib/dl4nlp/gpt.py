@@ -26,8 +26,8 @@ import torch
 from dl4nlp._checks import check_device, check_path, check_type, given
 from dl4nlp.checkpoint import Checkpoint, load_checkpoint
 from dl4nlp.data import data_path
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.transformer import TransformerConfig, TransformerLM
+from dl4nlp.vocab import CharVocab
 
 KIND = "gpt_shakespeare"  # the checkpoint kind load_gpt accepts
 CHECKPOINT = "gpt_shakespeare.pt"  # in data/, made by `python -m dl4nlp.recipes.gpt_shakespeare`

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp._checks import check_int, check_mask, check_same_dtype, check_tensor, check_type, given
-from dl4nlp.attention import MultiHeadAttention, scaled_dot_product_attention
+from dl4nlp.attention import MultiHeadAttention, _fused_attention, scaled_dot_product_attention
 
 
 @dataclass
@@ -107,6 +106,11 @@ def cached_attention(
     if mask is not None:  # checked before the cache grows, so a bad mask leaves the cache as it was
         T_total = cache.length + T_new
         check_mask("mask", mask, (B, attention.n_heads, T_new, T_total), expected=f"(B, H, {T_new}, {T_total})")
+        if mask.dim() not in (2, 4):
+            raise ValueError(
+                f"mask must have shape ({T_new}, {T_total}) or (B, H, {T_new}, {T_total}), any of them possibly 1 "
+                f"(a 3-D mask is ambiguous: use mask[:, None]); got {tuple(mask.shape)}"
+            )
     q = attention._split(attention.q_proj(x))  # (B, H, T_new, d_head)
     k = attention._split(attention.k_proj(x))
     v = attention._split(attention.v_proj(x))
@@ -118,8 +122,8 @@ def cached_attention(
     allowed = torch.ones(T_new, k.shape[2], dtype=torch.bool, device=x.device).tril(diagonal=start)
     if mask is not None:
         allowed = allowed & mask
-    if attention.fast:
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    if attention.fast:  # the fused kernel, made to agree with the readable path on every mask
+        out = _fused_attention(q, k, v, allowed, False)
         attention.last_weights = None
     else:
         out, attention.last_weights = scaled_dot_product_attention(q, k, v, mask=allowed)

@@ -34,7 +34,7 @@ from dl4nlp._checks import (
 )
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.rnn import RecurrentLM, _check_sequence, _check_state, _torch_weights, load_weights_
-from dl4nlp.tokenize import CharVocab
+from dl4nlp.vocab import CharVocab
 
 LSTM_GATES = ("input", "forget", "candidate", "output")  # PyTorch's order of the four row blocks
 GRU_GATES = ("reset", "update", "candidate")
@@ -400,7 +400,7 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     model runs on its own device; the states come back on the CPU.
     """
     check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
-    check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
+    check_type("vocab", vocab, CharVocab, "a dl4nlp.vocab.CharVocab")
     texts = check_strings("texts", texts)
     if not all(texts):
         raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")

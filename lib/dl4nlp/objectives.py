@@ -96,7 +96,12 @@ def masked_lm(
 
 
 def causal_lm(ids: Sequence[int]) -> TrainingExample:
-    """GPT: read every token but the last, predict every token but the first."""
+    """GPT: read every token but the last, predict every token but the first.
+
+    >>> example = causal_lm([5, 6, 7, 8])
+    >>> example.inputs, example.targets, example.predicted
+    ([5, 6, 7], [6, 7, 8], 3)
+    """
     ids = _ids(ids)
     return TrainingExample("causal LM", "decoder", ids[:-1], ids[1:], [True] * (len(ids) - 1))
 

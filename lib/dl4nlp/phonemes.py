@@ -28,7 +28,8 @@ from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int, check_str, check_strings, check_type
 from dl4nlp.data import data_path
-from dl4nlp.date_task import Seq2SeqVocab, _check_split, split_of
+from dl4nlp.date_task import _check_split, split_of
+from dl4nlp.vocab import Seq2SeqVocab
 
 DICTIONARY = "cmudict.dict.gz"
 DICTIONARY_MD5 = "d42b521f22eca5c22cad0148e0e46815"  # of the .gz as shipped (data/README.md)

@@ -19,11 +19,10 @@ from __future__ import annotations
 from typing import Optional
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from dl4nlp._checks import check_choice, check_int, check_number, check_same_dtype, check_tensor, given, is_int
-from dl4nlp.attention import MultiHeadAttention, causal_mask, scaled_dot_product_attention
+from dl4nlp.attention import MultiHeadAttention, _fused_attention, scaled_dot_product_attention
 
 
 def _check_even(name: str, value: int) -> int:
@@ -39,7 +38,18 @@ def _check_base(base: float) -> float:
 def sinusoidal_encoding(
     max_len: int, d_model: int, base: float = 10000.0, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
-    """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``)."""
+    """The (max_len, d_model) table of sinusoidal position codes (computed in float64, returned as ``dtype``).
+
+    Columns 2i and 2i+1 are sin and cos of position · base^(-2i/d_model): position 0
+    is (0, 1, 0, 1, ...), and the first pair turns by one radian per position.
+
+    >>> table = sinusoidal_encoding(3, 4, dtype=torch.float64)
+    >>> table.shape, table[0].tolist()
+    (torch.Size([3, 4]), [0.0, 1.0, 0.0, 1.0])
+    >>> import math
+    >>> abs(table[1, 0].item() - math.sin(1.0)) < 1e-12
+    True
+    """
     check_int("max_len", max_len)
     _check_even("d_model", d_model)
     _check_base(base)
@@ -226,16 +236,12 @@ class RotaryAttention(MultiHeadAttention):
     ) -> torch.Tensor:
         if context is not None:
             raise ValueError("RotaryAttention is self-attention: context must be None (positions of x are used)")
-        if not isinstance(x, torch.Tensor) or x.dim() != 3 or x.shape[-1] != self.d_model:
-            shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise ValueError(f"x must have shape (B, T, {self.d_model}); got {shape}")
+        self._check(x, None, mask, causal)  # x, mask and causal checked as MultiHeadAttention checks them
         q = rotary(self._split(self.q_proj(x)), base=self.base)  # (B, H, T, d_head), rotated by position
         k = rotary(self._split(self.k_proj(x)), base=self.base)
         v = self._split(self.v_proj(x))
-        if self.fast:  # the fused kernel takes one mask: fold the causal one into it
-            past = causal_mask(x.shape[1], x.device) if causal else None
-            mask = past if mask is None else mask if past is None else mask & past
-            out, self.last_weights = F.scaled_dot_product_attention(q, k, v, attn_mask=mask), None
+        if self.fast:  # the fused kernel, made to agree with the readable path on every mask
+            out, self.last_weights = _fused_attention(q, k, v, mask, causal), None
         else:
             out, self.last_weights = scaled_dot_product_attention(q, k, v, mask=mask, causal=causal)
         B, _, T, _ = out.shape

@@ -30,8 +30,8 @@ from dl4nlp._checks import check_int as _check_int
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.data import data_dir
 from dl4nlp.scaling import flops_breakdown
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.transformer import TransformerConfig, TransformerLM
+from dl4nlp.vocab import CharVocab
 
 SCHEDULES = ("cosine", "constant", "wsd")
 MODELS_KIND = "scaling_sweep_models"
@@ -86,7 +86,7 @@ def training_flops_per_token(config: TransformerConfig, context: int) -> int:
 
 
 class CharData:
-    """A corpus as character ids (``dl4nlp.tokenize.CharVocab`` of its sorted characters): the first
+    """A corpus as character ids (``dl4nlp.vocab.CharVocab`` of its sorted characters): the first
     ``1 - heldout_fraction`` for training, the tail held out."""
 
     def __init__(self, text: str, heldout_fraction: float = 0.1):

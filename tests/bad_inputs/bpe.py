@@ -2,8 +2,6 @@
 
 import functools
 
-import torch
-
 from bad_inputs.harness import cases, choice_variants, exempt, int_variants, vary
 from dl4nlp import bpe
 
@@ -15,11 +13,6 @@ exempt("a record of one learned merge that train_bpe returns", "dl4nlp.bpe.Merge
 @functools.cache
 def trained() -> bpe.BPE:
     return bpe.train_bpe(COUNTS, 3)
-
-
-@functools.cache
-def vocab() -> bpe.WordVocab:
-    return bpe.WordVocab.build(["the cat sat", "the dog ran"], max_size=20)
 
 
 @cases("dl4nlp.bpe.pre_tokenize")
@@ -89,47 +82,6 @@ def _():
         lambda: bpe.train_bpe(COUNTS, 3, score="wordpiece", fast=True),
         ("fast", "wordpiece"),
     )
-
-
-@cases("dl4nlp.bpe.WordVocab")
-def _():
-    yield "tokens: a string", lambda: bpe.WordVocab("hello"), ("tokens", "str")
-    yield "tokens: a repeated word", lambda: bpe.WordVocab(["the", "cat", "the"]), ("tokens", "'the'")
-    yield "tokens: not strings", lambda: bpe.WordVocab([1, 2]), ("tokens", "1")
-    yield (
-        "specials: without [MASK]",
-        lambda: bpe.WordVocab(["the"], specials=("[PAD]", "[UNK]", "[CLS]", "[SEP]")),
-        ("specials", "[MASK]"),
-    )
-
-
-@cases("dl4nlp.bpe.WordVocab.build")
-def _():
-    good = dict(texts=["the cat sat"], max_size=20)
-    yield from vary(
-        bpe.WordVocab.build,
-        good,
-        "texts",
-        [("a string (one text)", "the cat sat", "str"), ("empty", [], "[]"), ("numbers", [1, 2], "int")],
-    )
-    yield from vary(bpe.WordVocab.build, good, "max_size", int_variants(6) + [("only the special tokens", 5, "5")])
-    yield from vary(bpe.WordVocab.build, good, "min_count", int_variants(1))
-
-
-@cases("dl4nlp.bpe.WordVocab.encode")
-def _():
-    yield "text: a list of words", lambda: vocab().encode(["the", "cat"]), ("text", "list")
-    yield "text: None", lambda: vocab().encode(None), ("text", "None")
-
-
-@cases("dl4nlp.bpe.WordVocab.decode")
-def _():
-    n = len(vocab())
-    yield "ids: an id beyond the vocabulary", lambda: vocab().decode([5, n]), ("ids", str(n))
-    yield "ids: a negative id", lambda: vocab().decode([5, -1]), ("ids", "-1")
-    yield "ids: a string of digits", lambda: vocab().decode("56"), ("ids", "str")
-    yield "ids: a float", lambda: vocab().decode([5.5]), ("ids", "5.5")
-    yield "ids: a 2-D tensor", lambda: vocab().decode(torch.tensor([[5, 6]])), ("ids", "(1, 2)")
 
 
 @cases("dl4nlp.bpe.BPE.joined")

@@ -41,6 +41,14 @@ def _():
     )
     yield "path: None", lambda: C.check_output(None), ("path", "None")
     yield "path: an existing folder", lambda: C.check_output(path.parent, overwrite=True), ("path", "folder")
+    beside = folder()
+    (beside / "results.json").write_text("{}")
+    yield (
+        "path: its provenance's name is taken (another recipe's results.json)",
+        lambda: C.check_output(beside / "results.pt", suffix=".pt"),
+        ("results.json", "overwrite"),
+    )
+    yield "overwrite: a string", lambda: C.check_output(beside / "new.pt", overwrite="yes"), ("overwrite", "'yes'")
 
 
 @cases("dl4nlp.checkpoint.load_checkpoint")

@@ -57,32 +57,6 @@ def _():
     yield from vary(T.field_spans, good, "date", [("a string", "1998-03-03", "str"), ("an int", 1998, "int")])
 
 
-@cases("dl4nlp.date_task.Seq2SeqVocab")
-def _():
-    yield "alphabet: a repeated character", lambda: T.Seq2SeqVocab("abca"), ("alphabet", "'a'")
-    yield "alphabet: empty", lambda: T.Seq2SeqVocab(""), ("alphabet", "''")
-    yield "alphabet: None", lambda: T.Seq2SeqVocab(None), ("alphabet", "None")
-    yield "alphabet: words without a separator", lambda: T.Seq2SeqVocab(["ab", "c"]), ("alphabet", "'ab'")
-
-
-@cases("dl4nlp.date_task.Seq2SeqVocab.encode")
-def _():
-    vocab = T.SOURCE_VOCAB
-    yield "text: an unknown character", lambda: vocab.encode("3 May"), ("text", "'M'")
-    yield "text: None", lambda: vocab.encode(None), ("text", "None")
-    yield "text: a list of strings", lambda: vocab.encode(["3 may"]), ("text", "list")
-
-
-@cases("dl4nlp.date_task.Seq2SeqVocab.decode")
-def _():
-    vocab = T.TARGET_VOCAB
-    n = len(vocab)
-    yield "ids: an id beyond the vocabulary", lambda: vocab.decode([4, n]), ("ids", str(n))
-    yield "ids: a negative id", lambda: vocab.decode([4, -1]), ("ids", "-1")
-    yield "ids: a string of digits", lambda: vocab.decode("45"), ("ids", "str")
-    yield "ids: a 2-D tensor", lambda: vocab.decode(torch.tensor([[4, 5]])), ("ids", "(1, 2)")
-
-
 @cases("dl4nlp.date_task.encode_batch")
 def _():
     yield from vary(
@@ -208,8 +182,3 @@ def _():
     yield from vary(T.overlap, good, "test", [("empty", [], "[]"), ("a string", "3 may 2020", "str")])
     yield from vary(T.overlap, good, "train", [("one pair", PAIRS[0], "tuple")])
     yield from vary(T.overlap, good, "dates", [("a string", "yes", "'yes'")])
-
-
-@cases("dl4nlp.date_task.Seq2SeqVocab.tokens")
-def _():
-    yield from vary(T.SOURCE_VOCAB.tokens, {}, "text", [("None", None, "None"), ("a list", ["3", "may"], "list")])

@@ -5,12 +5,11 @@ import functools
 import torch
 from torch import nn
 
-from bad_inputs.harness import cases, choice_variants, exempt, float_variants, id_variants, int_variants, vary, with_nan
+from bad_inputs.harness import cases, choice_variants, float_variants, id_variants, int_variants, vary, with_nan
 from dl4nlp import decoder as D
 from dl4nlp.transformer import TransformerConfig
 
 V_SRC, V_TGT = 7, 6
-exempt("takes no arguments (the config as a dict)", "dl4nlp.decoder.Seq2SeqTransformer.sizes")
 
 
 def rand(*size, dtype=torch.float32, seed=0):

@@ -111,6 +111,11 @@ def _():
         [
             ("a 0/1 long mask", torch.ones(2, 1, 3, 7, dtype=torch.long), "int64"),
             ("the new positions only", torch.ones(2, 1, 3, 3, dtype=torch.bool), "(2, 1, 3, 3)"),
+            (
+                "a (B, T_new, T_total) mask, ambiguous against (B, H, ...)",
+                torch.ones(2, 3, 7, dtype=torch.bool),
+                "(2, 3, 7)",
+            ),
             ("a list", [[True]], "list"),
         ],
     )

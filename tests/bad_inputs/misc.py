@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from bad_inputs.harness import cases, exempt, id_variants, int_variants, vary
+from bad_inputs.harness import cases, exempt, int_variants, vary
 from dl4nlp import notebook, recipes, tasks, tokenize, train
 from dl4nlp import widgets as W
 from dl4nlp.rnn import RecurrentClassifier
@@ -165,55 +165,6 @@ def _():
         {},
         "text",
         [("a list", ["“a”"], "list"), ("None", None, "None"), ("bytes", b"a", "bytes")],
-    )
-
-
-@cases("dl4nlp.tokenize.CharVocab")
-def _():
-    yield from vary(
-        tokenize.CharVocab,
-        {},
-        "chars",
-        [
-            ("a repeated character", "abca", "'a'"),
-            ("empty", "", "''"),
-            ("a list", ["a", "b"], "list"),
-            ("None", None, "None"),
-        ],
-    )
-
-
-@cases("dl4nlp.tokenize.CharVocab.from_text")
-def _():
-    yield from vary(
-        tokenize.CharVocab.from_text,
-        {},
-        "text",
-        [("empty", "", "''"), ("a list of words", ["ab", "c"], "list"), ("None", None, "None")],
-    )
-
-
-@cases("dl4nlp.tokenize.CharVocab.encode")
-def _():
-    vocab = tokenize.CharVocab("abc")
-    yield from vary(
-        vocab.encode,
-        {},
-        "text",
-        [("an unknown character", "abd", "'d'"), ("a list of strings", ["ab"], "list"), ("None", None, "None")],
-    )
-
-
-@cases("dl4nlp.tokenize.CharVocab.decode")
-def _():
-    vocab = tokenize.CharVocab("abc")
-    ids = torch.tensor([0, 1])
-    yield from vary(
-        vocab.decode,
-        {},
-        "ids",
-        [v for v in id_variants(ids, 3) if v[0] not in ("one dimension too many", "an empty batch")]
-        + [("a 2-D tensor", ids[None], "(1, 2)"), ("a float", [1.5], "1.5"), ("None", None, "None")],
     )
 
 

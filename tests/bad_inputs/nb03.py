@@ -15,6 +15,7 @@ from dl4nlp import rnn as R
 from dl4nlp.experiments import char_lstm as EC
 from dl4nlp.experiments import lstm as EL
 from dl4nlp.recipes import char_lstm
+from dl4nlp.vocab import CharVocab
 
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
@@ -129,7 +130,7 @@ def _():
 
 @cases("dl4nlp.lstm.final_states")
 def _():
-    vocab = L.CharVocab("abc ")
+    vocab = CharVocab("abc ")
     model = R.RecurrentLM(vocab_size=4, hidden_size=5, embedding_dim=3)
     good = dict(model=model, vocab=vocab, texts=["ab", "c a"])
     yield from vary(L.final_states, good, "texts", [("one string", "abc", "str"), ("an empty text", ["ab", ""], "''")])
@@ -264,7 +265,7 @@ def _():
 
 @cases("dl4nlp.experiments.char_lstm.elmo_vectors")
 def _():
-    vocab = L.CharVocab("abc ")
+    vocab = CharVocab("abc ")
     model = R.RecurrentLM(vocab_size=4, hidden_size=5, embedding_dim=3)
     good = dict(forward=model, backward=model, vocab=vocab, text="ab c", spans=[(0, 2)])
     yield from vary(EC.elmo_vectors, good, "spans", [("a span past the text", [(2, 9)], "(2, 9)"), ("empty", [], "[]")])

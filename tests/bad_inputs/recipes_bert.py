@@ -79,6 +79,23 @@ def _():
     yield from vary(MS.run, good, "device", [("None", None, "None")])
 
 
+@cases("dl4nlp.recipes.bert_mask_sweep.build")
+def _():
+    from bad_inputs.bert_pretrain import data
+
+    good = dict(
+        args=ms_args(), data=data(), vocab_size=len(data().vocab), rate=0.15, seed=0, device=torch.device("cpu")
+    )
+    yield from vary(MS.build, good, "args", [("a bare Namespace", argparse.Namespace(), "d_model")])
+    yield from vary(MS.build, good, "data", [("a list of pairs", [["a", "b"]], "list")])
+    yield from vary(MS.build, good, "rate", [("zero", 0.0, "0.0"), ("NaN", float("nan"), "nan")])
+
+
+@cases("dl4nlp.recipes.bert_mask_sweep.recorded_steps")
+def _():
+    yield from vary(MS.recorded_steps, {}, "steps", int_variants(1))
+
+
 @cases("dl4nlp.recipes.bert_learning_curve.steps_for")
 def _():
     yield from vary(LC.steps_for, {"steps": 96}, "budget", int_variants(1))
@@ -127,6 +144,30 @@ def _():
     yield "rows: a tensor, not JSON", call(rows=[torch.ones(2)]), ("rows", "Tensor")
     yield "elapsed: negative", call(elapsed=-1.0), ("elapsed", "-1.0")
     yield "elapsed: NaN", call(elapsed=float("nan")), ("elapsed", "nan")
+
+
+@cases("dl4nlp.recipes.load_state")
+def _():
+    def state(content: bytes, name: str = "run.state.pt"):
+        path = scratch() / name
+        path.write_bytes(content)
+        return path
+
+    def saved(obj):
+        path = scratch() / "run.state.pt"
+        torch.save(obj, path)
+        return path
+
+    yield from vary(recipes.load_state, {}, "state_path", [("None", None, "None"), ("an int", 3, "int")])
+    yield "state_path: missing", lambda: recipes.load_state(scratch() / "gone.pt"), ("state_path", "gone.pt")
+    yield "state_path: a folder", lambda: recipes.load_state(scratch()), ("state_path", "folder")
+    yield "state_path: empty (0 bytes)", lambda: recipes.load_state(state(b"")), ("run.state.pt", "--resume")
+    yield "state_path: not a torch file", lambda: recipes.load_state(state(b"junk")), ("run.state.pt", "--resume")
+    yield (
+        "state_path: a tensor, not a dict",
+        lambda: recipes.load_state(saved(torch.ones(2))),
+        ("run.state.pt", "Tensor"),
+    )
 
 
 @cases("dl4nlp.recipes.parallel_map")

@@ -132,12 +132,7 @@ def _():
         [
             ("a missing file", folder / "missing.pt", "missing.pt"),
             ("a folder", folder, "folder"),
-            (
-                "not a checkpoint",
-                folder / "junk.pt",
-                "junk.pt",
-                "the message of _load names the file, not the argument",
-            ),
+            ("not a checkpoint", folder / "junk.pt", "junk.pt"),
             ("a number", 3, "int"),
         ],
     )

@@ -140,10 +140,33 @@ def _():
 
 @cases("dl4nlp.positional.RotaryAttention.forward")
 def _():
-    module = P.RotaryAttention(8, 2)
     x = torch.randn(2, 3, 8)
-    yield from vary(module, {}, "x", float_variants(x, empty=False, nan=False, dtype=False))
-    yield from vary(module, dict(x=x), "context", [("a context", x, "None")])
+    for fast in (False, True):
+        module, tag = P.RotaryAttention(8, 2, fast=fast), " (fast)" if fast else ""
+        cases_ = [
+            *vary(
+                module, {}, "x", float_variants(x, empty=False) + [("another width", torch.randn(2, 3, 6), "(2, 3, 6)")]
+            ),
+            *vary(module, dict(x=x), "context", [("a context", x, "None")]),
+            *vary(
+                module,
+                dict(x=x),
+                "mask",
+                [
+                    ("a 0/1 float mask", torch.ones(3, 3), "float32"),
+                    (
+                        "a (B, T, T) mask, ambiguous against (B, H, T, T)",
+                        torch.ones(2, 3, 3, dtype=torch.bool),
+                        "(2, 3, 3)",
+                    ),
+                    ("a shape that does not broadcast", torch.ones(3, 5, dtype=torch.bool), "(3, 5)"),
+                ],
+            ),
+            *vary(module, dict(x=x), "causal", [("an int", 1, "1"), ("a string", "yes", "'yes'")]),
+            ("x: float64 into a float32 module", lambda module=module: module(x.double()), ("x", "float64")),
+        ]
+        for label, call, mentions in cases_:
+            yield label + tag, call, mentions
 
 
 @cases("dl4nlp.positional.rope_decay_bound")

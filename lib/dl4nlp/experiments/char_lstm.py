@@ -29,7 +29,8 @@ from dl4nlp.lstm import final_states, load_char_model, lstm_trace
 from dl4nlp.probes import column_in_line, inside_quotes, nearest_centroid_accuracy, unit_auc, unit_correlation
 from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentLM
-from dl4nlp.tokenize import CharVocab, straighten_quotes
+from dl4nlp.tokenize import straighten_quotes
+from dl4nlp.vocab import CharVocab
 
 # --- the quotation cell of a trained character LSTM ---------------------------------
 PASSAGE = (20_000, 23_000)  # held-out characters: a stretch of dialogue in the last story, chosen by hand
@@ -252,7 +253,7 @@ def elmo_vectors(forward, backward, vocab, text: str, spans) -> torch.Tensor:
     check_type("forward", forward, RecurrentLM, "a dl4nlp.rnn.RecurrentLM (the left-to-right model)")
     check_type("backward", backward, RecurrentLM, "a dl4nlp.rnn.RecurrentLM (the right-to-left model)")
     check_str("text", text)
-    check_type("vocab", vocab, CharVocab, "a dl4nlp.tokenize.CharVocab")
+    check_type("vocab", vocab, CharVocab, "a dl4nlp.vocab.CharVocab")
     unknown = sorted(set(text) - set(vocab.stoi))
     if unknown:
         raise KeyError(f"text has characters {unknown} that are not in the vocabulary")

@@ -40,8 +40,8 @@ from dl4nlp.rnn import (
     scaled_orthogonal,
 )
 from dl4nlp.tasks import fit_long_lag, long_lag_task
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
+from dl4nlp.vocab import CharVocab
 
 # --- thresholds of the prose -------------------------------------------------
 CHANCE = 0.25  # four classes

@@ -28,9 +28,10 @@ import torch
 
 from dl4nlp._checks import check_choice, check_int, check_number, check_type
 from dl4nlp.attention import SCORES
-from dl4nlp.date_task import REVERSE_VOCAB, Seq2SeqVocab, batch_sampler, encode_batch, overlap, reverse_pairs
+from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
+from dl4nlp.vocab import Seq2SeqVocab
 
 LENGTHS = tuple(range(2, 11))
 LONG = (8, 9, 10)  # "long" inputs for the bottleneck claim
@@ -183,6 +184,31 @@ def bottleneck_claim(result: BottleneckResult) -> bool:
         and result.at((2,), "bottleneck")[0] >= BOTTLENECK_SHORT_MIN
         and result.final_loss_bottleneck >= BOTTLENECK_LOSS_RATIO_MIN * result.final_loss_attention
     )
+
+
+@dataclass(frozen=True)
+class BudgetResult:
+    """The no-attention reverser after one finished schedule of ``steps`` steps (``longer_training``)."""
+
+    steps: int
+    lengths: tuple[int, ...]
+    accuracy: tuple[float, ...]  # held-out sequence accuracy per length, no attention
+    final_loss: float  # mean training loss over the last 10 steps
+
+
+def longer_training(seed: int = 0, steps: int = REVERSAL.steps) -> BudgetResult:
+    """The bottleneck model (no attention) trained for ``steps`` steps instead of 100: does it catch up?
+
+    Everything else is ``bottleneck``'s (data, seed, held-out strings, a cosine schedule that finishes at
+    ``steps``). Each budget is its own run, not a checkpoint of a longer one. Costs about 0.05 s a step on one
+    CPU thread, so the budgets beyond 100 steps come from ``python -m dl4nlp.recipes.reverser_budget``.
+    """
+    _check_seed(seed)
+    check_int("steps", steps)
+    _check_held_out(seed)
+    model, history = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
+    accuracies = tuple(accuracy(model, held_out_strings(n, seed)) for n in LENGTHS)
+    return BudgetResult(steps, LENGTHS, accuracies, sum(history.loss[-10:]) / 10)
 
 
 # --- 2. the score functions ------------------------------------------------------

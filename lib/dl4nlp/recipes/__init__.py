@@ -9,8 +9,9 @@ recipe:
   ``state_dict`` + extras, loaded with ``torch.load(weights_only=True)``) and,
   beside it, its provenance JSON from ``provenance()`` below, with the file's
   SHA-256;
-- writes atomically and never replaces an existing file unless ``--overwrite``
-  is given, so a Ctrl-C or a crash cannot damage what ships;
+- writes atomically and never replaces an existing file (the output, or a file
+  under its provenance's name) unless ``--overwrite`` is given, so a Ctrl-C, a
+  crash or a mistyped ``--out`` cannot damage what ships;
 - is deterministic on the CPU for a given seed, torch version and thread count,
   and records all three, so that its recorded command reproduces the shipped
   file (a test re-runs a short version and compares).
@@ -33,6 +34,7 @@ import torch
 from dl4nlp._checks import (
     check_callable,
     check_choice,
+    check_file,
     check_int,
     check_number,
     check_path,
@@ -178,6 +180,25 @@ def save_rows(state_path: Path, spec: Mapping[str, Any], rows: Sequence, elapsed
     except (TypeError, ValueError) as error:
         raise TypeError(f"spec and rows must hold JSON values (numbers, strings, lists, dicts); {error}") from None
     atomic_write(state_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def load_state(state_path: Path) -> dict:
+    """A resume state a recipe saved with ``torch.save`` (a dict), loaded with ``weights_only=True``.
+
+    A missing, empty, damaged or foreign file is an error naming it, with what to do
+    (delete it, or drop ``--resume``), not an error from deep inside ``torch.load``.
+    """
+    state_path = check_file("state_path", state_path, "a recipe's saved state")
+    try:
+        state = torch.load(state_path, map_location="cpu", weights_only=True)
+    except Exception as error:  # empty, truncated, not a torch file, or a pickle of arbitrary objects
+        detail = f"{type(error).__name__}: {str(error).splitlines()[0]}" if str(error) else type(error).__name__
+        raise ValueError(
+            f"{state_path} could not be read as a recipe's saved state ({detail}); delete it or drop --resume"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{state_path} must hold a recipe's saved state (a dict); got {type(state).__name__}")
+    return state
 
 
 def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], jobs: int = 1) -> Iterator[Any]:

@@ -36,7 +36,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import check_choice
+from dl4nlp._checks import check_choice, check_int
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
@@ -112,22 +112,33 @@ def _unit(unit: tuple) -> tuple:
     return unit, scores
 
 
+def _ints(option: str, text: str, low: int = 1, empty: bool = False) -> list[int]:
+    """The comma-separated integers of a command-line option, each at least ``low``."""
+    try:
+        values = [int(item) for item in text.split(",") if item.strip() or not empty]
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated integers; got {text!r}") from None
+    if not values and not empty:
+        raise ValueError(f"{option} must name at least one integer; got {text!r}")
+    for value in values:
+        check_int(f"each of {option}", value, low)
+    return values
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
     steps_for(1, args.steps)  # bad --steps raises before any work
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1; got {args.jobs}")
+    seeds, selection_seeds = _ints("--seeds", args.seeds, 0), _ints("--selection-seeds", args.selection_seeds, 0)
+    budgets, selection_budgets = _ints("--budgets", args.budgets), _ints("--selection-budgets", args.selection_budgets)
+    tag_budgets = _ints("--tag-budgets", args.tag_budgets, empty=True)  # bad lists raise before any work
     state_path = out.with_name(f".{out.stem}.rows.json")
     device = start(args)
     started = time.perf_counter()
     model, tokenizer = load_pretrained(args.model, device=device)
     model_file = Path(args.model) if args.model else data_path(SHIPPED)
-    seeds = [int(s) for s in args.seeds.split(",")]
-    budgets = [int(b) for b in args.budgets.split(",")]
-    tag_budgets = [int(b) for b in args.tag_budgets.split(",") if b]
-    selection_budgets = [int(b) for b in args.selection_budgets.split(",")]
-    selection_seeds = [int(s) for s in args.selection_seeds.split(",")]
     sets = task_sets()
     tag_pool, tag_test = tagged_sentences("train"), tag_test_set()
     _SHARED.update(model=model, tokenizer=tokenizer, sets=sets, tag_pool=tag_pool, tag_test=tag_test,

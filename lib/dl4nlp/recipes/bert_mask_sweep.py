@@ -100,7 +100,7 @@ def run(args: argparse.Namespace, data, vocab_size: int, rate: float, seed: int,
     The row's ``losses`` are the training losses at ``recorded_steps(args.steps)``; ``main`` moves them to
     the provenance JSON.
     """
-    _check_args(args, ("steps", "batch_size", "eval_pairs"))
+    _check_args(args, ("d_model", "layers", "heads", "max_len", "steps", "batch_size", "lr", "warmup", "eval_pairs"))
     trainer = build(args, data, vocab_size, rate, seed, device)
     model = trainer.model
     trainer.run(progress=False)

@@ -40,13 +40,14 @@ from typing import Optional, Sequence
 import torch
 
 from dl4nlp._checks import check_ids, check_int, check_str
-from dl4nlp.checkpoint import save_checkpoint
+from dl4nlp.checkpoint import check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.lstm import CHAR_LSTM_KIND, set_forget_bias_
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
 from dl4nlp.rnn import RecurrentLM, language_model_loss, sample
-from dl4nlp.tokenize import CharVocab, straighten_quotes
+from dl4nlp.tokenize import straighten_quotes
 from dl4nlp.train import train
+from dl4nlp.vocab import CharVocab
 
 NAME = "char_lstm"
 TRAIN_FRACTION = 0.95  # the first 95% of the corpus trains, the last 5% is held out
@@ -132,8 +133,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(f"--stop-after must be in [1, --steps={args.steps}]; got {args.stop_after}")
     if not args.lr > 0:
         parser.error(f"--lr must be positive; got {args.lr}")
-    if args.out.exists() and not args.overwrite:
-        parser.error(f"{args.out} exists; pass --overwrite to replace it")
+    try:  # before any training: an existing file (or its provenance's name taken), or not a .pt
+        check_output(args.out, overwrite=args.overwrite, suffix=".pt")
+    except (FileExistsError, ValueError) as error:
+        parser.error(str(error))
 
     started = time.perf_counter()
     device = start(args)

@@ -55,6 +55,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     )
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".pt")
+    check_int("--seeds", args.seeds)  # seed 0's model is what ships
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1; got {args.workers}")
     if args.eval_size is not None:

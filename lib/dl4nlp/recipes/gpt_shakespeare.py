@@ -27,11 +27,11 @@ from dl4nlp._checks import check_int, check_number, check_type
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.gpt import KIND, gpt_config, model_from_weights, weights_to_store
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, load_state, provenance, recipe_parser, start
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
-from dl4nlp.tokenize import CharVocab
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerLM, count_parameters
+from dl4nlp.vocab import CharVocab
 
 NAME = "gpt_shakespeare"
 CORPUS = "tinyshakespeare.txt"
@@ -127,10 +127,10 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     )
     generator = torch.Generator().manual_seed(args.seed)
     curve_windows = data.windows("heldout", recipe.eval_windows, recipe.context)
-    losses, curve, done, cpu_before = [], [], 0, 0.0
+    losses, curve, done, cpu_before, wall_before = [], [], 0, 0.0, 0.0
     if args.resume and partial.is_file():
-        state = torch.load(partial, weights_only=True)
-        if state["recipe"] != dataclasses.asdict(recipe) or state["seed"] != args.seed:
+        state = load_state(partial)
+        if state.get("recipe") != dataclasses.asdict(recipe) or state.get("seed") != args.seed:
             raise ValueError(f"{partial} was written by another recipe or seed; delete it or drop --resume")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
@@ -138,6 +138,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         generator.set_state(state["generator"])
         torch.set_rng_state(state["torch_rng"])
         losses, curve, done, cpu_before = state["losses"], state["curve"], state["done"], state["cpu_seconds"]
+        wall_before = state.get("wall_seconds", 0.0)  # the earlier sessions' wall time
         print(f"resumed from {partial} at step {done}", flush=True)
 
     def next_batch(step: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -180,6 +181,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
                 "curve": curve,
                 "done": done,
                 "cpu_seconds": cpu,
+                "wall_seconds": wall_before + time.perf_counter() - started,
             }
             atomic_write(partial, lambda tmp, state=state: torch.save(state, tmp))
 
@@ -206,21 +208,23 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "losses": losses,
         "greedy_sample": greedy,
     }
+    record = provenance(
+        command=command_line(NAME, argv),
+        arguments={**dataclasses.asdict(recipe), "seed": args.seed, "threads": args.threads},
+        seed=args.seed,
+        device=device,
+        started=started,
+        corpora=[CORPUS],
+        results=results,
+    )
+    record["wall_seconds"] = round(wall_before + time.perf_counter() - started, 1)  # every session's
     record = save_checkpoint(
         out,
         kind=KIND,
         config=config,
         state_dict=weights,
         extra={"chars": vocab.chars, "split_index": split},
-        provenance=provenance(
-            command=command_line(NAME, argv),
-            arguments={**dataclasses.asdict(recipe), "seed": args.seed, "threads": args.threads},
-            seed=args.seed,
-            device=device,
-            started=started,
-            corpora=[CORPUS],
-            results=results,
-        ),
+        provenance=record,
         overwrite=args.overwrite,
     )
     if partial.exists():

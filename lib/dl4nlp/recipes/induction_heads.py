@@ -15,6 +15,7 @@ import dataclasses
 import time
 from typing import Optional, Sequence
 
+from dl4nlp._checks import check_int
 from dl4nlp.checkpoint import check_output, save_checkpoint
 from dl4nlp.experiments import transformer as experiment
 from dl4nlp.recipes import command_line, provenance, recipe_parser, start
@@ -29,6 +30,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser.add_argument("--steps", type=int, default=experiment.INDUCTION_SIZES["steps"])
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".pt")
+    check_int("--seeds", args.seeds)  # seed 0's model is what ships
     device = start(args)
     started = time.perf_counter()
     results, first_model = [], None

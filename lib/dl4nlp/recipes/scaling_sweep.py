@@ -327,6 +327,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         overrides = json.loads(args.spec)
     except json.JSONDecodeError as error:
         raise SystemExit(f"--spec must be a JSON object; got {args.spec!r} ({error})") from None
+    if not isinstance(overrides, dict):
+        raise SystemExit(f"--spec must be a JSON object (fields of SweepSpec); got {args.spec!r}")
     spec = SweepSpec(**{"seed": args.seed, **overrides})
     device = start(args)
     if args.estimate:

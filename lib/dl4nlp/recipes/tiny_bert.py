@@ -32,7 +32,7 @@ from dl4nlp.bert import CHECKPOINT_KIND, checkpoint_state
 from dl4nlp.bert_pretrain import TINY, Pretrainer, PretrainingData, evaluate, make_model
 from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.dialogue import CORPORA, pretraining_documents
-from dl4nlp.recipes import _check_args, command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import _check_args, command_line, load_state, provenance, recipe_parser, start
 from dl4nlp.transformer import count_parameters
 from dl4nlp.wordpiece import WordPiece
 
@@ -98,9 +98,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     trainer = build(args, len(tokenizer), device, data)
     elapsed = 0.0
     if state_path.exists():
-        state = torch.load(state_path, map_location="cpu", weights_only=True)
-        if state["spec"] != spec:
-            raise ValueError(f"{state_path} holds a run with {state['spec']}; this command asks for {spec}")
+        state = load_state(state_path)
+        if state.get("spec") != spec:
+            raise ValueError(f"{state_path} holds a run with {state.get('spec')}; this command asks for {spec}")
         trainer.load_state_dict(state["trainer"])
         elapsed = state["elapsed"]
         print(f"resumed at step {trainer.done} from {state_path}", flush=True)

@@ -7,7 +7,9 @@ Runs ``dl4nlp.experiments.transformer.ingredient_ladder`` with every variant
 ``warmup_runs`` for ``--warmup-seeds`` seeds, at the sizes the module fixes;
 writes their numbers with the provenance (command, versions, corpus md5, wall
 time). The notebook runs the cheap part live and reads the rest from here.
-Resumable: finished seeds are kept in ``OUT.partial`` and skipped by ``--resume``.
+Resumable: finished seeds are kept in ``OUT.partial`` and skipped by ``--resume``;
+a partial file of other steps or sizes is refused, and the wall time recorded is
+that of every session.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import json
 import time
 from typing import Optional, Sequence
 
+from dl4nlp._checks import check_int
 from dl4nlp.checkpoint import check_output, write_json
 from dl4nlp.experiments import transformer as experiment
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
 
 NAME = "transformer_ablation"
 
@@ -34,22 +37,37 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser.add_argument("--resume", action="store_true", help="keep the seeds finished in OUT.partial")
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
+    check_int("--ladder-seeds", args.ladder_seeds, 0)
+    check_int("--warmup-seeds", args.warmup_seeds, 0)
     partial = out.with_name(out.name + ".partial")
     device = start(args)
     started = time.perf_counter()
-    done = json.loads(partial.read_text()) if args.resume and partial.is_file() else {"ladder": {}, "warmup": {}}
+    spec = json.loads(json.dumps({
+        "ladder_sizes": {**experiment.LADDER_SIZES, "steps": args.ladder_steps},
+        "ladder_variants": experiment.LADDER,
+        "warmup_sizes": {**experiment.WARMUP_SIZES, "steps": args.warmup_steps},
+    }))  # fmt: skip
+    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
+    done: dict = {"ladder": {}, "warmup": {}}
+    for study, seed, result in rows:
+        done[study][str(seed)] = result
+
+    def save() -> None:
+        finished = [[study, int(seed), result] for study in done for seed, result in done[study].items()]
+        save_rows(partial, spec, finished, elapsed + time.perf_counter() - started)
+
     variants = tuple(experiment.LADDER)
     for seed in range(args.ladder_seeds):
         if str(seed) not in done["ladder"]:
             done["ladder"][str(seed)] = dataclasses.asdict(
                 experiment.ingredient_ladder(seed, variants, {"steps": args.ladder_steps})
             )
-            write_json(partial, done)
+            save()
             print(f"ladder seed {seed}: {done['ladder'][str(seed)]['heldout']}", flush=True)
     for seed in range(args.warmup_seeds):
         if str(seed) not in done["warmup"]:
             done["warmup"][str(seed)] = dataclasses.asdict(experiment.warmup_runs(seed, {"steps": args.warmup_steps}))
-            write_json(partial, done)
+            save()
             print(f"warm-up seed {seed}: {done['warmup'][str(seed)]['heldout']}", flush=True)
     record = {
         "what": "held-out losses (nats per character) of notebook 07's ingredient ladder and warm-up study",
@@ -63,7 +81,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
             seed=args.seed,
             device=device,
-            started=started,
+            started=started - elapsed,  # the wall time of every session
             corpora=[experiment.CORPUS],
         ),
     }
