@@ -37,7 +37,10 @@ import numpy as np
 from IPython.display import display
 from matplotlib.backend_bases import FigureCanvasBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from matplotlib.transforms import Bbox
+
+from dl4nlp._checks import check_type
 
 WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
 MARGIN_PX = 60  # room around the figure for labels that stick out of it (a clipped x label: ~20 px)
@@ -80,6 +83,7 @@ def figure_png(figure: plt.Figure) -> Optional[bytes]:
     (b'\\x89PNG\\r\\n\\x1a\\n', True)
     >>> plt.close(fig)
     """
+    check_type("figure", figure, Figure, "a matplotlib Figure")
     pad = matplotlib.rcParams["savefig.pad_inches"]
     original = figure.canvas
     if (
