@@ -266,7 +266,7 @@ print(ours.tokenize("Sherlock Holmes was playing the violin, unbelievably happil
 stories = load_text("tinystories.txt")[:300_000].lower()
 bpe = train_bpe(word_counts(stories), num_merges=300, fast=True)
 reference = Tokenizer(models.BPE())
-reference.pre_tokenizer = pre_tokenizers.Whitespace()  # dl4nlp.bpe.pre_tokenize equals it on any text
+reference.pre_tokenizer = pre_tokenizers.Whitespace()  # pre_tokenize splits like it (characters Python knows)
 reference.train_from_iterator([stories], trainers.BpeTrainer(vocab_size=len(bpe.alphabet) + 300, show_progress=False))
 reference_merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
                     for m in json.loads(reference.to_str())["model"]["merges"]]

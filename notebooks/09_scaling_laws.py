@@ -81,6 +81,7 @@ from dl4nlp.exercises import check
 from dl4nlp.experiments.scaling import (BENDING_RATIO, BENDING_SIZES, EMERGENCE_K, EMERGENCE_RISE, ISOFLOP_EXCLUDES,
                                        ISOFLOP_INCLUDES, SCHEDULE_MIN_STEPS, SHAPE_SPREAD_MAX, SHAPE_SPREAD_MIN,
                                        SMOOTH_R2, SMOOTH_RISE, STEADY_RATIO, STEADY_SIZES, schedule_race, sweep_claims)
+from dl4nlp.sampling import generate
 from dl4nlp.plots import plain_log_ticks, plot_allocation, plot_isoflop_profiles
 from dl4nlp.scaling import (attention_crossover, attention_share, compute_optimal_split, fit_power_law, flops_breakdown,
                             kaplan_forward_flops, kaplan_parameters, measure_forward_flops, non_embedding_parameters,
@@ -899,8 +900,8 @@ print(repr(prompt))
 ids = torch.tensor([data.vocab.encode(prompt[-spec["context"]:])])
 samples = {}
 for size in (sizes[0], sizes[len(sizes) // 2], sizes[-1]):
-    greedy = models[size].generate(ids, 120, temperature=0)
-    sampled = models[size].generate(ids, 120, temperature=0.8, generator=torch.Generator().manual_seed(0))
+    greedy = generate(models[size], ids, 120, temperature=0)
+    sampled = generate(models[size], ids, 120, temperature=0.8, generator=torch.Generator().manual_seed(0))
     samples[size] = (data.vocab.decode(greedy[0, ids.shape[1]:]), data.vocab.decode(sampled[0, ids.shape[1]:]))
     print(f"\n{size} greedy:  {samples[size][0]!r}\n{size} sampled: {samples[size][1]!r}")
 

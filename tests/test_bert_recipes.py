@@ -72,8 +72,7 @@ def test_mask_sweep_run_is_deterministic(one_thread, prepared):
 def test_mask_sweep_rerun_gives_the_shipped_rows_that_do_not_depend_on_training(one_thread, prepared, rate):
     """Re-run with the shipped command but one training step: the columns fixed by the data, the vocabulary
     and the masking (the unigram baseline at 15 %, prediction targets per batch at the run's rate) are the
-    shipped ones, exactly. The trained columns need the 1,500 steps (minutes a run) and the table records no
-    per-step losses, so they are not re-checked here; the run is deterministic (test above)."""
+    shipped ones, exactly. The trained columns are checked through their runs' recorded losses (next test)."""
     rows, record = load_table(data_path("bert_mask_sweep.csv"))
     args = bert_mask_sweep.parser().parse_args([*record["command"].split()[3:], "--steps", "1"])
     assert (args.eval_pairs, args.vocab_size, args.max_len) == (512, 4096, 64)
@@ -82,6 +81,23 @@ def test_mask_sweep_rerun_gives_the_shipped_rows_that_do_not_depend_on_training(
     (shipped,) = [r for r in rows if float(r["rate"]) == rate and r["seed"] == "0"]
     assert row["unigram_at_15"] == float(shipped["unigram_at_15"])
     assert row["targets_per_batch"] == float(shipped["targets_per_batch"])
+
+
+@pytest.mark.parametrize("rate, seed", [(0.15, 0), (0.8, 1)])
+def test_mask_sweep_recipe_reproduces_the_recorded_losses(one_thread, prepared, rate, seed):
+    """Every shipped row's run recorded its training loss (steps 1-10, then every 10th); the first three steps
+    of a re-run with the shipped command are the recorded ones, bit for bit."""
+    rows, record = load_table(data_path("bert_mask_sweep.csv"))
+    same_torch(record)
+    args = bert_mask_sweep.parser().parse_args(record["command"].split()[3:])
+    results = record["results"]
+    assert results["loss_steps"] == bert_mask_sweep.recorded_steps(args.steps)
+    assert sorted(results["losses"]) == sorted(f"{float(r['rate'])},{int(r['seed'])}" for r in rows)
+    assert all(len(trace) == len(results["loss_steps"]) for trace in results["losses"].values())
+    tokenizer, data = prepared
+    trainer = bert_mask_sweep.build(args, data, len(tokenizer), rate, seed, torch.device("cpu"))
+    trainer.run(3, progress=False)
+    assert trainer.history.loss == results["losses"][f"{rate},{seed}"][:3]  # bit for bit
 
 
 def test_learning_curve_steps_are_equal_across_budgets_when_asked(monkeypatch):
@@ -140,11 +156,13 @@ def test_mask_sweep_resumes_by_unit_and_keeps_only_the_rows_asked_for(tmp_path, 
     spec = {k: v for k, v in vars(args).items()
             if k not in ("out", "overwrite", "threads", "device", "jobs", "rates", "seeds")}  # fmt: skip
     columns = ("loss_at_15", "unigram_at_15", "accuracy_at_own_rate", "targets_per_batch", "final_training_loss")
-    saved = dict(rate=1.0, seed=1, accuracy_at_15=-1.0, **dict.fromkeys(columns, 0.0))  # a resumed row is kept
+    saved = dict(rate=1.0, seed=1, accuracy_at_15=-1.0, **dict.fromkeys(columns, 0.0), losses=[9.0, 8.0])  # kept
     other = dict(saved, rate=0.8, accuracy_at_15=-2.0)  # a unit this command does not ask for
     save_rows(out.with_name(".sweep.rows.json"), spec, [saved, other], elapsed=1.0)
     assert bert_mask_sweep.main(["--out", str(out), *tiny, "--rates", "0.5,1.0", "--seeds", "1"]) == 0
     rows, record = load_table(out)
     assert [(float(r["rate"]), int(r["seed"])) for r in rows] == [(0.5, 1), (1.0, 1)]
     assert float(rows[1]["accuracy_at_15"]) == -1.0 and float(rows[0]["accuracy_at_15"]) >= 0.0
+    assert record["results"]["losses"]["1.0,1"] == [9.0, 8.0] and len(record["results"]["losses"]["0.5,1"]) == 2
+    assert "losses" not in rows[0]  # the CSV keeps its columns; the losses go to the provenance
     assert not out.with_name(".sweep.rows.json").exists()

@@ -256,7 +256,6 @@ def transformer_encoder(device):
 @case(
     "transformer.TransformerLM.forward",
     "transformer.TransformerLM.loss",
-    "transformer.TransformerLM.generate",
     "kv_cache.KVCache.empty",
 )
 def transformer_lm(device):
@@ -268,8 +267,8 @@ def transformer_lm(device):
         model(ids),
         model.loss(ids[:, :-1], ids[:, 1:]),
         model(ids[:, 4:], cache=cache),
-        model.generate(ids, 4, temperature=0),
-        model.generate(ids, 4, generator=torch.Generator().manual_seed(0)),
+        sampling.generate(model, ids, 4, temperature=0),
+        sampling.generate(model, ids, 4, generator=torch.Generator().manual_seed(0)),
     ]
 
 

@@ -287,24 +287,6 @@ class TransformerLM(nn.Module):
         logits = self(ids)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
-    @torch.no_grad()
-    def generate(
-        self, ids: torch.Tensor, new_tokens: int, temperature: float = 1.0, generator: Optional[torch.Generator] = None
-    ) -> torch.Tensor:
-        """Append ``new_tokens`` sampled tokens to ``ids`` (B, T); temperature 0 means greedy.
-
-        Recomputes the whole window at every step; ``dl4nlp.sampling.generate`` adds
-        top-k, nucleus sampling and the KV cache.
-        """
-        from dl4nlp.sampling import generate  # here, not at the top: dl4nlp.sampling imports this module
-
-        check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
-        check_int("new_tokens", new_tokens, low=0)
-        check_number("temperature", temperature, 0.0)
-        if generator is not None:
-            check_type("generator", generator, torch.Generator, "a torch.Generator or None")
-        return generate(self, ids, new_tokens, temperature=temperature, generator=generator, use_cache=False)
-
 
 def _init_weights(module: nn.Module) -> None:
     """GPT-2's initialisation: N(0, 0.02) weights, zero biases."""

@@ -12,6 +12,7 @@ exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.seq2seq.BeamResult",
     "dl4nlp.experiments.seq2seq.BottleneckResult",
+    "dl4nlp.experiments.seq2seq.BudgetResult",
     "dl4nlp.experiments.seq2seq.ExposureResult",
     "dl4nlp.experiments.seq2seq.ScoreResult",
 )
@@ -64,6 +65,41 @@ def _():
 def _():
     yield from vary(E.bottleneck, {}, "seed", SEEDS)
     yield from vary(E.bottleneck, {}, "steps", int_variants(1)[:3])
+
+
+@cases("dl4nlp.experiments.seq2seq.longer_training")
+def _():
+    yield from vary(E.longer_training, {}, "seed", SEEDS)
+    yield from vary(E.longer_training, {}, "steps", int_variants(1)[:3])
+
+
+def _budget_table() -> dict:
+    run = {"steps": 100, "lengths": list(E.LENGTHS), "accuracy": [1.0] * 9, "final_loss": 0.1}
+    return {"lengths": list(E.LENGTHS), "budgets": [100], "seeds": [0], "runs": [run],
+            "attention_at_100_steps": [[1.0] * 9]}  # fmt: skip
+
+
+@cases("dl4nlp.experiments.seq2seq.load_budget_table")
+def _():
+    yield from vary(E.load_budget_table, {}, "path", [("a missing file", "no_such_table.json", "no_such_table.json"),
+                                                       ("a number", 3, "int")])  # fmt: skip
+
+
+@cases("dl4nlp.experiments.seq2seq.budget_accuracy")
+def _():
+    good = dict(table=_budget_table(), seed=0, steps=100)
+    incomplete = {**_budget_table(), "runs": []}
+    tables = [("a list", [], "list"), ("runs missing", incomplete, "incomplete")]
+    yield from vary(E.budget_accuracy, good, "table", tables)
+    yield from vary(E.budget_accuracy, good, "seed", [("not in the table", 5, "5"), ("a string", "0", "'0'")])
+    yield from vary(E.budget_accuracy, good, "steps", [("not a budget", 300, "300"), ("a float", 100.0, "100.0")])
+
+
+@cases("dl4nlp.experiments.seq2seq.budget_claim")
+def _():
+    good = dict(table=_budget_table(), seed=0)
+    yield from vary(E.budget_claim, good, "table", [("a dict without runs", {"seeds": [0]}, "runs")])
+    yield from vary(E.budget_claim, good, "seed", [("not in the table", 5, "5")])
 
 
 @cases("dl4nlp.experiments.seq2seq.score_comparison")

@@ -107,6 +107,23 @@ def _():
     yield from vary(LC.grid, {}, "method", choice_variants(("pretrained", "scratch", "probe", "bag_of_words")))
 
 
+@cases("dl4nlp.recipes.comma_ints")
+def _():
+    """A command-line list's errors name the option (what the user typed), not the parameter ``text``."""
+    for what, text, shown in [("a word", "100,abc", "'100,abc'"), ("empty", "", "''"), ("a zero", "0,100", "0")]:
+        yield f"text: {what}", lambda text=text: recipes.comma_ints("--budgets", text), ("--budgets", shown)
+    yield "text: a list", lambda: recipes.comma_ints("--budgets", [100]), ("--budgets", "list")
+    yield "option: empty", lambda: recipes.comma_ints("", "100"), ("option", "''")
+    yield "low: a string", lambda: recipes.comma_ints("--budgets", "100", low="1"), ("low", "'1'")
+
+
+@cases("dl4nlp.recipes.comma_floats")
+def _():
+    for what, text, shown in [("a word", "0.1,abc", "'0.1,abc'"), ("zero", "0", "0.0"), ("above high", "1.5", "1.5"),
+                              ("NaN", "nan", "nan")]:  # fmt: skip
+        yield f"text: {what}", lambda text=text: recipes.comma_floats("--rates", text, 0, 1), ("--rates", shown)
+
+
 @cases("dl4nlp.recipes.resume_rows")
 def _():
     def state(text):

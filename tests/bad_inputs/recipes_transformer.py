@@ -7,6 +7,7 @@ from torch import nn
 
 from bad_inputs.harness import cases, exempt, int_variants, vary
 from dl4nlp.recipes import gpt_shakespeare as G
+from dl4nlp.recipes import reverser_budget as RB
 from dl4nlp.sweep import CharData
 from dl4nlp.transformer import TransformerConfig, TransformerLM
 
@@ -16,6 +17,7 @@ exempt(
     "dl4nlp.recipes.gpt_shakespeare.main",
     "dl4nlp.recipes.induction_heads.main",
     "dl4nlp.recipes.transformer_ablation.main",
+    "dl4nlp.recipes.reverser_budget.main",
 )
 
 
@@ -56,3 +58,8 @@ def _():
     yield from vary(
         G.all_heldout_windows, good, "context", int_variants(1) + [("longer than the held-out text", 500, "500")]
     )
+
+
+@cases("dl4nlp.recipes.reverser_budget.attention_reference")
+def _():
+    yield from vary(RB.attention_reference, {}, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])

@@ -166,21 +166,6 @@ def _():
     yield from vary(lm().loss, good, "ids", id_variants(ids, V)[:3])
 
 
-@cases("dl4nlp.transformer.TransformerLM.generate")
-def _():
-    ids = torch.randint(V, (2, 3))
-    good = dict(ids=ids, new_tokens=2)
-    yield from vary(lm().generate, good, "new_tokens", int_variants(0))
-    yield from vary(
-        lm().generate,
-        good,
-        "temperature",
-        [("negative", -1.0, "-1.0"), ("NaN", float("nan"), "nan"), ("a string", "1", "'1'")],
-    )
-    yield from vary(lm().generate, good, "ids", id_variants(ids, V) + [("a list of ids", [[1, 2]], "list")])
-    yield from vary(lm().generate, good, "generator", [("a seed", 0, "int")])
-
-
 @cases("dl4nlp.transformer.count_parameters")
 def _():
     yield "module: a string", lambda: T.count_parameters("model"), ("module", "str")

@@ -45,6 +45,15 @@ def test_held_out_strings_are_never_training_strings(seed):
     assert held_out and not any(source in training for source in held_out)
 
 
+def test_more_training_lets_the_bottleneck_model_catch_up_on_every_shipped_seed():
+    """The shipped longer-training table (``python -m dl4nlp.recipes.reverser_budget``, no training here)."""
+    table = experiments.load_budget_table()
+    assert set(CLAIM_SEEDS) <= set(table["seeds"])
+    for seed in table["seeds"]:
+        assert experiments.budget_claim(table, seed), {steps: experiments.budget_accuracy(table, seed, steps)
+                                                       for steps in table["budgets"]}  # fmt: skip
+
+
 def test_train_reverser_trains_each_variant_and_seed_once():
     variant = replace(experiments.REVERSAL, steps=2)
     model, history = experiments.train_reverser(variant, 1)

@@ -19,6 +19,7 @@ the named constants below.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -26,8 +27,9 @@ from typing import Optional
 
 import torch
 
-from dl4nlp._checks import check_choice, check_int, check_number, check_type
+from dl4nlp._checks import check_choice, check_file, check_int, check_number, check_type, given
 from dl4nlp.attention import SCORES
+from dl4nlp.data import data_path
 from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
@@ -209,6 +211,69 @@ def longer_training(seed: int = 0, steps: int = REVERSAL.steps) -> BudgetResult:
     model, history = train_reverser(replace(REVERSAL, score=None, steps=steps), seed)
     accuracies = tuple(accuracy(model, held_out_strings(n, seed)) for n in LENGTHS)
     return BudgetResult(steps, LENGTHS, accuracies, sum(history.loss[-10:]) / 10)
+
+
+BUDGET_TABLE = "reverser_budget.json"  # in data/, by `python -m dl4nlp.recipes.reverser_budget`
+STILL_LEARNING_STEPS, STILL_LEARNING_MAX = 1000, 0.7  # 10x the budget: length 10 still at most this
+CAUGHT_UP_STEPS = 10_000  # 100x the budget: every long length at least ATTENTION_LONG_MIN, like attention at 100
+
+
+def load_budget_table(path=None) -> dict:
+    """The shipped ``longer_training`` runs (``data/reverser_budget.json`` by default), checked complete.
+
+    ``table["runs"]`` holds one ``BudgetResult`` (as a dict) per seed and budget; ``table["attention_at_100_steps"]``
+    the attention model's accuracy per length, per seed.
+    """
+    path = data_path(BUDGET_TABLE) if path is None else check_file("path", path, "the reverser budget table (JSON)")
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"path must be the reverser budget table (JSON); {path} is not JSON ({error})") from None
+    return _check_budget_table(table, str(path))
+
+
+def _check_budget_table(table: dict, source: str = "table") -> dict:
+    """``table``, if it is the complete reverser budget table; else an error naming ``source``."""
+    keys = ("lengths", "budgets", "seeds", "runs", "attention_at_100_steps")
+    if not isinstance(table, dict) or any(k not in table for k in keys):
+        raise ValueError(f"{source} must be the reverser budget table (load_budget_table) with keys {keys}; "
+                         f"got {given(table) if not isinstance(table, dict) else sorted(table)}")  # fmt: skip
+    runs = table["runs"]
+    steps = [run.get("steps") if isinstance(run, dict) else None for run in runs] if isinstance(runs, list) else None
+    if steps != table["budgets"] * len(table["seeds"]) or table["lengths"] != list(LENGTHS):
+        raise ValueError(
+            f"{source} is incomplete: runs must be seed by seed, each with the budgets {table['budgets']}, for the "
+            f"seeds {table['seeds']} and lengths {list(LENGTHS)}; got steps {steps} and lengths {table['lengths']}"
+        )
+    return table
+
+
+def budget_accuracy(table: dict, seed: int, steps: int) -> dict[int, float]:
+    """Held-out accuracy by length of the no-attention model of ``seed`` after ``steps`` steps, from the table."""
+    _check_budget_table(table)
+    check_int("seed", seed, 0)
+    check_int("steps", steps)
+    if seed not in table["seeds"] or steps not in table["budgets"]:
+        raise ValueError(
+            f"the table has seeds {table['seeds']} and budgets {table['budgets']}; got seed {seed!r}, steps {steps!r}"
+        )
+    run = table["runs"][table["seeds"].index(seed) * len(table["budgets"]) + table["budgets"].index(steps)]
+    return dict(zip(run["lengths"], run["accuracy"]))
+
+
+def budget_claim(table: dict, seed: int) -> bool:
+    """For ``seed``: the bottleneck model fails long inputs after 100 steps, is still far from it after 10x the
+    training, and after 100x the training reaches at every long length what attention reaches in 100 steps."""
+    _check_budget_table(table)
+    budgets = (REVERSAL.steps, STILL_LEARNING_STEPS, CAUGHT_UP_STEPS)
+    at = {steps: budget_accuracy(table, seed, steps) for steps in budgets}
+    attention = dict(zip(table["lengths"], table["attention_at_100_steps"][table["seeds"].index(seed)]))
+    return (
+        max(at[REVERSAL.steps][n] for n in LONG) <= BOTTLENECK_LONG_MAX
+        and at[STILL_LEARNING_STEPS][max(LONG)] <= STILL_LEARNING_MAX
+        and min(at[CAUGHT_UP_STEPS][n] for n in LONG) >= ATTENTION_LONG_MIN
+        and min(attention[n] for n in LONG) >= ATTENTION_LONG_MIN
+    )
 
 
 # --- 2. the score functions ------------------------------------------------------

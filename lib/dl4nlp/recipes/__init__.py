@@ -72,6 +72,46 @@ def command_line(name: str, argv: Optional[Sequence[str]]) -> str:
     return f"python -m dl4nlp.recipes.{name} {shlex.join(args)}".strip()
 
 
+def comma_ints(option: str, text: str, low: int = 1, empty: bool = False) -> list[int]:
+    """The comma-separated integers of a command-line option, each at least ``low`` (checked before any work).
+
+    >>> comma_ints("--budgets", "100,300")
+    [100, 300]
+    >>> comma_ints("--budgets", "100,abc")
+    Traceback (most recent call last):
+    ValueError: --budgets must be comma-separated integers; got '100,abc'
+    """
+    check_str("option", option, nonempty=True)
+    check_str(option, text)
+    check_int("low", low, low=None)
+    try:
+        values = [int(item) for item in text.split(",") if item.strip() or not empty]
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated integers; got {text!r}") from None
+    if not values and not empty:
+        raise ValueError(f"{option} must name at least one integer; got {text!r}")
+    for value in values:
+        check_int(f"each of {option}", value, low)
+    return values
+
+
+def comma_floats(option: str, text: str, low: float, high: float) -> list[float]:
+    """The comma-separated numbers of a command-line option, each in ``(low, high]``.
+
+    >>> comma_floats("--rates", "0.15,1.0", 0, 1)
+    [0.15, 1.0]
+    """
+    check_str("option", option, nonempty=True)
+    check_str(option, text)
+    try:
+        values = [float(item) for item in text.split(",")]
+    except ValueError:
+        raise ValueError(f"{option} must be comma-separated numbers; got {text!r}") from None
+    for value in values:
+        check_number(f"each of {option}", value, low, high, low_open=True)
+    return values
+
+
 def _check_args(args: Any, names: Sequence[str]) -> argparse.Namespace:
     """The parsed arguments of a recipe's parser, with the attributes ``names``."""
     check_type("args", args, argparse.Namespace, "the parsed arguments of the recipe's parser (an argparse.Namespace)")

@@ -36,13 +36,22 @@ from typing import Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import check_choice, check_int
+from dl4nlp._checks import check_choice
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
 from dl4nlp.dialogue import CORPORA, balanced_sample, tagged_sentences, task_sets
 from dl4nlp.finetune import METHODS, compare_methods, compare_taggers, default_steps
-from dl4nlp.recipes import command_line, parallel_map, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import (
+    comma_ints,
+    command_line,
+    parallel_map,
+    provenance,
+    recipe_parser,
+    resume_rows,
+    save_rows,
+    start,
+)
 
 NAME = "bert_learning_curve"
 TAG_TEST_SENTENCES = 400
@@ -112,28 +121,17 @@ def _unit(unit: tuple) -> tuple:
     return unit, scores
 
 
-def _ints(option: str, text: str, low: int = 1, empty: bool = False) -> list[int]:
-    """The comma-separated integers of a command-line option, each at least ``low``."""
-    try:
-        values = [int(item) for item in text.split(",") if item.strip() or not empty]
-    except ValueError:
-        raise ValueError(f"{option} must be comma-separated integers; got {text!r}") from None
-    if not values and not empty:
-        raise ValueError(f"{option} must name at least one integer; got {text!r}")
-    for value in values:
-        check_int(f"each of {option}", value, low)
-    return values
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
     steps_for(1, args.steps)  # bad --steps raises before any work
     if args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1; got {args.jobs}")
-    seeds, selection_seeds = _ints("--seeds", args.seeds, 0), _ints("--selection-seeds", args.selection_seeds, 0)
-    budgets, selection_budgets = _ints("--budgets", args.budgets), _ints("--selection-budgets", args.selection_budgets)
-    tag_budgets = _ints("--tag-budgets", args.tag_budgets, empty=True)  # bad lists raise before any work
+    seeds = comma_ints("--seeds", args.seeds, 0)
+    selection_seeds = comma_ints("--selection-seeds", args.selection_seeds, 0)
+    budgets = comma_ints("--budgets", args.budgets)
+    selection_budgets = comma_ints("--selection-budgets", args.selection_budgets)
+    tag_budgets = comma_ints("--tag-budgets", args.tag_budgets, empty=True)  # bad lists raise before any work
     state_path = out.with_name(f".{out.stem}.rows.json")
     device = start(args)
     started = time.perf_counter()

@@ -31,6 +31,8 @@ from dl4nlp.checkpoint import check_output, save_table
 from dl4nlp.dialogue import CORPORA
 from dl4nlp.recipes import (
     _check_args,
+    comma_floats,
+    comma_ints,
     command_line,
     parallel_map,
     provenance,
@@ -131,11 +133,10 @@ def _unit(unit: tuple[float, int]) -> dict:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = parser().parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".csv")
+    rates, seeds = comma_floats("--rates", args.rates, 0, 1), comma_ints("--seeds", args.seeds, 0)
     state_path = out.with_name(f".{out.stem}.rows.json")
     device = start(args)
     started = time.perf_counter()
-    rates = [float(r) for r in args.rates.split(",")]
-    seeds = [int(s) for s in args.seeds.split(",")]
     tokenizer, data = prepare(args)
     # What a saved row depends on beyond its (rate, seed): the training settings. The lists of rates and seeds
     # are not in it, so a run asking for fewer or more units resumes the same state, keeping only its own rows.

@@ -28,6 +28,7 @@ from dl4nlp.checkpoint import atomic_write, check_output, save_checkpoint
 from dl4nlp.data import load_text
 from dl4nlp.gpt import KIND, gpt_config, model_from_weights, weights_to_store
 from dl4nlp.recipes import command_line, load_state, provenance, recipe_parser, start
+from dl4nlp.sampling import generate
 from dl4nlp.sweep import CharData, heldout_loss, lr_factor
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerLM, count_parameters
@@ -191,7 +192,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     final_windows = final_windows[: args.heldout_windows] if args.heldout_windows > 0 else final_windows
     loss = heldout_loss(shipped, final_windows)
     prompt = torch.tensor([vocab.encode("ROMEO:\n")], device=device)
-    greedy = vocab.decode(shipped.generate(prompt, args.sample_chars, temperature=0)[0].tolist())
+    greedy = vocab.decode(generate(shipped, prompt, args.sample_chars, temperature=0, use_cache=False)[0].tolist())
     results = {
         "parameters": count_parameters(model),
         "split_index": split,

@@ -6,23 +6,23 @@ Runs ``dl4nlp.experiments.seq2seq.longer_training`` for every seed and every
 budget (each a finished schedule of its own) and, as the reference, the
 attention model of ``bottleneck`` after the notebook's 100 steps; writes their
 held-out accuracies per length with the provenance (command, versions, CPU
-kernels, wall time). Resumable: finished runs are kept in ``OUT.partial`` and
-skipped by ``--resume``.
+kernels, wall time). Resumable: finished runs are kept in ``OUT.partial`` (with the settings, checked
+on ``--resume``) and skipped by ``--resume``; the wall time sums every session.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 from dataclasses import replace
 from typing import Optional, Sequence
 
 import torch
 
+from dl4nlp._checks import check_int
 from dl4nlp.checkpoint import check_output, write_json
 from dl4nlp.experiments import seq2seq as experiment
-from dl4nlp.recipes import command_line, provenance, recipe_parser, start
+from dl4nlp.recipes import comma_ints, command_line, provenance, recipe_parser, resume_rows, save_rows, start
 
 NAME = "reverser_budget"
 
@@ -37,42 +37,53 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run every (seed, budget) and write the table; returns what was written."""
     parser = recipe_parser(NAME, __doc__.strip().splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0 .. N-1")
-    parser.add_argument("--budgets", default="100,300,1000,3000", help="training steps, comma-separated")
+    parser.add_argument("--budgets", default="100,300,1000,3000,10000", help="training steps, comma-separated")
     parser.add_argument("--resume", action="store_true", help="keep the runs finished in OUT.partial")
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
-    budgets = [int(b) for b in args.budgets.split(",")]
+    check_int("--seeds", args.seeds)
+    budgets = comma_ints("--budgets", args.budgets)
+    if experiment.REVERSAL.steps not in budgets:
+        raise ValueError(f"--budgets must include the notebook's {experiment.REVERSAL.steps} steps; got {budgets}")
     partial = out.with_name(out.name + ".partial")
     device = start(args)
     started = time.perf_counter()
-    done = json.loads(partial.read_text()) if args.resume and partial.is_file() else {"runs": {}, "attention": {}}
+    # What a finished run depends on beyond its (seed, budget); the lists of seeds and budgets are not in it.
+    spec = {"reversal": dataclasses.asdict(experiment.REVERSAL), "lengths": list(experiment.LENGTHS),
+            "test_per_length": experiment.TEST_PER_LENGTH}  # fmt: skip
+    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
+    done = {(kind, seed, steps): result for kind, seed, steps, result in rows}
+
+    def finish(key: tuple, result) -> None:
+        done[key] = result
+        finished = [[*k, r] for k, r in done.items()]
+        save_rows(partial, spec, finished, elapsed + time.perf_counter() - started)
+
     for seed in range(args.seeds):
-        if str(seed) not in done["attention"]:
-            done["attention"][str(seed)] = attention_reference(seed)
-            write_json(partial, done)
+        if ("attention", seed, experiment.REVERSAL.steps) not in done:
+            finish(("attention", seed, experiment.REVERSAL.steps), attention_reference(seed))
         for steps in budgets:
-            key = f"{seed},{steps}"
-            if key not in done["runs"]:
+            if ("none", seed, steps) not in done:
                 result = experiment.longer_training(seed, steps)
-                done["runs"][key] = dataclasses.asdict(result)
-                write_json(partial, done)
+                finish(("none", seed, steps), dataclasses.asdict(result))
                 print(f"seed {seed}, {steps} steps: {result.accuracy}", flush=True)
-            experiment.train_reverser.cache_clear()  # a 3,000-step model is not needed again
+            experiment.train_reverser.cache_clear()  # a 10,000-step model is not needed again
+    seeds = list(range(args.seeds))
     record = {
         "what": "held-out sequence accuracy per input length of notebook 04's reverser without attention, after "
         "finished schedules of several lengths; with the attention model after 100 steps as the reference",
         "lengths": list(experiment.LENGTHS),
         "budgets": budgets,
-        "seeds": list(range(args.seeds)),
-        "runs": [done["runs"][f"{seed},{steps}"] for seed in range(args.seeds) for steps in budgets],
-        "attention_at_100_steps": [done["attention"][str(seed)] for seed in range(args.seeds)],
+        "seeds": seeds,
+        "runs": [done[("none", seed, steps)] for seed in seeds for steps in budgets],
+        "attention_at_100_steps": [done[("attention", seed, experiment.REVERSAL.steps)] for seed in seeds],
         "provenance": {
             **provenance(
                 command=command_line(NAME, argv),
                 arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
                 seed=args.seed,
                 device=device,
-                started=started,
+                started=started - elapsed,  # the wall time of every session
             ),
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         },
