@@ -8,6 +8,10 @@ cannot run widgets (GitHub, nbviewer, a notebook opened without its kernel), a
 PNG of the figure as it was first drawn, so a notebook needs no second, static
 copy of the figure. Only ipywidgets 7.6+ features are used (Colab ships 7.x).
 
+A redraw shows the PNG that ``figure_png`` renders: the picture Jupyter's
+inline backend shows for a figure (cropped to the box ``bbox_inches="tight"``
+measures, labels that stick out of the figure kept), drawn once, not twice.
+
 ``sweep(figure)`` drives an interactive figure through its controls' whole
 ranges the way a student would, by setting each control's value, and times
 every redraw and collects every failure (``make bench`` runs it on every
@@ -22,14 +26,95 @@ import io
 import itertools
 import time
 import traceback
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
 import ipywidgets as widgets
+import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from IPython.display import display
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
+
+from dl4nlp._checks import check_type
 
 WIDGET_VIEW_MIMETYPE = "application/vnd.jupyter.widget-view+json"
+MARGIN_PX = 60  # room around the figure for labels that stick out of it (a clipped x label: ~20 px)
+_MARGINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a figure that needed more room -> inches
+
+
+class _Pixels:
+    """A file for ``print_figure(format="rgba")`` that keeps the (H, W, 4) pixels it is given, not bytes."""
+
+    pixels: Optional[np.ndarray] = None
+
+    def write(self, data) -> None:
+        self.pixels = np.asarray(data)  # Agg's buffer (H, W, 4), uint8; it keeps the buffer alive
+
+    def seek(self, *args) -> None:  # matplotlib checks that a file handle has one
+        pass
+
+
+def figure_png(figure: plt.Figure) -> Optional[bytes]:
+    """The PNG that Jupyter's inline backend shows for ``figure``, rendered once instead of twice.
+
+    The inline backend saves with ``bbox_inches="tight"``: matplotlib lays the
+    figure out once (drawing nothing) to measure what it draws, then renders
+    it a second time inside that box. Here the figure is rendered once, with a
+    margin of ``MARGIN_PX`` pixels around it, the box is measured on that
+    render, and the pixels inside the box (padded by ``savefig.pad_inches``, as
+    "tight" pads it) are the picture: the same size, the same content, give or
+    take a pixel's shift. Where the box does not fit in the margin (a label
+    far outside the figure) the figure is rendered again inside the box, and
+    the next render of that figure gets a margin wide enough. A closed figure
+    (whose canvas pyplot reset to a plain one) is given an Agg canvas, which it
+    keeps: the next render reuses its renderer and the text it measured.
+    Returns None where the inline backend would not render a PNG this way (a
+    figure with no axes, or another canvas, such as ipympl's live one):
+    ``display(figure)`` shows such a figure.
+
+    >>> fig, ax = plt.subplots(figsize=(3, 2), dpi=100); _ = ax.set_xlabel("below the figure", labelpad=20)
+    >>> png = figure_png(fig)
+    >>> png[:8], int.from_bytes(png[20:24], "big") > 200  # a PNG taller than the figure: the label is in it
+    (b'\\x89PNG\\r\\n\\x1a\\n', True)
+    >>> plt.close(fig)
+    """
+    check_type("figure", figure, Figure, "a matplotlib Figure")
+    pad = matplotlib.rcParams["savefig.pad_inches"]
+    original = figure.canvas
+    if (
+        not figure.axes
+        or type(original) not in (FigureCanvasAgg, FigureCanvasBase)
+        or not isinstance(pad, (int, float))
+    ):
+        return None
+    # A closed figure (pyplot gave it a plain canvas) keeps the Agg canvas it gets here, so that the renderer
+    # and its measured text are reused by the next redraw of the figure (the widgets update one figure).
+    canvas = original if type(original) is FigureCanvasAgg else FigureCanvasAgg(figure)
+    dpi, (width, height) = figure.dpi, figure.get_size_inches()
+    margin = _MARGINS.get(figure, MARGIN_PX / dpi)  # inches
+    colours = {"dpi": dpi, "facecolor": figure.get_facecolor(), "edgecolor": figure.get_edgecolor()}
+    target = _Pixels()
+    room = Bbox.from_extents(-margin, -margin, width + margin, height + margin)  # inches
+    canvas.print_figure(target, format="rgba", bbox_inches=room, **colours)  # the one draw
+    box = figure.get_tightbbox(canvas.renderer).padded(pad)  # measured with the renderer that drew
+    rgba = target.pixels  # (H, W, 4): the figure's bottom left corner is `margin` in from the bottom left
+    left, top = int((box.x0 + margin) * dpi), int((height + margin - box.y1) * dpi)
+    size = int(box.height * dpi), int(box.width * dpi)  # (h, w), as matplotlib sizes a "tight" PNG
+    crop = rgba[max(top, 0) : top + size[0], max(left, 0) : left + size[1]]
+    png = io.BytesIO()
+    if min(left, top) < 0 or crop.shape[:2] != size:  # the box reaches beyond the margin: draw inside it
+        beyond = max(-box.x0, -box.y0, box.x1 - width, box.y1 - height)  # inches outside the figure
+        _MARGINS[figure] = beyond + MARGIN_PX / dpi
+        canvas.print_figure(png, format="png", bbox_inches=box, **colours)
+        return png.getvalue()
+    crop = np.ascontiguousarray(crop)  # Pillow before 12 reads only contiguous pixels
+    matplotlib.image.imsave(png, crop, format="png", origin="upper", dpi=dpi)
+    return png.getvalue()
 
 
 class InteractiveFigure:
@@ -57,6 +142,7 @@ class InteractiveFigure:
         self.output = widgets.Output()
         self.widget = widgets.VBox([widgets.HBox(list(self.controls.values())), self.output])
         self.last_figure: Optional[plt.Figure] = None
+        self.last_png: Optional[bytes] = None  # what the output area shows
         self.last_error: Optional[BaseException] = None
         for control in self.controls.values():
             if hasattr(control, "style") and hasattr(control.style, "description_width"):
@@ -76,14 +162,19 @@ class InteractiveFigure:
             try:
                 figure = self.draw(**self.values)
             except Exception as error:  # shown to the student, never swallowed
-                self.last_error, self.last_figure = error, None
+                self.last_error, self.last_figure, self.last_png = error, None, None
                 print(
                     f"Could not draw with {self.values}:\n"
                     + "".join(traceback.format_exception_only(type(error), error))
                 )
                 return
             self.last_error, self.last_figure = None, figure
-            display(figure)
+            self.last_png = figure_png(figure)  # one render (the inline backend would draw it twice)
+            if self.last_png is None:
+                display(figure)
+            else:
+                png = base64.b64encode(self.last_png).decode("ascii")
+                display({"image/png": png, "text/plain": repr(figure)}, raw=True)
             plt.close(figure)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -93,7 +184,9 @@ class InteractiveFigure:
             "text/plain": f"interactive figure {getattr(self.draw, '__name__', 'draw')}({values})",
             WIDGET_VIEW_MIMETYPE: {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
         }
-        if self.last_figure is not None:
+        if self.last_png is not None:  # the picture the output area shows
+            bundle["image/png"] = base64.b64encode(self.last_png).decode("ascii")
+        elif self.last_figure is not None:
             png = io.BytesIO()
             self.last_figure.savefig(png, format="png", bbox_inches="tight")
             bundle["image/png"] = base64.b64encode(png.getvalue()).decode("ascii")

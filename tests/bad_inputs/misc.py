@@ -263,6 +263,13 @@ exempt(
 )
 
 
+@cases("dl4nlp.widgets.figure_png")
+def _():
+    axes = plt.subplots()[1]
+    yield "figure: None", lambda: W.figure_png(None), ("figure", "None")
+    yield "figure: its axes", lambda: W.figure_png(axes), ("figure", "Axes")
+
+
 @cases("dl4nlp.widgets.interactive_figure")
 def _():
     slider = widgets.FloatSlider(value=1.0)
