@@ -709,6 +709,37 @@ assert not any(clip_run.clipped_diverged)
 assert all(clip_run.final(r) < experiment.CLIPPED_FINAL for r in clip_run.clipped), [clip_run.final(r) for r in clip_run.clipped]
 assert experiment.CLIPPED_LEARN == 3  # the claims suite's "at least three of the four"
 
+# %% [markdown]
+# **Over 32 seeds.** Seed 0 is one draw from a chaotic process.
+# `python -m dl4nlp.recipes.rnn_seed_sweep` ran this experiment, and the IRNN at lag 50 of the
+# next section, for seeds 0 to 31 (128 models, each trained once unclipped and once clipped) and
+# shipped the numbers in `data/rnn_seed_sweep.json`. Its seed 0 is the run above: the same
+# function and seed (other versions of PyTorch round differently, hence the tolerance below).
+
+# %%
+seed_sweep = experiment.load_seed_sweep()
+sweep_counts = experiment.seed_sweep_counts(seed_sweep)
+table_seed_0 = seed_sweep["seeds"][0]["clipped_final"]
+print("seed 0, clipped, final losses: table", ", ".join(f"{x:.2f}" for x in table_seed_0),
+      "| run above", ", ".join(f"{clip_run.final(r):.2f}" for r in clip_run.clipped))
+assert all(abs(t - clip_run.final(r)) < 0.05 for t, r in zip(table_seed_0, clip_run.clipped)), table_seed_0
+stuck = sorted(x for row in seed_sweep["seeds"] for x in row["clipped_final"] if x >= experiment.CLIPPED_FINAL)
+print(f"{sweep_counts.clipped_runs} clipped runs: {sweep_counts.clipped_diverged} diverged, "
+      f"{sweep_counts.clipped_stuck} stuck (final losses {', '.join(f'{x:.2f}' for x in stuck)}); "
+      f"at least 3 of 4 learned in {sweep_counts.sets_with_clipped_learning} of {sweep_counts.seeds} seeds")
+print(f"unclipped: at least 3 of 4 failed in {sweep_counts.sets_with_unclipped_failing} of {sweep_counts.seeds} seeds")
+
+# %% [markdown]
+# None of the 128 clipped runs diverges. Six stay stuck, ending between 1.0 and 1.4 nats (log 4 is
+# 1.39), never more than one in a set of four, so at least three of four learn on every seed.
+# Without clipping, at least three of four fail on every seed. Clipping stops the explosion; it
+# does not promise that a run learns.
+
+# %%
+assert (sweep_counts.seeds, sweep_counts.clipped_runs, sweep_counts.clipped_diverged) == (32, 128, 0), sweep_counts
+assert sweep_counts.clipped_stuck == 6 and 1.0 < stuck[0] and stuck[-1] < 1.4, stuck
+assert sweep_counts.sets_with_clipped_learning == sweep_counts.sets_with_unclipped_failing == 32, sweep_counts
+
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. How far back can a vanilla RNN remember?
 #
@@ -808,8 +839,8 @@ for variant, ratio in start_ratio.items():
 # - Changing only $W_h$, to the identity, lifts lag 20 far above chance (above 0.6); its gradient
 #   at the signal is between $10^{-3}$ and $10^{-1}$ of the last one. At lag 50 it is at chance.
 # - Changing then only the nonlinearity to ReLU (the IRNN) reaches lag 50, at least twice chance
-#   (above 0.5), and on most seeds solves it outright (above 0.95; the claims suite asks it of at
-#   least two of its three seeds): a ReLU unit that is on passes its gradient with slope exactly 1,
+#   (above 0.5), and on most seeds solves it outright (above 0.95: 29 of 32 seeds, below; the claims
+#   suite asks it of at least two of its three seeds): a ReLU unit that is on passes its gradient with slope exactly 1,
 #   so with $W_h = I$ the gradient reaches the signal with more than a tenth of its size. Identity
 #   initialisation needs both changes. (Training a recurrent network this close to the edge is
 #   chaotic: another seed, or another version of PyTorch rounding differently, can leave a run
@@ -828,6 +859,19 @@ assert accuracy[tanh_identity][at[50]] < experiment.AT_CHANCE, accuracy
 assert 1e-3 < start_ratio[tanh_identity] < 1e-1, start_ratio
 assert accuracy[irnn_name][at[50]] > experiment.REACHES and start_ratio[irnn_name] > 0.1, (accuracy, start_ratio)
 assert irnn_larger_lr < experiment.FAILED_LR, irnn_larger_lr
+
+# %% [markdown]
+# **Over 32 seeds** (the table of the clipping section): the IRNN solves lag 50 outright on 29
+# of 32 seeds and reaches it (above 0.5) on all 32; its worst seed ends at 0.61. "Reaches it on
+# every seed, solves it on most" is what holds, which is why only the weaker claim is asserted on
+# seed 0 above. The table holds for the PyTorch version it records: on PyTorch 2.1, seed 0 ends at
+# 0.85 instead of 1.00 (a test re-runs one of the table's seeds and compares it bit for bit).
+
+# %%
+print(f"IRNN at lag 50 over {sweep_counts.seeds} seeds: solved (> {experiment.SOLVED}) on {sweep_counts.irnn_solved}, "
+      f"reached (> {experiment.REACHES}) on {sweep_counts.irnn_reached}, lowest {sweep_counts.irnn_lowest:.3f}")
+assert (sweep_counts.irnn_solved, sweep_counts.irnn_reached) == (29, 32), sweep_counts
+assert 0.6 < sweep_counts.irnn_lowest < 0.62, sweep_counts.irnn_lowest
 
 # %% [markdown]
 # ### Truncated backpropagation through time
@@ -967,8 +1011,8 @@ assert check("Exercise 4", lambda: torch.cat([g.flatten() for g in exercise_4(gr
 # - BPTT is backpropagation through the unrolled network: two gradients meet at each hidden state, and each shared weight's gradient is a sum over time. Our hand-written pass equals autograd to $10^{-12}$.
 # - The gradient from a loss $T - t$ steps later is multiplied by $J_T J_{T-1}\cdots J_{t+1}$, one $\operatorname{diag}(\tanh')\,W_h$ per step, so it scales like $\rho^{T-t}$, and $\tanh' \le 1$ only makes it smaller.
 # - Exactly: $1.01^{1000} = 20\,959.16$ (the slides' "≈ 20,000") and $0.99^{1000} = 4.317\times10^{-5}$ (the slides' "≈ 0").
-# - Exploding gradients come from cliffs in the loss surface; clipping the gradient's norm kept every run we tried stable where most unclipped runs diverged or got stuck.
-# - With 32 units and 200 steps, a tanh RNN with PyTorch's initialisation remembers across 5 steps but not 20; starting from $W_h = I$ reaches 20 but not 50; the IRNN (ReLU and $W_h = I$) reaches 50, but only with a small enough learning rate. Truncated BPTT cannot learn anything longer than its window.
+# - Exploding gradients come from cliffs in the loss surface; clipping the gradient's norm kept all 128 clipped runs of the seed sweep from diverging (6 still got stuck), where at least three of four unclipped runs diverged or got stuck on every seed.
+# - With 32 units and 200 steps, a tanh RNN with PyTorch's initialisation remembers across 5 steps but not 20; starting from $W_h = I$ reaches 20 but not 50; the IRNN (ReLU and $W_h = I$) reaches 50 (and solves it on 29 of 32 seeds), but only with a small enough learning rate. Truncated BPTT cannot learn anything longer than its window.
 #
 # **Next:** notebook 03 adds a second, additive path through time, the LSTM's
 # cell state, and solves the lags where these networks fail.
