@@ -104,6 +104,24 @@ def write_json(path: PathLike, obj: Any) -> Path:
     return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
+def read_json(path: PathLike, what: str = "a JSON file") -> Any:
+    """The JSON value stored in ``path``; a missing file, a folder or text that is not JSON is an error naming the
+    file and ``what`` it should have been.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     table = write_json(Path(folder) / "table.json", {"seeds": [0, 1]})
+    ...     read_json(table, "a table")
+    {'seeds': [0, 1]}
+    """
+    check_str("what", what, nonempty=True)
+    path = check_file("path", path, what)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"path must be {what}; {path} is not JSON ({error})") from None
+
+
 def check_output(path: PathLike, *, overwrite: bool = False, suffix: Optional[str] = None) -> Path:
     """The output path of a recipe, refused if it exists (unless ``overwrite``) or has the wrong suffix.
 

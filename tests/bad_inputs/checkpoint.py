@@ -155,6 +155,16 @@ def _():
     yield "obj: NaN (not valid JSON)", lambda: C.write_json(where / "b.json", {"loss": float("nan")}), ("obj", "nan")
 
 
+@cases("dl4nlp.checkpoint.read_json")
+def _():
+    where = folder()
+    (where / "broken.json").write_text("{not json")
+    yield "path: missing", lambda: C.read_json(where / "gone.json", "a table"), ("path", "gone.json")
+    yield "path: not JSON", lambda: C.read_json(where / "broken.json", "a table"), ("path", "broken.json", "a table")
+    yield "path: a folder", lambda: C.read_json(where, "a table"), ("path", str(where))
+    yield "what: empty", lambda: C.read_json(where / "broken.json", ""), ("what", "''")
+
+
 def saved_table() -> Path:
     path = folder() / "t.csv"
     C.save_table(path, [{"a": 1, "b": 2}], provenance={"command": "x"})

@@ -193,3 +193,26 @@ def _():
     yield from vary(recipes.parallel_map, good, "function", [("a string", "abs", "'abs'"), ("None", None, "None")])
     yield from vary(recipes.parallel_map, good, "items", [("a string", "ab", "str"), ("None", None, "None")])
     yield from vary(recipes.parallel_map, good, "jobs", int_variants(1))
+
+
+@cases("dl4nlp.recipes.table_provenance")
+def _():
+    args = argparse.Namespace(out="x.json", seed=0, threads=1, device="cpu")
+
+    def call(**change):
+        good = dict(name="rnn_seed_sweep", argv=[], args=args, device=torch.device("cpu"), started=0.0, elapsed=0.0)
+        return lambda: recipes.table_provenance(**{**good, **change})
+
+    yield "args: a dict", call(args={"seed": 0}), ("args", "dict")
+    yield "elapsed: negative", call(elapsed=-1.0), ("elapsed", "-1.0")
+    yield "argv: a string", call(argv="--seeds 3"), ("argv", "str")
+    yield "corpora: unknown", call(corpora=["missing.txt"]), ("corpora", "missing.txt")
+
+
+@cases("dl4nlp.recipes.write_table")
+def _():
+    where = scratch()
+    yield "out: None", lambda: recipes.write_table(None, {}, where / "p.partial"), ("out", "None")
+    yield "partial: a number", lambda: recipes.write_table(where / "t.json", {}, 3), ("partial", "int")
+    nan = {"loss": float("nan")}
+    yield "record: NaN (not JSON)", lambda: recipes.write_table(where / "t.json", nan, where / "p"), ("obj", "nan")

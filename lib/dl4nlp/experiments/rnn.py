@@ -19,7 +19,6 @@ prose states are the constants below, shared with ``tests/claims/test_02_rnn.py`
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -28,7 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_array, check_choice, check_file, check_int, check_number, check_sequence, given
+from dl4nlp._checks import check_array, check_choice, check_int, check_number, check_sequence, given
+from dl4nlp.checkpoint import read_json
 from dl4nlp.data import data_path, load_text, random_windows
 from dl4nlp.gradflow import time_step_gradient_norms
 from dl4nlp.ngram import count_model_loss
@@ -354,11 +354,8 @@ _SWEEP_KEYS = ("seed", "irnn_lag50", "clipped_final", "clipped_diverged", "uncli
 
 def load_seed_sweep(path=None) -> dict:
     """The shipped seed sweep of notebook 02 (``data/rnn_seed_sweep.json`` by default), checked complete."""
-    path = data_path(SEED_SWEEP) if path is None else check_file("path", path, "the RNN seed sweep (JSON)")
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"path must be the RNN seed sweep (JSON); {path} is not JSON ({error})") from None
+    path = data_path(SEED_SWEEP) if path is None else path
+    table = read_json(path, "the RNN seed sweep (JSON)")
     return _check_seed_sweep(table, str(path))
 
 

@@ -19,7 +19,6 @@ the named constants below.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -27,8 +26,9 @@ from typing import Optional
 
 import torch
 
-from dl4nlp._checks import check_choice, check_file, check_int, check_number, check_type, given
+from dl4nlp._checks import check_choice, check_int, check_number, check_type, given
 from dl4nlp.attention import SCORES
+from dl4nlp.checkpoint import read_json
 from dl4nlp.data import data_path
 from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
@@ -224,11 +224,8 @@ def load_budget_table(path=None) -> dict:
     ``table["runs"]`` holds one ``BudgetResult`` (as a dict) per seed and budget; ``table["attention_at_100_steps"]``
     the attention model's accuracy per length, per seed.
     """
-    path = data_path(BUDGET_TABLE) if path is None else check_file("path", path, "the reverser budget table (JSON)")
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"path must be the reverser budget table (JSON); {path} is not JSON ({error})") from None
+    path = data_path(BUDGET_TABLE) if path is None else path
+    table = read_json(path, "the reverser budget table (JSON)")
     return _check_budget_table(table, str(path))
 
 

@@ -20,7 +20,6 @@ Thresholds the claims use are named constants here, shared by notebook 07 and
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Optional, Sequence
@@ -33,7 +32,6 @@ from dl4nlp import date_task
 from dl4nlp._checks import (
     check_bool,
     check_choice,
-    check_file,
     check_ids,
     check_int,
     check_number,
@@ -42,7 +40,7 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
-from dl4nlp.checkpoint import load_checkpoint
+from dl4nlp.checkpoint import load_checkpoint, read_json
 from dl4nlp.data import data_path, load_text
 from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
 from dl4nlp.device import seed_everything
@@ -534,11 +532,8 @@ INDUCTION_KIND = "induction_heads"
 
 def load_ablation_table(path=None) -> dict:
     """The shipped ladder and warm-up table across seeds (``data/transformer_ablation.json`` by default)."""
-    path = data_path(ABLATION_TABLE) if path is None else check_file("path", path, "the ablation table (JSON)")
-    try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"path must be the ablation table (JSON); {path} is not JSON ({error})") from None
+    path = data_path(ABLATION_TABLE) if path is None else path
+    table = read_json(path, "the ablation table (JSON)")
     if not isinstance(table, dict) or "ladder" not in table or "warmup" not in table:
         raise ValueError(f"{path} is not the ablation table: expected keys 'ladder' and 'warmup'")
     return table

@@ -43,7 +43,7 @@ from dl4nlp._checks import (
     check_strings,
     check_type,
 )
-from dl4nlp.checkpoint import atomic_write, environment
+from dl4nlp.checkpoint import atomic_write, environment, write_json
 from dl4nlp.data import CORPORA, data_path, md5sum
 from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
 
@@ -176,6 +176,42 @@ def provenance(
     if history:
         record["history"] = list(history)
     return record
+
+
+def table_provenance(
+    name: str,
+    argv: Optional[Sequence[str]],
+    args: argparse.Namespace,
+    device: torch.device,
+    started: float,
+    elapsed: float,
+    corpora: Sequence[str] = (),
+) -> dict[str, Any]:
+    """``provenance()`` for a resumable recipe that writes one JSON table: its arguments (less ``--overwrite`` and
+    ``--resume``), the wall time of every session (``elapsed`` before this one) and the CPU kernels, which
+    ``not_reproducible_here`` reads."""  # fmt: skip
+    check_type("args", args, argparse.Namespace, "the parsed arguments of the recipe's parser (an argparse.Namespace)")
+    check_number("elapsed", elapsed, 0)
+    return {
+        **provenance(
+            command=command_line(name, argv),
+            arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
+            seed=getattr(args, "seed", 0),
+            device=device,
+            started=started - elapsed,
+            corpora=corpora,
+        ),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+    }
+
+
+def write_table(out: Path, record: Mapping[str, Any], partial: Path) -> dict:
+    """Write a recipe's finished JSON table to ``out`` (atomically), then remove its resume state ``partial``."""
+    out, partial = check_path("out", out), check_path("partial", partial)
+    write_json(out, record)
+    if partial.exists():
+        partial.unlink()
+    return dict(record)
 
 
 def _environment(record: Mapping[str, Any], key: str) -> Any:

@@ -17,12 +17,18 @@ import time
 from dataclasses import replace
 from typing import Optional, Sequence
 
-import torch
-
 from dl4nlp._checks import check_int
-from dl4nlp.checkpoint import check_output, write_json
+from dl4nlp.checkpoint import check_output
 from dl4nlp.experiments import seq2seq as experiment
-from dl4nlp.recipes import comma_ints, command_line, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import (
+    comma_ints,
+    recipe_parser,
+    resume_rows,
+    save_rows,
+    start,
+    table_provenance,
+    write_table,
+)
 
 NAME = "reverser_budget"
 
@@ -77,21 +83,9 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "seeds": seeds,
         "runs": [done[("none", seed, steps)] for seed in seeds for steps in budgets],
         "attention_at_100_steps": [done[("attention", seed, experiment.REVERSAL.steps)] for seed in seeds],
-        "provenance": {
-            **provenance(
-                command=command_line(NAME, argv),
-                arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
-                seed=args.seed,
-                device=device,
-                started=started - elapsed,  # the wall time of every session
-            ),
-            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        },
+        "provenance": table_provenance(NAME, argv, args, device, started, elapsed),
     }
-    write_json(out, record)
-    if partial.exists():
-        partial.unlink()
-    return record
+    return write_table(out, record, partial)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,17 @@ from __future__ import annotations
 import time
 from typing import Optional, Sequence
 
-import torch
-
 from dl4nlp._checks import check_int
-from dl4nlp.checkpoint import check_output, write_json
+from dl4nlp.checkpoint import check_output
 from dl4nlp.experiments import rnn as experiment
-from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import (
+    recipe_parser,
+    resume_rows,
+    save_rows,
+    start,
+    table_provenance,
+    write_table,
+)
 
 NAME = "rnn_seed_sweep"
 LAG = 50
@@ -72,21 +77,9 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "clipping experiment's final losses (clipping: four models per seed, unclipped and clipped at norm 1)",
         **spec,
         "seeds": [done[seed] for seed in range(args.seeds)],
-        "provenance": {
-            **provenance(
-                command=command_line(NAME, argv),
-                arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
-                seed=args.seed,
-                device=device,
-                started=started - elapsed,  # the wall time of every session
-            ),
-            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        },
+        "provenance": table_provenance(NAME, argv, args, device, started, elapsed),
     }
-    write_json(out, record)
-    if partial.exists():
-        partial.unlink()
-    return record
+    return write_table(out, record, partial)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,16 @@ import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int
-from dl4nlp.checkpoint import check_output, write_json
+from dl4nlp.checkpoint import check_output
 from dl4nlp.experiments import transformer as experiment
-from dl4nlp.recipes import command_line, provenance, recipe_parser, resume_rows, save_rows, start
+from dl4nlp.recipes import (
+    recipe_parser,
+    resume_rows,
+    save_rows,
+    start,
+    table_provenance,
+    write_table,
+)
 
 NAME = "transformer_ablation"
 
@@ -76,19 +83,9 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "warmup_sizes": {**experiment.WARMUP_SIZES, "steps": args.warmup_steps},
         "ladder": [done["ladder"][str(s)] for s in range(args.ladder_seeds)],
         "warmup": [done["warmup"][str(s)] for s in range(args.warmup_seeds)],
-        "provenance": provenance(
-            command=command_line(NAME, argv),
-            arguments={k: v for k, v in vars(args).items() if k not in ("overwrite", "resume")},
-            seed=args.seed,
-            device=device,
-            started=started - elapsed,  # the wall time of every session
-            corpora=[experiment.CORPUS],
-        ),
+        "provenance": table_provenance(NAME, argv, args, device, started, elapsed, corpora=[experiment.CORPUS]),
     }
-    write_json(out, record)
-    if partial.exists():
-        partial.unlink()
-    return record
+    return write_table(out, record, partial)
 
 
 if __name__ == "__main__":
