@@ -316,10 +316,9 @@ print(f"dot attention,     100 steps: length 10 right in {min(attention_10):.0%}
 # times (10,000 steps) gets every long length at least 80 % right, where
 # attention was after 100 steps, although by then every training string has
 # been seen 128 times, against about once for the attention model. Forty-eight
-# numbers have room for ten letters
-# drawn from ten (33 bits); what is hard is learning to pack them in and
-# unpack them backwards, and attention skips that job. We measured lengths up
-# to 10 only. On real translation, Cho et al. (2014) report that an
+# numbers have room for ten letters drawn from ten (33 bits), so at this length
+# the vector is not too small: learning to use it is what takes the time, and
+# attention spares the decoder that work. We measured lengths up to 10 only. On real translation, Cho et al. (2014) report that an
 # encoder-decoder without attention does well on short sentences but that "its
 # performance degrades rapidly as the length of the sentence ... increase[s]";
 # whether our slope steepens beyond length 10 this experiment does not show.
