@@ -45,6 +45,15 @@ def test_held_out_strings_are_never_training_strings(seed):
     assert held_out and not any(source in training for source in held_out)
 
 
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_longer_training_at_the_notebooks_budget_is_the_bottleneck_run(seed):
+    """At 100 steps ``longer_training`` is ``bottleneck``'s no-attention model (cached: no new training), so the
+    table's first budget starts where the notebook's figure does."""
+    run = experiments.longer_training(seed, experiments.REVERSAL.steps)
+    assert run.accuracy == experiments.bottleneck(seed).bottleneck
+    assert max(dict(zip(run.lengths, run.accuracy))[n] for n in experiments.LONG) <= experiments.BOTTLENECK_LONG_MAX
+
+
 def test_more_training_lets_the_bottleneck_model_catch_up_on_every_shipped_seed():
     """The shipped longer-training table (``python -m dl4nlp.recipes.reverser_budget``, no training here)."""
     table = experiments.load_budget_table()
