@@ -78,13 +78,25 @@ def test_check_verdicts(capsys):
     assert not check("ex", [1.0], [1.0, 2.0])
     assert "expected shape (2,), got shape (1,)" in capsys.readouterr().out
     assert not check("ex", 1.5, 1.0)
-    assert "largest difference" in capsys.readouterr().out
+    assert "your answer is 1.5, expected 1." in capsys.readouterr().out
+    assert not check("ex", [[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [3.0, 5.0]])
+    assert "element [1, 1] is 4, expected 5" in capsys.readouterr().out  # the first element that differs, named
+    assert not check("ex", [0.5, 9.0], [0.5, 2.0], names=["dL/dw", "dL/db"])
+    assert "dL/db is 9, expected 2" in capsys.readouterr().out
+    assert not check("ex", False, True)
+    assert "your answer is False, expected True" in capsys.readouterr().out  # not "largest difference 1"
+    assert not check("ex", {"x": 1.0, "y": 2.5}, {"x": 1.0, "y": 2.0})
+    assert "y is 2.5, expected 2" in capsys.readouterr().out
+    assert not check("ex", 1 + 1j, 1.0)
+    assert "complex" in capsys.readouterr().out
+    assert not check("ex", 10**400, 1.0)  # never raises for a student's answer
+    assert "too large" in capsys.readouterr().out
     assert not check("ex", lambda: 1 / 0, 1.0)
     assert "ZeroDivisionError" in capsys.readouterr().out
     assert not check("ex", None, 1.0)
     assert not check("ex", "abc", 1.0)
     assert not check("ex", "1.0", 1.0)  # text is not a number, even text that reads as one
-    assert "expected numbers, got str '1.0'" in capsys.readouterr().out
+    assert "expected real numbers; yours are not numbers: str '1.0'" in capsys.readouterr().out
 
 
 def test_check_raises_for_the_authors_mistakes_not_the_students():

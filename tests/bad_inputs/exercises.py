@@ -25,6 +25,7 @@ def _():
     )
     yield from vary(E.check, good, "rtol", [("negative", -1.0, "-1.0")])
     yield from vary(E.check, good, "name", [("not a string", 3, "3"), ("empty", "", "''")])
+    yield from vary(E.check, good, "names", [("names of the wrong kind", [1], "1")])
 
 
 @cases("dl4nlp.exercises.isclose")
@@ -33,3 +34,12 @@ def _():
     yield from vary(E.isclose, good, "a", [("a string", "1", "'1'"), ("None", None, "None")])
     yield from vary(E.isclose, good, "b", [("a list", [1.0], "list")])
     yield from vary(E.isclose, good, "tol", [("negative", -1e-9, "-1e-09"), ("NaN", math.nan, "nan")])
+
+
+@cases("dl4nlp.exercises.attempt")
+def _():
+    good = dict(exercise=lambda: 1, fallback=lambda: 2, name="Exercise 1")
+    yield from vary(E.attempt, good, "exercise", [("a value, not a function", 1, "1")])
+    yield from vary(E.attempt, good, "fallback", [("a value, not a function", 2, "2")])
+    yield from vary(E.attempt, good, "name", [("empty", "", "''")])
+    yield from vary(E.attempt, good, "solved", [("the string 'no'", "no", "'no'")])

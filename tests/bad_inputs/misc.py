@@ -22,6 +22,14 @@ def _():
     yield from vary(notebook.start, {}, "style", [("an unknown style", "dark", "'dark'")])
 
 
+@cases("dl4nlp.notebook.claim")
+def _():
+    good = dict(sentence="a claim", holds=True)
+    yield from vary(notebook.claim, good, "sentence", [("empty", "", "''"), ("not text", 3, "3")])
+    yield from vary(notebook.claim, good, "holds", [("a number, not a comparison", 0.9, "0.9"),
+                                                   ("a whole mask", torch.tensor([True, False]), "(2,)")])  # fmt: skip
+
+
 # --- recipes ---------------------------------------------------------------------------------
 @cases("dl4nlp.recipes.recipe_parser")
 def _():
