@@ -11,11 +11,13 @@ PIP_OPTS ?=
 # Notebooks to build or benchmark (default: all); e.g. make notebooks NB=01
 NB ?=
 
-.PHONY: setup lab test unit notebooks bench compat e2e e2e-setup lock clean help
+.PHONY: setup lab test test-kernels student unit notebooks bench compat e2e e2e-setup lock clean help
 
 help:
 	@echo "make lab        set up (if needed) and open JupyterLab on notebooks/"
 	@echo "make test       set up (if needed), run the library tests and every notebook under nbval"
+	@echo "make test-kernels  every notebook and the claims suite again under other CPU kernels (KERNELS=default-sse)"
+	@echo "make student    the student edition in student/ (solutions removed), each run top to bottom"
 	@echo "make notebooks  regenerate each .ipynb from its .py twin and execute it on the CPU (NB=01 for one)"
 	@echo "make bench      execute each notebook headless; table of wall time, slowest cell, peak memory"
 	@echo "make compat     the tests and notebooks on the oldest Python and dependency versions declared (by hand)"
@@ -46,6 +48,17 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q tests notebooks lib/dl4nlp --doctest-modules --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile
+
+# The notebooks and the claims suite a second time, under CPU kernels other than the machine's own (the
+# configurations are dl4nlp.kernels.KERNEL_CONFIGURATIONS; tools/kernels.py sets them and prints the fingerprint).
+KERNELS ?= default-sse
+test-kernels: setup
+	$(BIN)/python tools/kernels.py $(KERNELS) -- $(BIN)/python -m pytest -q notebooks tests/claims --nbval-lax --nbval-current-env --nbval-cell-timeout=300 -n 2 --dist loadfile -p no:cacheprovider
+
+# The student edition: every notebook less its solution cells (nbconvert's preprocessors), written to student/
+# and executed top to bottom (an unsolved exercise falls back to the library's version).
+student: setup
+	$(BIN)/python tools/student_edition.py --run $(NB)
 
 unit: setup
 	$(BIN)/python -m pytest -q tests

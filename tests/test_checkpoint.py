@@ -153,12 +153,15 @@ def test_bad_arguments(tmp_path):
 
 
 def test_reproducing_a_recipe_needs_its_torch_kernels_and_threads():
+    from dl4nlp.checkpoint import environment
     from dl4nlp.recipes import not_reproducible_here, recorded_threads
 
-    here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    here = {"environment": environment()}
     assert not_reproducible_here(here) is None
-    assert "CPU kernels" in not_reproducible_here({**here, "cpu_capability": "another"})
-    assert "CPU kernels" in not_reproducible_here({"environment": here["environment"]})  # not recorded: never here
+    other = {"environment": {**here["environment"], "kernel_fingerprint": "0123456789abcdef"}}
+    assert "kernel fingerprint" in not_reproducible_here(other)  # the same version strings, other bits
+    unrecorded = {"environment": {k: v for k, v in here["environment"].items() if k != "kernel_fingerprint"}}
+    assert "kernel fingerprint" in not_reproducible_here(unrecorded)  # not recorded: never bit for bit here
     before = torch.get_num_threads()
     with pytest.raises(KeyboardInterrupt), recorded_threads({"environment": {"torch_threads": 1}}):
         assert torch.get_num_threads() == 1

@@ -230,6 +230,11 @@ def check_slideshow(page: Page) -> list[str]:
 def main(argv: list[str]) -> int:
     if not Path(CHROMIUM).exists():
         raise SystemExit(f"Chromium not found at {CHROMIUM}: install Debian's chromium (make e2e does it)")
+    if not argv and SCREENSHOTS.exists():  # a full run: no screenshot of a notebook that no longer exists stays
+        current = {p.stem for p in select([])} | {"rise_preview"}
+        for stale in SCREENSHOTS.glob("*.png"):
+            if stale.stem not in current:
+                stale.unlink()
     port, token = free_port(), secrets.token_hex(16)
     failures = {}
     with tempfile.TemporaryDirectory() as scratch:

@@ -58,6 +58,7 @@ from dl4nlp._checks import (
     given,
 )
 from dl4nlp._version import __version__
+from dl4nlp.kernels import kernel_fingerprint
 
 FORMAT = "dl4nlp-checkpoint"
 VERSION = 1
@@ -168,7 +169,8 @@ def provenance_path(path: PathLike) -> Path:
 
 
 def environment() -> dict[str, Any]:
-    """Versions, device and threads, as recorded in every provenance."""
+    """Versions, device, threads and the CPU kernels' fingerprint (``dl4nlp.kernels``), as recorded in every
+    provenance."""
     return {
         "dl4nlp": __version__,
         "torch": torch.__version__,
@@ -176,6 +178,7 @@ def environment() -> dict[str, Any]:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "torch_threads": torch.get_num_threads(),
+        "kernel_fingerprint": kernel_fingerprint(),
     }
 
 

