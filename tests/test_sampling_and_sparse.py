@@ -180,3 +180,14 @@ def test_complexity_table_rows():
     assert restricted == {"operations": 32 * n * d, "sequential": 1, "path": 32}
     with pytest.raises(ValueError, match="kind must be one of"):
         attention_cost(n, d, "linear")
+
+
+def test_a_tiny_temperature_is_computed_stably():
+    # issue 22: temperature=1e-39 gave NaN everywhere (logits / 1e-39 overflow, inf - inf); the limit is greedy
+    logits = torch.tensor([[2.0, 1.0, -3.0, float("-inf")], [0.5, 4.0, 4.0, -1.0]])
+    probs = next_token_probabilities(logits, temperature=1e-39)
+    assert not probs.isnan().any()
+    assert probs[0].tolist() == [1.0, 0.0, 0.0, 0.0] and probs[1].tolist() == [0.0, 0.5, 0.5, 0.0]  # ties share
+    assert torch.equal(next_token_probabilities(logits, temperature=1e-39, top_k=1)[0], probs[0])
+    usual = next_token_probabilities(logits, temperature=0.7)  # the usual path is unchanged
+    assert torch.equal(usual, torch.softmax(logits / 0.7, dim=-1))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import numbers
 import os
@@ -309,6 +310,11 @@ def check_mask(name: str, mask: Any, target: Sequence[int], *, expected: str = "
         fits = False
     if not fits:
         raise ValueError(f"{name} must broadcast to {what}; got shape {tuple(mask.shape)}")
+    if mask.numel() and not bool(mask.any()):  # nothing may attend anywhere: the other polarity (True = masked out)?
+        raise ValueError(
+            f"{name} must be True where attention is allowed; got False everywhere, a mask that allows nothing "
+            "(one of the other polarity, True = masked out, as torch's key_padding_mask? use ~mask)"
+        )
     return mask
 
 
@@ -405,3 +411,33 @@ def within_model():
         yield
     finally:
         _WITHIN_MODEL.reset(token)
+
+
+@contextlib.contextmanager
+def evaluating(model: Any):
+    """Run ``model`` in eval mode (dropout off) for a measurement, then give it back in the mode it came in.
+
+    A student who measures a model still in train mode (after ``model.train()`` in a loop of their own)
+    would otherwise get a loss or accuracy blurred by dropout, different at every call. Anything that
+    is not a module passes through untouched (the function's own checks refuse it).
+    """
+    if not isinstance(model, torch.nn.Module):
+        yield model
+        return
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
+def measures_in_eval_mode(fn):
+    """Decorate a function whose first argument (``model``, or ``self``) is measured: it runs in eval mode."""
+
+    @functools.wraps(fn)
+    def wrapper(model, *args, **kwargs):
+        with evaluating(model):
+            return fn(model, *args, **kwargs)
+
+    return wrapper

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dl4nlp._checks import check_number, check_str, given
+from dl4nlp._checks import check_number, check_str, given, short
 
 
 def _as_array(value: Any) -> np.ndarray:
@@ -25,7 +25,17 @@ def _as_array(value: Any) -> np.ndarray:
     array = np.asarray(value)
     if array.dtype.kind in "USV":
         raise TypeError(f"not numbers: {given(value)}")
-    return array.astype(float)
+    if array.dtype.kind == "c":  # a complex answer is not the real number asked for, even with imaginary part 0
+        raise TypeError(f"not real numbers: {given(value)} is complex")
+    if array.dtype.kind == "b":  # True is not 1.0
+        raise TypeError(f"not numbers: {given(value)} is True/False")
+    try:
+        out = array.astype(float)
+    except OverflowError:  # an int beyond float's range (10**400)
+        raise ValueError(f"not numbers a float can hold: {given(value)}") from None
+    if array.dtype.kind == "O" and any(isinstance(v, (complex, bool, np.bool_)) for v in array.ravel()):
+        raise TypeError(f"not real numbers: {given(value)}")
+    return out
 
 
 def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float = 1e-6, rtol: float = 1e-5) -> bool:
@@ -39,7 +49,7 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
     check_number("rtol", rtol, 0.0)
     try:
         expected_array = _as_array(expected)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise TypeError(
             f"expected must be numbers (the notebook's reference, not the student's); got {given(expected)}"
         ) from None
@@ -58,8 +68,8 @@ def check(name: str, answer: Callable[[], Any] | Any, expected: Any, atol: float
         return False
     try:
         got_array = _as_array(got)
-    except (TypeError, ValueError):
-        print(f"{name}: expected numbers, got {type(got).__name__} {got!r}.")
+    except Exception:  # noqa: BLE001 - whatever the student returned, say so; never raise for their answer
+        print(f"{name}: expected numbers, got {type(got).__name__} {short(got)}.")  # complex, bool, 10**400 ...
         return False
     if got_array.shape != expected_array.shape:
         print(f"{name}: expected shape {expected_array.shape}, got shape {got_array.shape}.")

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from dl4nlp._checks import (
+    check_bool,
     check_device,
     check_number,
     check_same_dtype,
@@ -31,6 +32,7 @@ from dl4nlp._checks import (
     check_tensor,
     check_type,
     given,
+    measures_in_eval_mode,
 )
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.rnn import RecurrentLM, _check_sequence, _check_state, _torch_weights, load_weights_
@@ -379,6 +381,7 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
     other is an error. The model is returned in eval mode.
     """
     check_device("map_location", map_location)
+    check_bool("reverse", reverse)
     checkpoint = load_checkpoint(path, kind=CHAR_LSTM_KIND, map_location=map_location)
     missing = {"vocab", "reverse"} - set(checkpoint.extra)
     if missing:
@@ -392,6 +395,7 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
 
 
 @torch.no_grad()
+@measures_in_eval_mode
 def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> torch.Tensor:
     """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
 

@@ -201,16 +201,20 @@ def check_token_ids(ids, vocab_size: int, name: str = "ids") -> None:
 
 
 def identity_init_(module: nn.RNN) -> nn.RNN:
-    """IRNN initialisation (Le, Jaitly & Hinton, 2015): W_hh = I, biases 0; use with ReLU."""
+    """IRNN initialisation (Le, Jaitly & Hinton, 2015): W_hh = I, biases 0; use with ReLU.
+
+    Every layer and, in a bidirectional RNN, both directions are initialised.
+    """
     check_type("module", module, nn.RNN, "a torch.nn.RNN")
     if not module.bias:
         raise ValueError("module must have biases (bias=True) to set them to 0; got bias=False")
     with torch.no_grad():
         for layer in range(module.num_layers):
-            getattr(module, f"weight_hh_l{layer}").copy_(torch.eye(module.hidden_size))
-            getattr(module, f"bias_hh_l{layer}").zero_()
-            getattr(module, f"bias_ih_l{layer}").zero_()
-            getattr(module, f"weight_ih_l{layer}").normal_(0.0, 0.1)
+            for suffix in ("", "_reverse") if module.bidirectional else ("",):  # every layer, both directions
+                getattr(module, f"weight_hh_l{layer}{suffix}").copy_(torch.eye(module.hidden_size))
+                getattr(module, f"bias_hh_l{layer}{suffix}").zero_()
+                getattr(module, f"bias_ih_l{layer}{suffix}").zero_()
+                getattr(module, f"weight_ih_l{layer}{suffix}").normal_(0.0, 0.1)
     return module
 
 
@@ -276,6 +280,7 @@ class RecurrentTagger(nn.Module):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
             check_int(name, value)
+        check_bool("bidirectional", bidirectional)
         self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(

@@ -85,13 +85,21 @@ def next_token_probabilities(
 
     Temperature divides the logits first; then top-k, then top-p filter; the rest
     is renormalised by the softmax. ``temperature=0`` is greedy: all mass on the
-    argmax (the first one on ties).
+    argmax (the first one on ties). A temperature so small that the logits divided
+    by it overflow is computed with the largest logit subtracted first (the same
+    distribution): nearly all mass on the argmax, shared among tied maxima.
+
+    >>> next_token_probabilities(torch.tensor([2.0, 1.0]), temperature=1e-39).tolist()
+    [1.0, 0.0]
     """
     _check_logits(logits)
     _check_rule(temperature, top_k, top_p, logits.shape[-1])
     if temperature == 0:
         return torch.zeros_like(logits).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)
-    logits = logits / temperature
+    scaled = logits / temperature
+    if bool((torch.isinf(scaled) & torch.isfinite(logits)).any()):  # a tiny temperature overflowed: inf - inf = NaN
+        scaled = (logits - logits.max(-1, keepdim=True).values) / temperature  # the same softmax, the top logit at 0
+    logits = scaled
     if top_k is not None:
         logits = filter_top_k(logits, top_k)
     if top_p is not None:
