@@ -441,3 +441,26 @@ def measures_in_eval_mode(fn):
             return fn(model, *args, **kwargs)
 
     return wrapper
+
+
+def check_not_probabilities(name: str, logits: torch.Tensor) -> torch.Tensor:
+    """Logits (scores before the softmax), not probabilities: refuse a tensor whose every row is a distribution.
+
+    Rows of numbers in [0, 1] that each sum to 1 are what ``softmax`` returns; the softmax (or cross-entropy)
+    of them would be a second softmax, a silently flatter distribution. Log-probabilities are fine (the
+    softmax of log-probabilities gives the probabilities back). One row alone (a hand-written ``[1.0, 0.0]``
+    is fine logits) and rows that are all one-hot are let through: only a batch of distributions is refused.
+    """
+    if logits.numel() == 0 or logits.shape[-1] < 2 or not logits.is_floating_point():
+        return logits
+    values = logits.detach()
+    if values.numel() // values.shape[-1] < 2 or bool(((values == 0) | (values == 1)).all()):
+        return logits
+    if bool(((values >= 0) & (values <= 1)).all()):
+        sums = values.double().sum(-1)
+        if bool(((sums - 1).abs() < 1e-4).all()):
+            raise ValueError(
+                f"{name} must be logits (scores before the softmax); got rows of probabilities, each summing to 1 "
+                f"(the softmax was applied already: pass the scores it was applied to, or their log)"
+            )
+    return logits

@@ -247,6 +247,12 @@ class Bert(nn.Module):
         check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         if valid is not None:
             check_tensor("valid", valid, dtype="bool", shape=tuple(ids.shape))
+            empty = ~valid.any(dim=1)
+            if bool(empty.any()):  # a row of padding only: a mask of the other polarity (True = padding)?
+                raise ValueError(
+                    f"valid must be True on each row's real tokens and False on padding; got a row with no True "
+                    f"(row {int(empty.nonzero()[0])}: a mask of the other polarity, True = padding?)"
+                )
         mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
         with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
             return self.encoder(self.embed(ids, segments), mask=mask)

@@ -326,6 +326,13 @@ def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     keep = labels != IGNORE_INDEX
     if not keep.any():
         raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
+    unpredicted = keep & (predicted < 0)  # predict pads with IGNORE_INDEX only where nothing is labelled
+    if bool(unpredicted.any()):
+        index = tuple(int(i) for i in unpredicted.nonzero()[0])
+        raise ValueError(
+            f"predicted must hold a predicted class (>= 0) wherever labels has one; got {int(predicted[index])} at "
+            f"{index} where labels has {int(labels[index])} (predicted and labels swapped?)"
+        )
     return float((predicted[keep] == labels[keep]).float().mean())
 
 
@@ -444,8 +451,15 @@ def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allo
     return chosen
 
 
-def _check_compare(pretrained: Any, seed: Any, steps: Any) -> None:
+def _check_compare(pretrained: Any, seed: Any, steps: Any, tokenizer: Any = None) -> None:
     check_type("pretrained", pretrained, Bert, "a dl4nlp.bert.Bert")
+    if tokenizer is not None:
+        _check_tokenizer(tokenizer)
+        if hasattr(tokenizer, "__len__") and len(tokenizer) != pretrained.config.vocab_size:
+            raise ValueError(
+                f"tokenizer must be the pre-trained model's, of vocab_size={pretrained.config.vocab_size} pieces; "
+                f"got a tokenizer of {len(tokenizer)} pieces (the vocabulary of another model?)"
+            )
     check_int("seed", seed, low=0)
     if steps is not None:
         check_int("steps", steps)
@@ -473,7 +487,7 @@ def compare_methods(
     ``default_steps(len(train_examples))``.
     """
     chosen = _settings(settings, methods, METHODS)
-    _check_compare(pretrained, seed, steps)
+    _check_compare(pretrained, seed, steps, tokenizer)
     for name, examples in (("train_examples", train_examples), ("test_examples", test_examples)):
         for e in check_sequence(name, examples, what="a list of examples with .text and .label"):
             if not (isinstance(getattr(e, "text", None), str) and isinstance(getattr(e, "label", None), int)):
@@ -515,7 +529,7 @@ def compare_taggers(
     ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
     """
     chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
-    _check_compare(pretrained, seed, steps)
+    _check_compare(pretrained, seed, steps, tokenizer)
     _check_sentences("train_sentences", [s[:2] if isinstance(s, tuple) else s for s in train_sentences])
     _check_sentences("test_sentences", [s[:2] if isinstance(s, tuple) else s for s in test_sentences])
     max_len = pretrained.config.max_len

@@ -29,6 +29,7 @@ from dl4nlp._checks import (
     check_ids,
     check_ids_list,
     check_int,
+    check_not_probabilities,
     check_number,
     check_same_dtype,
     check_tensor,
@@ -384,6 +385,7 @@ def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: 
     """
     check_choice("reduction", reduction, ("mean", "sum"))
     check_tensor("logits", logits, shape=("B", "T", "V"), dtype="float", finite=True)
+    check_not_probabilities("logits", logits)
     check_ids("targets", targets, logits.shape[-1], shape=tuple(logits.shape[:2]))
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 

@@ -31,7 +31,15 @@ from typing import Optional
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_bool, check_ids, check_int, check_number, check_tensor, check_type
+from dl4nlp._checks import (
+    check_bool,
+    check_ids,
+    check_int,
+    check_not_probabilities,
+    check_number,
+    check_tensor,
+    check_type,
+)
 from dl4nlp.kv_cache import KVCache
 from dl4nlp.transformer import TransformerLM
 
@@ -43,6 +51,7 @@ def _check_logits(logits: torch.Tensor) -> None:
         raise ValueError(f"logits must not contain NaN or +inf (-inf marks an excluded token); got {bad}")
     if bool(torch.isneginf(logits).all(-1).any()):
         raise ValueError("logits must have at least one finite entry in every row; got a row of -inf only")
+    check_not_probabilities("logits", logits)
 
 
 def _check_rule(temperature: float, top_k: Optional[int], top_p: Optional[float], V: Optional[int] = None) -> None:

@@ -11,19 +11,39 @@ the modules' own files; each error must name what was expected and what was give
 import functools
 import gzip
 import math
+from types import SimpleNamespace
 
 import torch
 from torch import nn
 
 from bad_inputs.data import environment
 from bad_inputs.harness import cases, scratch, semantic, semantic_vary
+from dl4nlp import (
+    bpe,
+    checkpoint,
+    date_task,
+    dialogue,
+    exercises,
+    gradflow,
+    lstm,
+    phonemes,
+    plots,
+    positional,
+    probes,
+    recipes,
+    sampling,
+    scalar_nn,
+    train,
+)
 from dl4nlp import data as D
-from dl4nlp import dialogue, exercises, phonemes, recipes, train
 from dl4nlp import finetune as F
 from dl4nlp import seq2seq as S
 from dl4nlp import taggers as TG
+from dl4nlp.attention import MultiHeadAttention, masked_softmax, scaled_dot_product_attention
+from dl4nlp.autograd import Value
 from dl4nlp.bert import IGNORE_INDEX, Bert, bert_config
 from dl4nlp.decoder import DecoderBlock
+from dl4nlp.rnn import RecurrentTagger, language_model_loss
 from dl4nlp.transformer import TransformerBlock, count_parameters
 from dl4nlp.vocab import Seq2SeqVocab, WordVocab
 from dl4nlp.wordpiece import WordPiece
@@ -482,3 +502,232 @@ def _():
 
 # --- rnn -----------------------------------------------------------------------------------------
 # identity_init_ on a bidirectional or stacked nn.RNN is legal: every layer and direction is set (tests/test_rnn.py).
+
+
+@cases("dl4nlp.train.train")
+def _():
+    def detached(model, batch):
+        with torch.no_grad():
+            return model(batch).pow(2).mean()
+
+    good = dict(model=_linear(), loss_fn=detached, next_batch=lambda step: torch.ones(3, 2), steps=1, progress=False)
+    yield semantic(
+        "loss_fn: computed under torch.no_grad (nothing to backpropagate)",
+        lambda: train.train(**good),
+        ("loss_fn", "requires_grad", "does not require grad"),
+    )
+
+
+# --- attention masks -----------------------------------------------------------------------------
+@cases("dl4nlp.attention.MultiHeadAttention.forward")
+def _():
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 3, 8)
+    padding = torch.ones(2, 1, 1, 3, dtype=torch.bool)  # no padding in this batch: every key may be attended
+    yield semantic(
+        "mask: a padding mask of the other polarity (True = padding, torch's key_padding_mask)",
+        lambda: attention(x, mask=~padding),
+        ("mask", "True where attention is allowed", "False everywhere"),
+    )
+
+
+@cases("dl4nlp.attention.scaled_dot_product_attention")
+def _():
+    q = torch.randn(2, 3, 4)
+    yield semantic(
+        "mask: the causal mask inverted and cut to nothing (False everywhere)",
+        lambda: scaled_dot_product_attention(q, q, q, mask=torch.zeros(3, 3, dtype=torch.bool)),
+        ("mask", "False everywhere"),
+    )
+
+
+@cases("dl4nlp.attention.masked_softmax")
+def _():
+    yield semantic(
+        "mask: False everywhere",
+        lambda: masked_softmax(torch.randn(2, 3), torch.zeros(2, 3, dtype=torch.bool)),
+        ("mask", "False everywhere"),
+    )
+
+
+# --- flags that must be True or False, not a string ----------------------------------------------
+@cases("dl4nlp.bpe.pre_tokenize")
+def _():
+    yield from semantic_vary(bpe.pre_tokenize, dict(text="a b"), "lowercase", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.bpe.train_bpe")
+def _():
+    yield from semantic_vary(bpe.train_bpe, dict(counts={"ab": 2}, num_merges=1), "fast", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.checkpoint.load_checkpoint")
+def _():
+    good = dict(path=D.data_path("seq2seq_dates_dot.pt"), kind="seq2seq")
+    yield from semantic_vary(checkpoint.load_checkpoint, good, "verify", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.plots.plot_curves")
+def _():
+    good = dict(curves={"a": ([1, 2], [3.0, 2.0])})
+    yield from semantic_vary(plots.plot_curves, good, "logx", NOT_A_BOOL[:1])
+    yield from semantic_vary(plots.plot_curves, good, "logy", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.plots.plot_heatmap")
+def _():
+    yield from semantic_vary(plots.plot_heatmap, dict(values=[[0.0, 1.0]]), "colorbar", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.plots.draw_graph")
+def _():
+    yield from semantic_vary(plots.draw_graph, dict(root=Value(2.0) * Value(3.0)), "show_grad", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.positional.rotary")
+def _():
+    yield from semantic_vary(positional.rotary, dict(x=torch.randn(3, 4)), "fast", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.rnn.RecurrentTagger")
+def _():
+    yield from semantic_vary(RecurrentTagger, dict(vocab_size=5, num_classes=2), "bidirectional", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.scalar_nn.flat_parameters")
+def _():
+    twin = scalar_nn.to_torch(scalar_nn.MLP(2, [3, 1], seed=0))
+    yield from semantic_vary(scalar_nn.flat_parameters, dict(twin=twin), "grad", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.gradflow.DeepMLP")
+def _():
+    yield from semantic_vary(gradflow.DeepMLP, dict(depth=2, width=4), "residual", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.lstm.load_char_model")
+def _():
+    good = dict(path=D.data_path("char_lstm_sherlock_seed1.pt"))
+    yield from semantic_vary(lstm.load_char_model, good, "reverse", NOT_A_BOOL[:1])
+
+
+@cases("dl4nlp.recipes.comma_ints")
+def _():
+    yield from semantic_vary(recipes.comma_ints, dict(option="--seeds", text="0,1"), "empty", NOT_A_BOOL[:1])
+
+
+# --- probabilities where logits are expected -----------------------------------------------------
+@cases("dl4nlp.sampling.next_token_probabilities")
+def _():
+    probabilities = torch.softmax(torch.randn(3, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
+    yield semantic(
+        "logits: a batch of probabilities (softmax applied already)",
+        lambda: sampling.next_token_probabilities(probabilities, temperature=0.7),
+        ("logits", "probabilities", "summing to 1"),
+    )
+
+
+@cases("dl4nlp.sampling.sample_next")
+def _():
+    probabilities = torch.softmax(torch.randn(3, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
+    yield semantic(
+        "logits: a batch of probabilities",
+        lambda: sampling.sample_next(probabilities),
+        ("logits", "probabilities"),
+    )
+
+
+@cases("dl4nlp.rnn.language_model_loss")
+def _():
+    probabilities = torch.softmax(torch.randn(2, 3, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
+    yield semantic(
+        "logits: probabilities (cross-entropy would apply a second softmax)",
+        lambda: language_model_loss(probabilities, torch.zeros(2, 3, dtype=torch.long)),
+        ("logits", "probabilities"),
+    )
+
+
+@cases("dl4nlp.probes.inside_quotes")
+def _():
+    yield semantic(
+        "open_quote and close_quote: swapped",
+        lambda: probes.inside_quotes("“Yes,” he said.", open_quote="”", close_quote="“"),
+        ("open_quote", "close_quote", "swapped"),
+    )
+
+
+@cases("dl4nlp.finetune.accuracy")
+def _():
+    labels = torch.tensor([[IGNORE_INDEX, 1, 0, IGNORE_INDEX]])  # [CLS] tag tag [SEP]
+    predicted = torch.tensor([[1, 1, 1, 0]])
+    yield semantic(
+        "predicted and labels: swapped",
+        lambda: F.accuracy(labels, predicted),
+        ("predicted", "labels", "swapped", "-100"),
+    )
+
+
+@cases("dl4nlp.bert.Bert.forward")
+def _():
+    ids, valid, _ = _rows()
+    encoder = _encoder()
+    no_padding = torch.ones_like(valid)
+    yield semantic(
+        "valid: the other polarity on a batch without padding (False everywhere)",
+        lambda: encoder(ids, valid=~no_padding),
+        ("valid", "polarity", "no True"),
+    )
+
+
+@cases("dl4nlp.finetune.compare_methods")
+def _():
+    examples = [SimpleNamespace(text=t, label=i % 2) for i, t in enumerate(["the cat", "a dog", "the mat", "a cat"])]
+    other = WordPiece([*WORDS, "bird", "fish"])  # another model's vocabulary: ids would mean other pieces
+    yield semantic(
+        "tokenizer: the vocabulary of another model",
+        lambda: F.compare_methods(_encoder(), other, examples, examples, seed=0, methods=["probe"]),
+        ("tokenizer", "vocab_size=12", "14"),
+    )
+
+
+# --- date task: vocabularies of the model --------------------------------------------------------
+@functools.cache
+def _date_model() -> S.Seq2Seq:
+    torch.manual_seed(0)
+    return S.Seq2Seq(len(date_task.SOURCE_VOCAB), len(date_task.TARGET_VOCAB), d_embed=4, d_hidden=6).eval()
+
+
+@cases("dl4nlp.date_task.translate")
+def _():
+    yield semantic(
+        "source_vocab and target_vocab: swapped",
+        lambda: date_task.translate(_date_model(), ["1 March 2001"], date_task.TARGET_VOCAB, date_task.SOURCE_VOCAB),
+        ("source_vocab", "target_vocab", "swapped"),
+    )
+    yield semantic(
+        "vocabularies: another model's (the phoneme model's)",
+        lambda: date_task.translate(_date_model(), ["abc"], phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB),
+        ("source_vocab", "another model", str(len(phonemes.SPELLING_VOCAB))),
+    )
+
+
+@cases("dl4nlp.date_task.attention_weights")
+def _():
+    yield semantic(
+        "source_vocab and target_vocab: swapped",
+        lambda: date_task.attention_weights(
+            _date_model(), "1 March 2001", "2001-03-01", date_task.TARGET_VOCAB, date_task.SOURCE_VOCAB
+        ),
+        ("source_vocab", "target_vocab", "swapped"),
+    )
+
+
+@cases("dl4nlp.date_task.sequence_accuracy")
+def _():
+    pairs = [("abc", "K AE T")]
+    yield semantic(
+        "vocabularies: another model's",
+        lambda: date_task.sequence_accuracy(_date_model(), pairs, phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB),
+        ("source_vocab", "another model"),
+    )
