@@ -503,7 +503,7 @@ def plot_attention(
             f"labels; got {weights.shape}"
         )
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
-    if vmax is not None and not (isinstance(vmax, (int, float)) and vmax > 0):
+    if vmax is not None and not (isinstance(vmax, (int, float)) and not isinstance(vmax, bool) and vmax > 0):
         raise ValueError(f"vmax must be a positive number or None (the largest weight); got {vmax!r}")
     top = max(1e-12, weights.max()) if vmax is None else float(vmax)
     image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=top, aspect="auto")

@@ -283,7 +283,8 @@ class Seq2Seq(nn.Module):
         previous character instead (drawn with ``generator``; no gradient flows
         through that choice).
         """
-        if not isinstance(sampling_prob, (int, float)) or not 0.0 <= sampling_prob <= 1.0:
+        bad = isinstance(sampling_prob, bool) or not isinstance(sampling_prob, (int, float))
+        if bad or not 0 <= sampling_prob <= 1:
             raise ValueError(f"sampling_prob must be in [0, 1]; got {sampling_prob!r}")
         if generator is not None:
             check_type("generator", generator, torch.Generator, "a torch.Generator or None")
