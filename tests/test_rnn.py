@@ -212,3 +212,11 @@ def test_identity_init_sets_every_layer_and_direction():
                 not getattr(rnn, f"bias_hh_l{layer}{suffix}").any()
                 and not getattr(rnn, f"bias_ih_l{layer}{suffix}").any()
             )
+
+
+def test_sample_at_a_tiny_temperature_is_greedy_not_nan():
+    # issue 22 (as next_token_probabilities): logits / 1e-39 overflowed to inf and the softmax gave NaN
+    torch.manual_seed(0)
+    model = RecurrentLM(vocab_size=6, hidden_size=8)
+    tiny = sample(model, [1, 2], 5, temperature=1e-39, generator=torch.Generator().manual_seed(0))
+    assert tiny == sample(model, [1, 2], 5, temperature=1e-4, generator=torch.Generator().manual_seed(0))

@@ -346,6 +346,11 @@ def logistic_regression(
         raise ValueError(f"labels must be class indices >= 0; got {int(labels.min())}")
     check_number("l2", l2, 0)
     check_int("iterations", iterations)
+    if len(features) and bool((labels == labels.view(-1)[0]).all()):  # nothing to separate: a constant classifier
+        raise ValueError(
+            f"labels must hold at least two different classes to fit a classifier; got only class {int(labels[0])} "
+            f"in all {len(labels)} rows (a sample of one class?)"
+        )
     if features.dim() != 2 or len(features) != len(labels):
         raise ValueError(f"features must be (N, C) with one label per row; got {tuple(features.shape)} and "
                          f"{tuple(labels.shape)}")  # fmt: skip

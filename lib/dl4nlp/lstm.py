@@ -405,6 +405,11 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     """
     check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
     check_type("vocab", vocab, CharVocab, "a dl4nlp.vocab.CharVocab")
+    if len(vocab) != model.config.vocab_size:
+        raise ValueError(
+            f"vocab must be the model's, of vocab_size={model.config.vocab_size} characters; got a vocabulary of "
+            f"{len(vocab)} characters (from another corpus or model?)"
+        )
     texts = check_strings("texts", texts)
     if not all(texts):
         raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")

@@ -428,7 +428,11 @@ def sample(
     logits, state = model(torch.tensor([prompt], device=device))
     out = []
     for _ in range(length):
-        probs = torch.softmax(logits[0, -1].float() / temperature, dim=-1).cpu()
+        last = logits[0, -1].float()
+        scaled = last / temperature
+        if bool(torch.isinf(scaled).any()):  # a tiny temperature overflowed (inf - inf = NaN): the max first
+            scaled = (last - last.max()) / temperature
+        probs = torch.softmax(scaled, dim=-1).cpu()
         token = int(torch.multinomial(probs, 1, generator=generator))
         out.append(token)
         logits, state = model(torch.tensor([[token]], device=device), state)

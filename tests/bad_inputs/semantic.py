@@ -45,7 +45,7 @@ from dl4nlp.bert import IGNORE_INDEX, Bert, bert_config
 from dl4nlp.decoder import DecoderBlock
 from dl4nlp.rnn import RecurrentTagger, language_model_loss
 from dl4nlp.transformer import TransformerBlock, count_parameters
-from dl4nlp.vocab import Seq2SeqVocab, WordVocab
+from dl4nlp.vocab import CharVocab, Seq2SeqVocab, WordVocab
 from dl4nlp.wordpiece import WordPiece
 
 NOT_A_BOOL = [("the string 'no'", "no", "'no'"), ("the number 0", 0, "int"), ("None", None, "None")]
@@ -730,4 +730,33 @@ def _():
         "vocabularies: another model's",
         lambda: date_task.sequence_accuracy(_date_model(), pairs, phonemes.SPELLING_VOCAB, phonemes.PHONEME_VOCAB),
         ("source_vocab", "another model"),
+    )
+
+
+@cases("dl4nlp.finetune.logistic_regression")
+def _():
+    yield semantic(
+        "labels: one class only (nothing to separate)",
+        lambda: F.logistic_regression(torch.randn(4, 3), torch.zeros(4, dtype=torch.long)),
+        ("labels", "two different classes", "0"),
+    )
+
+
+@cases("dl4nlp.finetune.bag_of_words")
+def _():
+    yield semantic(
+        "train_labels: one class only",
+        lambda: F.bag_of_words(["a b", "c d"], [1, 1], ["a"], [1]),
+        ("labels", "two different classes", "1"),
+    )
+
+
+@cases("dl4nlp.lstm.final_states")
+def _():
+    model, _ = lstm.load_char_model(D.data_path("char_lstm_sherlock_seed1.pt"))
+    other = CharVocab("abcdefgh ")  # another corpus's characters: ids would mean other characters
+    yield semantic(
+        "vocab: a vocabulary of another corpus",
+        lambda: lstm.final_states(model, other, ["ab"]),
+        ("vocab", "vocab_size=87", "9"),
     )
