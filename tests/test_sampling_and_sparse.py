@@ -191,3 +191,10 @@ def test_a_tiny_temperature_is_computed_stably():
     assert torch.equal(next_token_probabilities(logits, temperature=1e-39, top_k=1)[0], probs[0])
     usual = next_token_probabilities(logits, temperature=0.7)  # the usual path is unchanged
     assert torch.equal(usual, torch.softmax(logits / 0.7, dim=-1))
+
+
+def test_top_p_below_float32s_smallest_number_keeps_the_most_probable_token():
+    # found by the issue-22 audit: p = 1e-300 is 0 in float32, so nothing was kept and the probabilities were NaN
+    logits = torch.tensor([1.0, 2.0])
+    assert filter_top_p(logits, 1e-300).tolist() == [float("-inf"), 2.0]
+    assert next_token_probabilities(logits, top_p=1e-300).tolist() == [0.0, 1.0]

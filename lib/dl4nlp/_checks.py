@@ -338,16 +338,33 @@ def check_file(name: str, path: Any, what: str = "a file") -> Path:
     return path
 
 
-def check_device(name: str, device: Any) -> torch.device:
-    """A ``torch.device`` or a device name ('cpu', 'cuda', 'cuda:0', 'mps')."""
+def check_device(name: str, device: Any, *, available: bool = False) -> torch.device:
+    """A ``torch.device`` or a device name ('cpu', 'cuda', 'cuda:0', 'mps').
+
+    ``available=True`` (where tensors are about to be put there: loaders, training) also refuses a
+    device this machine does not have, e.g. 'cuda' on a CPU-only runtime, instead of an error from
+    deep inside ``torch.load`` or ``.to()``.
+    """
     if isinstance(device, torch.device):
-        return device
-    if isinstance(device, str):
+        checked = device
+    elif isinstance(device, str):
         try:
-            return torch.device(device)
+            checked = torch.device(device)
         except RuntimeError:
-            pass
-    raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu' or 'cuda'; got {given(device)}")
+            checked = None
+    else:
+        checked = None
+    if checked is None:
+        raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu' or 'cuda'; got {given(device)}")
+    if available:
+        here = {"cpu": True, "meta": True}
+        cuda_ok = checked.index is None or checked.index < torch.cuda.device_count()
+        here["cuda"] = torch.cuda.is_available() and cuda_ok
+        here["mps"] = torch.backends.mps.is_available()
+        if not here.get(checked.type, False):
+            have = ["cpu"] + [kind for kind in ("cuda", "mps") if here[kind]]
+            raise ValueError(f"{name} must be a device this machine has, one of {have}; got {str(checked)!r}")
+    return checked
 
 
 def check_array(
@@ -399,6 +416,11 @@ def check_array(
 
 
 _WITHIN_MODEL = contextvars.ContextVar("dl4nlp_within_model", default=False)
+
+
+def in_model() -> bool:
+    """Are we inside a whole model's forward pass (``within_model``), where finiteness checks stand down?"""
+    return _WITHIN_MODEL.get()
 
 
 @contextlib.contextmanager

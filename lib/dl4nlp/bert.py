@@ -369,7 +369,7 @@ def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.devi
     ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of
     checkpoint, or a damaged file, is refused with a message naming it.
     """
-    device = torch.device("cpu") if device is None else check_device("device", device)
+    device = torch.device("cpu") if device is None else check_device("device", device, available=True)
     checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else check_file("path", path), kind=CHECKPOINT_KIND)
     model = Bert(TransformerConfig(**checkpoint.config))
     state = {k: v.float() for k, v in checkpoint.state_dict.items()}

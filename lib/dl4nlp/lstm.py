@@ -380,7 +380,7 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
     backward (right-to-left) model; asking for one direction and finding the
     other is an error. The model is returned in eval mode.
     """
-    check_device("map_location", map_location)
+    check_device("map_location", map_location, available=True)
     check_bool("reverse", reverse)
     checkpoint = load_checkpoint(path, kind=CHAR_LSTM_KIND, map_location=map_location)
     missing = {"vocab", "reverse"} - set(checkpoint.extra)

@@ -83,6 +83,7 @@ def filter_top_p(logits: torch.Tensor, p: float) -> torch.Tensor:
     probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
     mass_before = probs.cumsum(-1) - probs  # (…, V): probability of the tokens ranked above
     keep_sorted = mass_before < p
+    keep_sorted[..., 0] = True  # the most probable token, even where p is below float32's smallest number
     keep = torch.zeros_like(keep_sorted).scatter_(-1, order, keep_sorted)
     return logits.masked_fill(~keep, float("-inf"))
 

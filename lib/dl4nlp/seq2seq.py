@@ -353,7 +353,7 @@ class Seq2Seq(nn.Module):
 
         The checksum recorded in the provenance beside ``path`` is verified first.
         """
-        device = check_device("device", device) if device is not None else None
+        device = check_device("device", device, available=True) if device is not None else None
         checkpoint = load_checkpoint(path, kind=CHECKPOINT_KIND)
         model = cls.from_config(Seq2SeqConfig(**checkpoint.config))
         model.load_state_dict({k: v.float() for k, v in checkpoint.state_dict.items()})
@@ -432,7 +432,13 @@ def length_penalty(length: int, alpha: float) -> float:
     check_int("length", length)
     if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    return ((5 + length) / 6) ** alpha
+    try:
+        return ((5 + length) / 6) ** alpha
+    except OverflowError:  # Wu et al. use alpha in [0.6, 0.7]; beyond float's range the ranking is meaningless
+        raise ValueError(
+            f"alpha must be small enough for lp = ((5 + length) / 6)^alpha to be a finite number; got alpha={alpha!r} "
+            f"at length {length}"
+        ) from None
 
 
 def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:

@@ -65,7 +65,7 @@ class History:
 
 def to_device(batch: Any, device: torch.device) -> Any:
     """Move a tensor, or tensors nested in tuples, lists and dicts, to ``device``."""
-    device = check_device("device", device)
+    device = check_device("device", device, available=True)
     return _to_device(batch, device)
 
 
@@ -151,7 +151,7 @@ def train(
         check_number("clip_norm", clip_norm, 0.0, low_open=True)
     check_bool("progress", progress)
     check_str("desc", desc)
-    device = check_device("device", device) if device is not None else next(model.parameters()).device
+    device = check_device("device", device, available=True) if device is not None else next(model.parameters()).device
     optimizer = optimizer or torch.optim.Adam(params, lr=lr)
     history = History()
     model.train()

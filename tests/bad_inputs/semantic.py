@@ -760,3 +760,47 @@ def _():
         lambda: lstm.final_states(model, other, ["ab"]),
         ("vocab", "vocab_size=87", "9"),
     )
+
+
+@cases("dl4nlp.attention.scaled_dot_product_attention")
+def _():
+    huge = torch.full((1, 2, 4), 1e30)  # finite, yet q·k overflows: unscaled activations?
+    yield semantic(
+        "q and k: so large that the scores q·k/√d overflow (softmax of inf: NaN)",
+        lambda: scaled_dot_product_attention(huge, huge, torch.randn(1, 2, 4)),
+        ("q and k", "finite", "1e+30"),
+    )
+
+
+# --- devices this machine does not have ----------------------------------------------------------
+@cases("dl4nlp.seq2seq.Seq2Seq.load")
+def _():
+    if not torch.cuda.is_available():  # on a machine with a GPU, 'cuda' is a good device
+        yield semantic(
+            "device: 'cuda' on a machine without a GPU",
+            lambda: S.Seq2Seq.load(D.data_path("seq2seq_dates_dot.pt"), device="cuda"),
+            ("device", "this machine has", "'cuda'"),
+        )
+    yield semantic(
+        "device: a GPU index beyond the machine's ('cuda:99')",
+        lambda: S.Seq2Seq.load(D.data_path("seq2seq_dates_dot.pt"), device="cuda:99"),
+        ("device", "this machine has", "'cuda:99'"),
+    )
+
+
+@cases("dl4nlp.checkpoint.load_checkpoint")
+def _():
+    yield semantic(
+        "map_location: a GPU index beyond the machine's",
+        lambda: checkpoint.load_checkpoint(D.data_path("seq2seq_dates_dot.pt"), kind="seq2seq", map_location="cuda:99"),
+        ("map_location", "this machine has", "'cuda:99'"),
+    )
+
+
+@cases("dl4nlp.train.to_device")
+def _():
+    yield semantic(
+        "device: a GPU index beyond the machine's",
+        lambda: train.to_device(torch.ones(2), "cuda:99"),
+        ("device", "this machine has", "'cuda:99'"),
+    )
