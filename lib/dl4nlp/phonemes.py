@@ -112,6 +112,15 @@ def phoneme_error_rate(predictions: Sequence[str], targets: Sequence[str]) -> fl
     empty = [i for i, target in enumerate(targets) if not target.split()]
     if empty:
         raise ValueError(f"targets must each hold at least one phoneme; got {targets[empty[0]]!r} at index {empty[0]}")
+    known = set(PHONEMES)
+    for name, sequences in (("predictions", predictions), ("targets", targets)):
+        for index, sequence in enumerate(sequences):
+            unknown = sorted(set(sequence.split()) - known)
+            if unknown:  # 'AE1' against 'AE' would count as an error: stress digits, or letters, not phonemes
+                raise ValueError(
+                    f"{name} must be space-separated phonemes of the 39 of ARPAbet without stress (strip_stress); "
+                    f"got {unknown} in {sequence!r} at index {index}"
+                )
     errors = total = 0
     for predicted, target in zip(predictions, targets):
         a, b = predicted.split(), target.split()

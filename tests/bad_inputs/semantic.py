@@ -804,3 +804,17 @@ def _():
         lambda: train.to_device(torch.ones(2), "cuda:99"),
         ("device", "this machine has", "'cuda:99'"),
     )
+
+
+@cases("dl4nlp.phonemes.phoneme_error_rate")
+def _():
+    yield semantic(
+        "targets: CMUdict's pronunciations with their stress digits (AE1 never equals AE)",
+        lambda: phonemes.phoneme_error_rate(["K AE T"], ["K AE1 T"]),
+        ("targets", "strip_stress", "AE1"),
+    )
+    yield semantic(
+        "predictions: the spelling, not phonemes",
+        lambda: phonemes.phoneme_error_rate(["c a t"], ["K AE T"]),
+        ("predictions", "phonemes", "'a'"),
+    )
