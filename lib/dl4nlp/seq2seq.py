@@ -456,7 +456,7 @@ def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:
 
 
 def _step_result(returned: Any, n: int) -> tuple[torch.Tensor, State]:
-    if not isinstance(returned, tuple) or len(returned) != 2:
+    if not isinstance(returned, (tuple, list)) or len(returned) != 2:
         raise TypeError(f"step must return (log_probs (N, V), state); got {given(returned)}")
     return _check_log_probs(returned[0], n), returned[1]
 
@@ -483,6 +483,10 @@ def beam_search(
     ``beam_size`` most probable prefixes, and with ``alpha > 0`` it runs until no
     hypothesis is open (a normalised score can still rise). ``Hypothesis.score``
     stays the plain log-probability.
+
+    What ``step`` returns is checked at every step: probabilities (0.5),
+    logits (2.3), NaN, or rows whose probabilities sum to more than 1 are
+    refused, since the search would rank them without a word.
     """
     check_callable("step", step, "a function step(tokens, state) -> (log_probs, state)")
     if not isinstance(state, tuple) or not state or not all(isinstance(part, torch.Tensor) for part in state):
