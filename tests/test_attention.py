@@ -147,6 +147,8 @@ def test_fast_path_equals_readable_path_on_every_input_it_accepts(B, Tq, Tk, cau
         "full": torch.rand(B, H, Tq, Tk, generator=generator) < 0.5,
         "2d": torch.rand(Tq, Tk, generator=generator) < 0.5,
     }[mask_kind]
+    if mask is not None and not mask.any():  # a mask that allows nothing anywhere is refused (test_attention_masks)
+        mask.view(-1)[0] = True
     torch.manual_seed(seed)
     module = RotaryAttention if rotary else MultiHeadAttention
     readable = module(C, H).double()
@@ -253,3 +255,17 @@ def test_score_errors_name_expected_and_received():
         DotScore(4, 4)(torch.zeros(2, 1, 4), torch.zeros(3, 5, 4))
     with pytest.raises(ValueError, match=r"values must have shape \(B=1, T_k=3, d_v\) .*; got \(1, 4, 2\)"):
         attend(torch.zeros(1, 1, 3), torch.zeros(1, 4, 2))
+
+
+def test_a_mask_that_allows_nothing_is_refused():
+    # issue 22: a mask of the other polarity (True = masked out, torch's key_padding_mask) on a batch without
+    # padding is False everywhere; every output would silently be zero. A row with no allowed key stays legal.
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(8, 2)
+    x = torch.randn(2, 3, 8)
+    with pytest.raises(ValueError, match="mask must be True where attention is allowed; got False everywhere"):
+        attention(x, mask=~torch.ones(2, 1, 1, 3, dtype=torch.bool))
+    one_row_blind = torch.ones(3, 3, dtype=torch.bool)
+    one_row_blind[1] = False
+    attention(x, mask=one_row_blind)
+    assert not attention.last_weights[:, :, 1].any() and attention.last_weights[:, :, 0].sum(-1).allclose(torch.ones(1))

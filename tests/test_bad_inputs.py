@@ -4,14 +4,17 @@ A public function, class or method without bad-input cases or a reasoned
 exemption fails ``test_every_public_callable_has_cases``, so a callable added
 tomorrow is covered the day it is added. Each case must get an error raised
 at the library's boundary that names what was expected and what was given
-(outcome "good"); never a result (outcome "silent"). ``python
-tools/bad_inputs_report.py`` prints the tally by outcome and by module.
+(outcome "good"); never a result (outcome "silent"). Cases are clear (a value
+wrong on its face) or semantic (right in type, wrong in meaning: ``harness.semantic``);
+both must get a good error. ``python tools/bad_inputs_report.py`` prints the
+tally by outcome, by kind and by module.
 """
 
 import pytest
 from bad_inputs.harness import (
     EXEMPT,
     GOOD,
+    SEMANTIC,
     SILENT,
     all_cases,
     public_api,
@@ -73,3 +76,10 @@ def test_tally_meets_the_target():
     silent = [str(r.case) for r in results if r.outcome == SILENT]
     assert not silent, f"silently returned a result: {silent}"
     assert good >= TARGET_GOOD_SHARE * len(results), report(results, verbose=True)
+
+
+def test_semantic_cases_are_tallied_apart():
+    """Issue 22: the semantic mistakes (a wrong-but-well-typed argument) have their own cases, across the API."""
+    semantic = [case for case in CASES if case.kind == SEMANTIC]
+    modules = {case.module for case in semantic}
+    assert len(semantic) >= 50 and len(modules) >= 20, (len(semantic), sorted(modules))

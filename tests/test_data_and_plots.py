@@ -103,3 +103,17 @@ def test_plot_gradient_norms_is_log_scale_with_one_line_per_setting():
     ax = fig.axes[0]
     assert ax.get_yscale() == "log" and len(ax.lines) == 2
     plt.close(fig)
+
+
+def test_corpora_found_through_dl4nlp_data_are_checked_against_their_md5(monkeypatch, tmp_path):
+    # issue 22: a zero-byte tinyshakespeare.txt loaded as '', a one-line cmudict.dict.gz was accepted
+    shipped = data.data_path("tinyshakespeare.txt").read_bytes()
+    monkeypatch.setenv("DL4NLP_DATA", str(tmp_path))
+    (tmp_path / "tinyshakespeare.txt").write_bytes(shipped)  # a faithful copy elsewhere is legal
+    assert data.load_text("tinyshakespeare.txt") == shipped.decode("utf-8")
+    (tmp_path / "tinyshakespeare.txt").write_bytes(b"")
+    with pytest.raises(ValueError, match="tinyshakespeare.txt must be the shipped file of 1,115,394 bytes"):
+        data.load_text("tinyshakespeare.txt")
+    (tmp_path / "tinyshakespeare.txt").write_bytes(shipped.replace(b"First", b"Frist", 1))  # same size
+    with pytest.raises(ValueError, match="md5 6fb458f1232090904fb40fe944165e91"):
+        data.load_text("tinyshakespeare.txt")

@@ -52,6 +52,19 @@ def test_decoder_block_from_torch_refuses_relu():
         DecoderBlock.from_torch(nn.Linear(2, 2))
 
 
+def test_decoder_block_from_torch_as_transformer_block_does():
+    # issue 22: the tanh approximation of GELU is refused (as TransformerBlock.from_torch refuses it), and the
+    # reference's dropout is kept in the block's config instead of being dropped.
+    tanh = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation=nn.GELU(approximate="tanh"), batch_first=True)
+    with pytest.raises(ValueError, match=r"GELU \(exact\); got GELU\(approximate='tanh'\)"):
+        DecoderBlock.from_torch(tanh)
+    encoder_tanh = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=nn.GELU(approximate="tanh"))
+    with pytest.raises(ValueError, match=r"GELU \(exact\); got GELU\(approximate='tanh'\)"):
+        TransformerBlock.from_torch(encoder_tanh)
+    reference = nn.TransformerDecoderLayer(8, 2, 16, dropout=0.25, activation="gelu", batch_first=True)
+    assert DecoderBlock.from_torch(reference).dropout.p == 0.25
+
+
 def _lm(positional="learned", fast=False, n_layers=3):
     torch.manual_seed(0)
     config = TransformerConfig(
@@ -196,6 +209,8 @@ def test_cached_attention_fast_path_equals_readable_path(B, cached, T_new, mask_
         "2d": torch.rand(T_new, T_total, generator=generator) < 0.5,
         "full": torch.rand(B, 2, T_new, T_total, generator=generator) < 0.5,
     }[mask_kind]
+    if mask is not None and not mask.any():  # a mask that allows nothing anywhere is refused (test_attention.py)
+        mask.view(-1)[0] = True
     torch.manual_seed(seed)
     readable = MultiHeadAttention(8, 2).double()
     fast = MultiHeadAttention(8, 2, fast=True).double()

@@ -199,3 +199,24 @@ def test_time_step_gradient_norms_match_autograd_and_vanish_for_a_contracting_rn
         time_step_gradient_norms(lambda e: model(e)[1], x)
     with pytest.raises(ValueError, match=r"inputs must have shape \(batch, time, ...\); got \(3,\)"):
         time_step_gradient_norms(lambda e: e.sum(), torch.zeros(3))
+
+
+def test_identity_init_sets_every_layer_and_direction():
+    # issue 22: the reverse direction of a bidirectional nn.RNN kept its random W_hh (half an IRNN)
+    rnn = nn.RNN(3, 4, num_layers=2, bidirectional=True, nonlinearity="relu")
+    identity_init_(rnn)
+    for layer in range(2):
+        for suffix in ("", "_reverse"):
+            assert torch.equal(getattr(rnn, f"weight_hh_l{layer}{suffix}"), torch.eye(4))
+            assert (
+                not getattr(rnn, f"bias_hh_l{layer}{suffix}").any()
+                and not getattr(rnn, f"bias_ih_l{layer}{suffix}").any()
+            )
+
+
+def test_sample_at_a_tiny_temperature_is_greedy_not_nan():
+    # issue 22 (as next_token_probabilities): logits / 1e-39 overflowed to inf and the softmax gave NaN
+    torch.manual_seed(0)
+    model = RecurrentLM(vocab_size=6, hidden_size=8)
+    tiny = sample(model, [1, 2], 5, temperature=1e-39, generator=torch.Generator().manual_seed(0))
+    assert tiny == sample(model, [1, 2], 5, temperature=1e-4, generator=torch.Generator().manual_seed(0))

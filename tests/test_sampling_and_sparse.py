@@ -180,3 +180,21 @@ def test_complexity_table_rows():
     assert restricted == {"operations": 32 * n * d, "sequential": 1, "path": 32}
     with pytest.raises(ValueError, match="kind must be one of"):
         attention_cost(n, d, "linear")
+
+
+def test_a_tiny_temperature_is_computed_stably():
+    # issue 22: temperature=1e-39 gave NaN everywhere (logits / 1e-39 overflow, inf - inf); the limit is greedy
+    logits = torch.tensor([[2.0, 1.0, -3.0, float("-inf")], [0.5, 4.0, 4.0, -1.0]])
+    probs = next_token_probabilities(logits, temperature=1e-39)
+    assert not probs.isnan().any()
+    assert probs[0].tolist() == [1.0, 0.0, 0.0, 0.0] and probs[1].tolist() == [0.0, 0.5, 0.5, 0.0]  # ties share
+    assert torch.equal(next_token_probabilities(logits, temperature=1e-39, top_k=1)[0], probs[0])
+    usual = next_token_probabilities(logits, temperature=0.7)  # the usual path is unchanged
+    assert torch.equal(usual, torch.softmax(logits / 0.7, dim=-1))
+
+
+def test_top_p_below_float32s_smallest_number_keeps_the_most_probable_token():
+    # found by the issue-22 audit: p = 1e-300 is 0 in float32, so nothing was kept and the probabilities were NaN
+    logits = torch.tensor([1.0, 2.0])
+    assert filter_top_p(logits, 1e-300).tolist() == [float("-inf"), 2.0]
+    assert next_token_probabilities(logits, top_p=1e-300).tolist() == [0.0, 1.0]

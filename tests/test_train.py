@@ -73,3 +73,36 @@ def test_smoothed_loss_and_to_device():
     moved = to_device(batch, torch.device("cpu"))
     assert moved["pair"][1] == 3 and torch.equal(moved["x"], batch["x"])
     assert math.isclose(sum(History(loss=[1.0]).smoothed_loss()), 1.0)
+
+
+def test_train_refuses_an_optimizer_of_another_model_and_a_loss_without_gradient():
+    # issue 22: SGD(other.parameters()) ran and the model never learned
+    torch.manual_seed(0)
+    model, other = torch.nn.Linear(2, 1), torch.nn.Linear(2, 1)
+    batch = torch.ones(3, 2)
+    with pytest.raises(ValueError, match="optimizer must hold the model's parameters"):
+        train(model, lambda m, b: m(b).pow(2).mean(), lambda s: batch, steps=1, progress=False,
+              optimizer=torch.optim.SGD(other.parameters(), lr=0.1))  # fmt: skip
+    with torch.no_grad():
+        before = model.weight.clone()
+    head_only = torch.optim.SGD([model.bias], lr=0.1)  # some of the model's parameters: legal (a frozen weight)
+    train(model, lambda m, b: m(b).pow(2).mean(), lambda s: batch, steps=1, progress=False, optimizer=head_only)
+    assert torch.equal(model.weight, before)
+    with pytest.raises(ValueError, match="does not require grad"):
+        train(model, lambda m, b: m(b).pow(2).mean().detach(), lambda s: batch, steps=1, progress=False)
+
+
+def test_measurements_run_in_eval_mode_and_give_the_mode_back():
+    # issue 22: a model left in train mode was measured with dropout on (a different loss at every call)
+    from dl4nlp.sweep import heldout_loss
+    from dl4nlp.transformer import TransformerConfig, TransformerLM
+
+    torch.manual_seed(0)
+    config = TransformerConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8, dropout=0.5)
+    model = TransformerLM(config)
+    windows = torch.randint(0, 7, (4, 9), generator=torch.Generator().manual_seed(0))
+    model.train()
+    in_train_mode = [heldout_loss(model, windows) for _ in range(2)]
+    assert model.training  # given back as it came
+    model.eval()
+    assert in_train_mode == [heldout_loss(model, windows)] * 2 and not model.training

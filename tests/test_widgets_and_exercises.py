@@ -3,6 +3,7 @@
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import pytest
+import torch
 
 from dl4nlp.exercises import check
 from dl4nlp.widgets import InteractiveFigure, interactive_figure
@@ -96,7 +97,7 @@ def test_check_verdicts(capsys):
     assert not check("ex", None, 1.0)
     assert not check("ex", "abc", 1.0)
     assert not check("ex", "1.0", 1.0)  # text is not a number, even text that reads as one
-    assert "expected real numbers; yours are not numbers: str '1.0'" in capsys.readouterr().out
+    assert "expected numbers, got not numbers: str '1.0'" in capsys.readouterr().out
 
 
 def test_check_raises_for_the_authors_mistakes_not_the_students():
@@ -104,3 +105,12 @@ def test_check_raises_for_the_authors_mistakes_not_the_students():
         check("ex", 1.0, "one")  # a reference that is not numbers is the notebook's bug
     with pytest.raises(ValueError, match="atol must be a finite number >= 0.0; got -1.0"):
         check("ex", 1.0, 1.0, atol=-1)
+
+
+def test_check_never_raises_for_a_complex_bool_or_huge_answer(capsys):
+    # issue 22: a complex answer is not "correct" (its imaginary part was silently dropped), 10**400
+    # raised OverflowError although check promises never to raise for a student's answer.
+    for answer in (1 + 1j, 1 + 0j, [1.0, 1j], 10**400, True, torch.tensor([1.0 + 0j])):
+        assert not check("ex", answer, 1.0 if not isinstance(answer, list) else [1.0, 0.0])
+        assert "expected numbers, got" in capsys.readouterr().out
+    assert check("ex", 10**10, 1e10)  # a large int that a float holds is a number

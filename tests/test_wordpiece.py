@@ -86,3 +86,34 @@ def test_errors():
         WordPiece(["a", "a"])
     with pytest.raises(ValueError, match=r"ids must hold ids in \[0, 6\); got 9"):
         WordPiece(["a"]).decode([9])
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_piece(tmp_path):
+    # issue 22: a vocab.txt saved with a UTF-8 byte-order mark is legal; its ids are those of its lines
+    # (before, the mark joined '[PAD]', so [PAD] went missing and [CLS] became 2 instead of 101).
+    lines = data_path("bert_base_uncased_vocab.txt").read_text(encoding="utf-8")
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + lines.encode("utf-8"))
+    wp = WordPiece.from_file(path)
+    assert len(wp) == 30522 and [wp[t] for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]")] == [0, 101, 102, 103]
+    assert wp.itos[0] == "[PAD]"
+
+
+def test_a_vocabulary_file_must_keep_its_ids(tmp_path):
+    # issue 22: a file without [MASK] renumbered [CLS] and [SEP]; a bert-base-uncased file cut short loaded.
+    lines = data_path("bert_base_uncased_vocab.txt").read_text(encoding="utf-8").splitlines()
+    without_mask = tmp_path / "vocab.txt"
+    without_mask.write_text("\n".join(t for t in lines if t != "[MASK]"), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"missing \['\[MASK\]'\]"):
+        WordPiece.from_file(without_mask)
+    cut = tmp_path / "bert_base_uncased_vocab.txt"
+    cut.write_text("\n".join(lines[:5000]), encoding="utf-8")
+    with pytest.raises(ValueError, match="30,522 lines; .* has 5,000"):
+        WordPiece.from_file(cut)
+    shifted = tmp_path / "shifted.txt"
+    shifted.write_text("\n".join(lines[:1] + lines[2:]), encoding="utf-8")  # [unused0] lost: [CLS] at 100
+    with pytest.raises(ValueError, match="laid out as BERT's"):
+        WordPiece.from_file(shifted)
+    small = tmp_path / "small.txt"  # a vocabulary of one's own, special tokens anywhere: their lines are their ids
+    small.write_text("\n".join(["the", *SPECIAL_TOKENS, "cat"]), encoding="utf-8")
+    assert WordPiece.from_file(small)["[CLS]"] == 3

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import numbers
 import os
@@ -309,6 +310,11 @@ def check_mask(name: str, mask: Any, target: Sequence[int], *, expected: str = "
         fits = False
     if not fits:
         raise ValueError(f"{name} must broadcast to {what}; got shape {tuple(mask.shape)}")
+    if mask.numel() and not bool(mask.any()):  # nothing may attend anywhere: the other polarity (True = masked out)?
+        raise ValueError(
+            f"{name} must be True where attention is allowed; got False everywhere, a mask that allows nothing "
+            "(one of the other polarity, True = masked out, as torch's key_padding_mask? use ~mask)"
+        )
     return mask
 
 
@@ -332,16 +338,33 @@ def check_file(name: str, path: Any, what: str = "a file") -> Path:
     return path
 
 
-def check_device(name: str, device: Any) -> torch.device:
-    """A ``torch.device`` or a device name ('cpu', 'cuda', 'cuda:0', 'mps')."""
+def check_device(name: str, device: Any, *, available: bool = False) -> torch.device:
+    """A ``torch.device`` or a device name ('cpu', 'cuda', 'cuda:0', 'mps').
+
+    ``available=True`` (where tensors are about to be put there: loaders, training) also refuses a
+    device this machine does not have, e.g. 'cuda' on a CPU-only runtime, instead of an error from
+    deep inside ``torch.load`` or ``.to()``.
+    """
     if isinstance(device, torch.device):
-        return device
-    if isinstance(device, str):
+        checked = device
+    elif isinstance(device, str):
         try:
-            return torch.device(device)
+            checked = torch.device(device)
         except RuntimeError:
-            pass
-    raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu' or 'cuda'; got {given(device)}")
+            checked = None
+    else:
+        checked = None
+    if checked is None:
+        raise ValueError(f"{name} must be a torch.device or a device name such as 'cpu' or 'cuda'; got {given(device)}")
+    if available:
+        here = {"cpu": True, "meta": True}
+        cuda_ok = checked.index is None or checked.index < torch.cuda.device_count()
+        here["cuda"] = torch.cuda.is_available() and cuda_ok
+        here["mps"] = torch.backends.mps.is_available()
+        if not here.get(checked.type, False):
+            have = ["cpu"] + [kind for kind in ("cuda", "mps") if here[kind]]
+            raise ValueError(f"{name} must be a device this machine has, one of {have}; got {str(checked)!r}")
+    return checked
 
 
 def check_array(
@@ -395,6 +418,11 @@ def check_array(
 _WITHIN_MODEL = contextvars.ContextVar("dl4nlp_within_model", default=False)
 
 
+def in_model() -> bool:
+    """Are we inside a whole model's forward pass (``within_model``), where finiteness checks stand down?"""
+    return _WITHIN_MODEL.get()
+
+
 @contextlib.contextmanager
 def within_model():
     """Inside a whole model's forward pass: its layers take activations the model computed, which overflow
@@ -405,3 +433,56 @@ def within_model():
         yield
     finally:
         _WITHIN_MODEL.reset(token)
+
+
+@contextlib.contextmanager
+def evaluating(model: Any):
+    """Run ``model`` in eval mode (dropout off) for a measurement, then give it back in the mode it came in.
+
+    A student who measures a model still in train mode (after ``model.train()`` in a loop of their own)
+    would otherwise get a loss or accuracy blurred by dropout, different at every call. Anything that
+    is not a module passes through untouched (the function's own checks refuse it).
+    """
+    if not isinstance(model, torch.nn.Module):
+        yield model
+        return
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
+def measures_in_eval_mode(fn):
+    """Decorate a function whose first argument (``model``, or ``self``) is measured: it runs in eval mode."""
+
+    @functools.wraps(fn)
+    def wrapper(model, *args, **kwargs):
+        with evaluating(model):
+            return fn(model, *args, **kwargs)
+
+    return wrapper
+
+
+def check_not_probabilities(name: str, logits: torch.Tensor) -> torch.Tensor:
+    """Logits (scores before the softmax), not probabilities: refuse a tensor whose every row is a distribution.
+
+    Rows of numbers in [0, 1] that each sum to 1 are what ``softmax`` returns; the softmax (or cross-entropy)
+    of them would be a second softmax, a silently flatter distribution. Log-probabilities are fine (the
+    softmax of log-probabilities gives the probabilities back). One row alone (a hand-written ``[1.0, 0.0]``
+    is fine logits) and rows that are all one-hot are let through: only a batch of distributions is refused.
+    """
+    if logits.numel() == 0 or logits.shape[-1] < 2 or not logits.is_floating_point():
+        return logits
+    values = logits.detach()
+    if values.numel() // values.shape[-1] < 2 or bool(((values == 0) | (values == 1)).all()):
+        return logits
+    if bool(((values >= 0) & (values <= 1)).all()):
+        sums = values.double().sum(-1)
+        if bool(((sums - 1).abs() < 1e-4).all()):
+            raise ValueError(
+                f"{name} must be logits (scores before the softmax); got rows of probabilities, each summing to 1 "
+                f"(the softmax was applied already: pass the scores it was applied to, or their log)"
+            )
+    return logits

@@ -30,6 +30,7 @@ from dl4nlp._checks import (
     check_same_dtype,
     check_tensor,
     check_type,
+    in_model,
     is_int,
 )
 
@@ -113,7 +114,14 @@ def scaled_dot_product_attention(
     check_bool("causal", causal)
     if mask is not None:
         check_mask("mask", mask, (*batch, q.shape[-2], k.shape[-2]), expected="the weights (..., T_q, T_k)")
-    return _attention(q, k, v, mask, causal)
+    out, weights = _attention(q, k, v, mask, causal)
+    if not in_model() and not bool(torch.isfinite(weights).all()):  # finite q and k, yet the scores overflowed
+        biggest = max(q.detach().abs().max().item(), k.detach().abs().max().item())
+        raise ValueError(
+            f"q and k must be small enough for the scores q·k/√d_k to be finite in {q.dtype}; got entries up to "
+            f"{biggest:.3g}, whose scores overflow"
+        )
+    return out, weights
 
 
 def _allowed(mask: Optional[torch.Tensor], causal: bool, T_q: int, T_k: int, device) -> Optional[torch.Tensor]:

@@ -247,6 +247,12 @@ class Bert(nn.Module):
         check_ids("ids", ids, self.config.vocab_size, shape=("B", "T"))
         if valid is not None:
             check_tensor("valid", valid, dtype="bool", shape=tuple(ids.shape))
+            empty = ~valid.any(dim=1)
+            if bool(empty.any()):  # a row of padding only: a mask of the other polarity (True = padding)?
+                raise ValueError(
+                    f"valid must be True on each row's real tokens and False on padding; got a row with no True "
+                    f"(row {int(empty.nonzero()[0])}: a mask of the other polarity, True = padding?)"
+                )
         mask = None if valid is None else valid[:, None, None, :]  # (B, 1, 1, T): keys that may be attended
         with within_model():  # a diverging run's inf reaches the loss, not a finiteness error
             return self.encoder(self.embed(ids, segments), mask=mask)
@@ -363,7 +369,7 @@ def load_pretrained(path: Optional[PathLike] = None, device: Optional[torch.devi
     ``path`` defaults to the shipped ``data/tiny_bert.pt``; any other kind of
     checkpoint, or a damaged file, is refused with a message naming it.
     """
-    device = torch.device("cpu") if device is None else check_device("device", device)
+    device = torch.device("cpu") if device is None else check_device("device", device, available=True)
     checkpoint = load_checkpoint(data_path(SHIPPED) if path is None else check_file("path", path), kind=CHECKPOINT_KIND)
     model = Bert(TransformerConfig(**checkpoint.config))
     state = {k: v.float() for k, v in checkpoint.state_dict.items()}

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 
-from dl4nlp._checks import check_choice, check_int, check_str, check_strings, check_type, given, is_int
+from dl4nlp._checks import check_bool, check_choice, check_int, check_str, check_strings, check_type, given, is_int
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 SCORES = ("frequency", "wordpiece")
@@ -87,6 +87,7 @@ def pre_tokenize(text: str, lowercase: bool = True) -> list[str]:
     ['café', '½', 'x', '²']
     """
     check_str("text", text)
+    check_bool("lowercase", lowercase)
     text = text.lower() if lowercase else text
     return word_pattern(text).findall(text)
 
@@ -247,6 +248,7 @@ def train_bpe(
     ['##ug', 'hug']
     """
     _check(counts, num_merges, score)
+    check_bool("fast", fast)
     alphabet = initial_alphabet(counts, continuation)
     initial = {word: _initial_symbols(word, continuation) for word in counts}
     if fast:

@@ -344,7 +344,8 @@ def load_checkpoint(
     """
     path = check_path("path", path)
     check_str("kind", kind, nonempty=True)
-    map_location = check_device("map_location", map_location)
+    map_location = check_device("map_location", map_location, available=True)
+    check_bool("verify", verify)
     if not path.is_file():
         raise FileNotFoundError(f"no checkpoint at {path}; expected a {kind!r} checkpoint (.pt)")
     if path.stat().st_size == 0:

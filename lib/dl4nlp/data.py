@@ -61,9 +61,53 @@ def data_path(name: str) -> Path:
 
 
 def load_text(name: str) -> str:
-    """The text of a shipped corpus (one of ``CORPORA``), read as UTF-8."""
+    """The text of a shipped corpus (one of ``CORPORA``), read as UTF-8.
+
+    The file is checked against its recorded size and md5 first (``verified_path``),
+    wherever it was found (``data/`` or ``$DL4NLP_DATA``): an empty, cut or other file
+    under the corpus's name is refused, not read.
+    """
     check_choice("corpus", name, CORPORA)
-    return data_path(name).read_text(encoding="utf-8")
+    path = verified_path(name)
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"corpus {name!r} must be UTF-8 text; {path} is not ({error})") from None
+
+
+# Other shipped files whose bytes a loader relies on: name -> (bytes, md5), as data/README.md records them.
+RECORDED: dict[str, tuple[int, str]] = {
+    **CORPORA,
+    "cmudict.dict.gz": (914_689, "d42b521f22eca5c22cad0148e0e46815"),
+    "bert_base_uncased_vocab.txt": (231_508, "64800d5d8528ce344256daf115d4965e"),
+}
+_VERIFIED: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> md5, so a file is hashed once
+
+
+def verified_path(name: str) -> Path:
+    """``data_path(name)``, checked against the size and md5 recorded for it in ``RECORDED``.
+
+    A file found under a recorded name with other bytes (empty, cut short, another
+    version) raises an error naming the file, the recorded size and md5 and what was found.
+    """
+    check_choice("name", name, RECORDED)
+    path = data_path(name)
+    size, md5 = RECORDED[name]
+    stat = path.stat()
+    if stat.st_size != size:
+        raise ValueError(
+            f"{name} must be the shipped file of {size:,} bytes (md5 {md5}, data/README.md); "
+            f"{path} has {stat.st_size:,} bytes: replace it with the shipped copy"
+        )
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _VERIFIED:
+        _VERIFIED[key] = md5sum(path)
+    if _VERIFIED[key] != md5:
+        raise ValueError(
+            f"{name} must be the shipped file with md5 {md5} (data/README.md); {path} has md5 {_VERIFIED[key]} "
+            "(the same size, other bytes): replace it with the shipped copy"
+        )
+    return path
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ import random
 import string
 import zlib
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import torch
 
@@ -377,6 +377,21 @@ def batch_sampler(
 
 
 # --- translating, scoring, and the recipe of the shipped checkpoints ---------
+def _check_vocabularies(model: Any, source_vocab: Any, target_vocab: Any) -> None:
+    """The vocabularies must be the model's: as many tokens as its embeddings (else ids mean other tokens)."""
+    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    check_type("target_vocab", target_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    sizes = (model.config.source_vocab_size, model.config.target_vocab_size)
+    if (len(source_vocab), len(target_vocab)) == sizes:
+        return
+    swapped = " (source_vocab and target_vocab swapped?)" if (len(target_vocab), len(source_vocab)) == sizes else ""
+    raise ValueError(
+        f"source_vocab and target_vocab must be the model's, of {sizes[0]} and {sizes[1]} tokens "
+        f"(source_vocab_size, target_vocab_size); got vocabularies of {len(source_vocab)} and {len(target_vocab)} "
+        f"tokens, from another model{swapped}"
+    )
+
+
 def translate(
     model: Union[Seq2Seq, Seq2SeqTransformer],
     sources: Sequence[str],
@@ -387,7 +402,7 @@ def translate(
     """Greedy translations of ``sources`` (a list of strings) by a ``Seq2Seq`` or ``Seq2SeqTransformer`` (one batch)."""
     check_type("model", model, (Seq2Seq, Seq2SeqTransformer), "a dl4nlp.seq2seq.Seq2Seq or decoder.Seq2SeqTransformer")
     check_strings("sources", sources)
-    check_type("source_vocab", source_vocab, Seq2SeqVocab, "a Seq2SeqVocab")
+    _check_vocabularies(model, source_vocab, target_vocab)
     for index, source in enumerate(sources):
         unknown = source_vocab._unknown(source)
         if unknown:
@@ -416,6 +431,7 @@ def attention_weights(
         raise TypeError(f"source and target must be strings; got {type(source).__name__} and {type(target).__name__}")
     if model.config.score is None:
         raise ValueError("the model has no attention (score=None): there are no weights to show")
+    _check_vocabularies(model, source_vocab, target_vocab)
     batch = encode_batch([(source, target)], source_vocab, target_vocab)
     device = next(model.parameters()).device
     with torch.no_grad():
@@ -432,6 +448,7 @@ def sequence_accuracy(
     """Fraction of ``pairs`` whose whole target the model's greedy output gets exactly right."""
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     _check_pairs(pairs)
+    _check_vocabularies(model, source_vocab, target_vocab)
     max_len = max(len(target_vocab.tokens(t)) for _, t in pairs) + 1
     outputs = translate(model, [s for s, _ in pairs], source_vocab, target_vocab, max_len)
     return sum(out == t for out, (_, t) in zip(outputs, pairs)) / len(pairs)

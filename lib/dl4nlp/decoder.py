@@ -34,12 +34,13 @@ from dl4nlp._checks import (
     check_same_dtype,
     check_tensor,
     check_type,
+    measures_in_eval_mode,
     within_model,
 )
 from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.positional import make_positional
 from dl4nlp.seq2seq import _check_batch, _check_source
-from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _check_input
+from dl4nlp.transformer import TransformerConfig, TransformerEncoder, _check_input, _is_gelu
 
 
 class DecoderBlock(nn.Module):
@@ -95,12 +96,14 @@ class DecoderBlock(nn.Module):
         """A block with the sizes, dtype, device and weights of a ``torch.nn.TransformerDecoderLayer`` (GELU)."""
         if not isinstance(reference, nn.TransformerDecoderLayer):
             raise TypeError(f"reference must be a torch.nn.TransformerDecoderLayer; got {type(reference).__name__}")
-        if reference.activation is not F.gelu and not isinstance(reference.activation, nn.GELU):
-            raise ValueError(f"reference must use the GELU activation; got {reference.activation!r}")
+        if not _is_gelu(reference.activation):  # as TransformerBlock.from_torch: tanh-approximate GELU differs
+            name = getattr(reference.activation, "__name__", None) or repr(reference.activation)
+            raise ValueError(f"reference must use the block's activation, GELU (exact); got {name}")
         if reference.linear1.bias is None or reference.norm1.bias is None:
             raise ValueError("reference must have biases (bias=True), as the block does; got bias=False")
         config = TransformerConfig(
             vocab_size=1,
+            dropout=reference.dropout.p,  # the reference's dropout, kept (as TransformerBlock.from_torch does)
             d_model=reference.self_attn.embed_dim,
             n_heads=reference.self_attn.num_heads,
             d_ff=reference.linear1.out_features,
@@ -226,6 +229,7 @@ class Seq2SeqTransformer(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), ignore_index=self.config.pad_id)
 
     @torch.no_grad()
+    @measures_in_eval_mode
     def greedy_decode(
         self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:

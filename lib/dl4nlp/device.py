@@ -95,7 +95,7 @@ def autocast(device: Union[torch.device, str]) -> ContextManager:
 
 def describe_environment(device: Optional[Union[torch.device, str]] = None) -> str:
     """One line: library, torch and Python versions, and the device (GPU name and memory)."""
-    device = get_device() if device is None else check_device("device", device)
+    device = get_device() if device is None else check_device("device", device, available=True)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         where = f"cuda ({props.name}, {props.total_memory / 2**30:.1f} GiB)"

@@ -102,6 +102,9 @@ def label_sentences(paragraph: str, open_quote: str, close_quote: str) -> list[t
     return out
 
 
+_CURLY_PAIRS = (("\u201c", "\u201d"), ("\u2018", "\u2019"))  # (opening, closing): “ ” and ‘ ’
+
+
 def _inside_quotes(paragraph: str, open_quote: str, close_quote: str) -> list[bool]:
     """For every character of ``paragraph``: is it inside a quotation (the marks themselves included)?"""
     if not isinstance(paragraph, str):
@@ -109,6 +112,12 @@ def _inside_quotes(paragraph: str, open_quote: str, close_quote: str) -> list[bo
     for name, mark in (("open_quote", open_quote), ("close_quote", close_quote)):
         if not isinstance(mark, str) or len(mark) != 1:
             raise ValueError(f"{name} must be one character; got {mark!r}")
+    if (close_quote, open_quote) in _CURLY_PAIRS:  # swapped: every label would be inverted
+        raise ValueError(
+            f"open_quote and close_quote must be the opening and the closing mark, such as "
+            f"open_quote={close_quote!r}, close_quote={open_quote!r}; got them swapped: "
+            f"open_quote={open_quote!r}, close_quote={close_quote!r}"
+        )
     inside, flags = False, []
     for ch in paragraph:
         if ch == open_quote and (open_quote != close_quote or not inside):

@@ -136,12 +136,15 @@ def check(
     try:
         got_array = _as_array(got)
     except (TypeError, ValueError) as error:
-        print(f"{name}: expected real numbers; yours are {error}.")
+        print(f"{name}: expected numbers, got {error}.")
         return False
     if got_array.shape != expected_array.shape:
         print(f"{name}: expected shape {expected_array.shape}, got shape {got_array.shape}.")
         return False
     booleans = _bool_entries(expected, expected_array.size).reshape(expected_array.shape)
+    if got_array.dtype.kind == "b" and not booleans.all():  # True is not the number 1.0 that was asked for
+        print(f"{name}: expected numbers, got True/False: {given(got)}.")
+        return False
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.isclose(got_array.astype(float), expected_array.astype(float), atol=atol, rtol=rtol)
     wrong = np.where(booleans, got_array.astype(float) != expected_array.astype(float), ~close)

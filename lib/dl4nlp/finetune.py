@@ -57,11 +57,76 @@ def _check_rows(model: nn.Module, ids: Any, valid: Any, labels: Any = None, pref
     vocab_size = model.encoder.config.vocab_size if isinstance(model, (SentenceClassifier, TokenTagger)) else None
     ids = check_ids(prefix + "ids", ids, vocab_size, shape=("N", "T"), bound="vocab_size")
     check_tensor(prefix + "valid", valid, dtype="bool", shape=tuple(ids.shape))
+    _check_valid_polarity(prefix + "valid", valid)
     if labels is not None:
         check_tensor(prefix + "labels", labels, dtype="integer", expected=f"(N,) or (N, T) with N={len(ids)}")
         if labels.shape != ids.shape[:1] and labels.shape != ids.shape:
             raise ValueError(
                 f"{prefix}labels must have shape ({len(ids)},) or {tuple(ids.shape)}; got {tuple(labels.shape)}"
+            )
+
+
+def _check_valid_polarity(name: str, valid: torch.Tensor) -> None:
+    """``valid`` is True on real tokens, from [CLS] at position 0 up to the padding (False): each row a prefix.
+
+    A mask of the other polarity (True = padding, as ``key_padding_mask`` of
+    ``torch.nn.MultiheadAttention``) is False at [CLS] and refused.
+    """
+    if valid.numel() == 0:
+        return
+    first = valid[:, 0]
+    if not bool(first.all()):
+        row = int((~first).nonzero()[0])
+        raise ValueError(
+            f"{name} must be True on real tokens, [CLS] at position 0 included, and False on padding; got False at "
+            f"({row}, 0) (a mask of the other polarity, True = padding? use ids != pad id, as encode_batch does)"
+        )
+    if valid.shape[1] > 1:
+        rises = valid[:, 1:] & ~valid[:, :-1]  # False then True: a token after padding
+        if bool(rises.any()):
+            row, col = (int(i) for i in rises.nonzero()[0])
+            raise ValueError(
+                f"{name} must be True on a row's tokens then False on its padding (padding at the end); "
+                f"got True at ({row}, {col + 1}) after False"
+            )
+
+
+def _check_labels(model: nn.Module, ids: torch.Tensor, valid: torch.Tensor, labels: torch.Tensor) -> None:
+    """Labels that fit the model: (N,) classes of a SentenceClassifier, (N, T) tags of a TokenTagger.
+
+    Each is in [0, n) or ``IGNORE_INDEX``, and at least one is not ignored (else the loss is NaN); a
+    tagger's padding (valid False) must be ``IGNORE_INDEX`` (else it is trained to tag padding).
+    """
+    check_tensor("labels", labels, dtype="integer")
+    tagger = isinstance(model, TokenTagger)
+    if tagger and labels.shape != ids.shape:
+        raise ValueError(
+            f"labels of a TokenTagger must hold one tag per token, shape {tuple(ids.shape)} (encode_tagged); "
+            f"got {tuple(labels.shape)} (one label per sentence is for a SentenceClassifier)"
+        )
+    if not tagger and labels.shape != ids.shape[:1]:
+        raise ValueError(
+            f"labels of a SentenceClassifier must hold one class per row, shape ({len(ids)},); "
+            f"got {tuple(labels.shape)} (one tag per token is for a TokenTagger)"
+        )
+    n, what = model.head.out_features, ("n_tags" if tagger else "n_classes")
+    kept = labels != IGNORE_INDEX
+    outside = kept & ((labels < 0) | (labels >= n))
+    if bool(outside.any()):
+        raise ValueError(
+            f"labels must be in [0, {what}={n}) or IGNORE_INDEX ({IGNORE_INDEX}); got {int(labels[outside][0])}"
+        )
+    if not bool(kept.any()):
+        raise ValueError(
+            f"labels must hold at least one label to learn from; got every one IGNORE_INDEX ({IGNORE_INDEX})"
+        )
+    if tagger:
+        padded = (~valid.to(labels.device)) & kept
+        if bool(padded.any()):
+            row, col = (int(i) for i in padded.nonzero()[0])
+            raise ValueError(
+                f"labels must be IGNORE_INDEX ({IGNORE_INDEX}) on padding (where valid is False); "
+                f"got {int(labels[row, col])} at ({row}, {col})"
             )
 
 
@@ -192,6 +257,7 @@ def fine_tune(
     """
     check_type("model", model, (SentenceClassifier, TokenTagger), "a SentenceClassifier or TokenTagger")
     _check_rows(model, ids, valid, labels)
+    _check_labels(model, ids, valid, labels)
     check_int("steps", steps)
     check_number("lr", lr, 0, low_open=True)
     check_int("batch_size", batch_size)
@@ -260,6 +326,13 @@ def accuracy(predicted: torch.Tensor, labels: torch.Tensor) -> float:
     keep = labels != IGNORE_INDEX
     if not keep.any():
         raise ValueError("labels hold nothing to score (all IGNORE_INDEX)")
+    unpredicted = keep & (predicted < 0)  # predict pads with IGNORE_INDEX only where nothing is labelled
+    if bool(unpredicted.any()):
+        index = tuple(int(i) for i in unpredicted.nonzero()[0])
+        raise ValueError(
+            f"predicted must hold a predicted class (>= 0) wherever labels has one; got {int(predicted[index])} at "
+            f"{index} where labels has {int(labels[index])} (predicted and labels swapped?)"
+        )
     return float((predicted[keep] == labels[keep]).float().mean())
 
 
@@ -273,6 +346,11 @@ def logistic_regression(
         raise ValueError(f"labels must be class indices >= 0; got {int(labels.min())}")
     check_number("l2", l2, 0)
     check_int("iterations", iterations)
+    if len(features) and bool((labels == labels.view(-1)[0]).all()):  # nothing to separate: a constant classifier
+        raise ValueError(
+            f"labels must hold at least two different classes to fit a classifier; got only class {int(labels[0])} "
+            f"in all {len(labels)} rows (a sample of one class?)"
+        )
     if features.dim() != 2 or len(features) != len(labels):
         raise ValueError(f"features must be (N, C) with one label per row; got {tuple(features.shape)} and "
                          f"{tuple(labels.shape)}")  # fmt: skip
@@ -378,8 +456,15 @@ def _settings(settings: Mapping[str, float] | None, methods: Sequence[str], allo
     return chosen
 
 
-def _check_compare(pretrained: Any, seed: Any, steps: Any) -> None:
+def _check_compare(pretrained: Any, seed: Any, steps: Any, tokenizer: Any = None) -> None:
     check_type("pretrained", pretrained, Bert, "a dl4nlp.bert.Bert")
+    if tokenizer is not None:
+        _check_tokenizer(tokenizer)
+        if hasattr(tokenizer, "__len__") and len(tokenizer) != pretrained.config.vocab_size:
+            raise ValueError(
+                f"tokenizer must be the pre-trained model's, of vocab_size={pretrained.config.vocab_size} pieces; "
+                f"got a tokenizer of {len(tokenizer)} pieces (the vocabulary of another model?)"
+            )
     check_int("seed", seed, low=0)
     if steps is not None:
         check_int("steps", steps)
@@ -407,7 +492,7 @@ def compare_methods(
     ``default_steps(len(train_examples))``.
     """
     chosen = _settings(settings, methods, METHODS)
-    _check_compare(pretrained, seed, steps)
+    _check_compare(pretrained, seed, steps, tokenizer)
     for name, examples in (("train_examples", train_examples), ("test_examples", test_examples)):
         for e in check_sequence(name, examples, what="a list of examples with .text and .label"):
             if not (isinstance(getattr(e, "text", None), str) and isinstance(getattr(e, "label", None), int)):
@@ -449,7 +534,7 @@ def compare_taggers(
     ``probe`` fits logistic regression on the frozen pre-trained hidden state of every token.
     """
     chosen = _settings(settings, methods, ("pretrained", "scratch", "probe"))
-    _check_compare(pretrained, seed, steps)
+    _check_compare(pretrained, seed, steps, tokenizer)
     _check_sentences("train_sentences", [s[:2] if isinstance(s, tuple) else s for s in train_sentences])
     _check_sentences("test_sentences", [s[:2] if isinstance(s, tuple) else s for s in test_sentences])
     max_len = pretrained.config.max_len

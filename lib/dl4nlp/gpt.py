@@ -104,7 +104,7 @@ def load_gpt(
 ) -> tuple[TransformerLM, CharVocab, Checkpoint]:
     """The shipped GPT (checksum verified), its character vocabulary and the loaded checkpoint (provenance inside)."""
     path = check_path("path", path) if path is not None else data_path(CHECKPOINT)
-    device = check_device("device", device)
+    device = check_device("device", device, available=True)
     checkpoint = load_checkpoint(path, kind=KIND)
     chars = checkpoint.extra.get("chars")
     if not isinstance(chars, str) or not chars:

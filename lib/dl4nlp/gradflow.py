@@ -16,6 +16,7 @@ from torch import nn
 
 from dl4nlp._checks import (
     check_array,
+    check_bool,
     check_callable,
     check_choice,
     check_int,
@@ -60,6 +61,7 @@ class DeepMLP(nn.Module):
         check_choice("activation", activation, ACTIVATIONS)
         check_number("weight_scale", weight_scale, 0.0, low_open=True)
         check_number("branch_scale", branch_scale, 0.0)
+        check_bool("residual", residual)
         if generator is not None:
             check_type("generator", generator, torch.Generator, "a torch.Generator or None")
         if branch_scale != 1.0 and not residual:

@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from dl4nlp._checks import (
+    check_bool,
     check_device,
     check_number,
     check_same_dtype,
@@ -31,6 +32,7 @@ from dl4nlp._checks import (
     check_tensor,
     check_type,
     given,
+    measures_in_eval_mode,
 )
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.rnn import RecurrentLM, _check_sequence, _check_state, _torch_weights, load_weights_
@@ -378,7 +380,8 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
     backward (right-to-left) model; asking for one direction and finding the
     other is an error. The model is returned in eval mode.
     """
-    check_device("map_location", map_location)
+    check_device("map_location", map_location, available=True)
+    check_bool("reverse", reverse)
     checkpoint = load_checkpoint(path, kind=CHAR_LSTM_KIND, map_location=map_location)
     missing = {"vocab", "reverse"} - set(checkpoint.extra)
     if missing:
@@ -392,6 +395,7 @@ def load_char_model(path: str | Path, *, reverse: bool = False, map_location: st
 
 
 @torch.no_grad()
+@measures_in_eval_mode
 def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> torch.Tensor:
     """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
 
@@ -401,6 +405,11 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     """
     check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
     check_type("vocab", vocab, CharVocab, "a dl4nlp.vocab.CharVocab")
+    if len(vocab) != model.config.vocab_size:
+        raise ValueError(
+            f"vocab must be the model's, of vocab_size={model.config.vocab_size} characters; got a vocabulary of "
+            f"{len(vocab)} characters (from another corpus or model?)"
+        )
     texts = check_strings("texts", texts)
     if not all(texts):
         raise ValueError(f"texts must be non-empty strings; got '' at index {texts.index('')}")

@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int, check_str, check_strings, check_type
-from dl4nlp.data import data_path
+from dl4nlp.data import RECORDED, data_path, verified_path
 from dl4nlp.date_task import _check_split, split_of
 from dl4nlp.vocab import Seq2SeqVocab
 
@@ -57,20 +57,25 @@ def load_dictionary(name: str = DICTIONARY) -> dict[str, str]:
     comments after '#' are dropped. Read from the shipped file, never downloaded.
     """
     check_str("name", name, nonempty=True)
+    path = verified_path(name) if name in RECORDED else data_path(name)  # the shipped dictionary: size and md5
     entries: dict[str, str] = {}
-    with gzip.open(data_path(name), "rt", encoding="utf-8") as handle:
-        for line in handle:
-            fields = line.split("#", 1)[0].split()
-            if len(fields) < 2:
-                continue
-            word, phonemes = fields[0], strip_stress(fields[1:])
-            if "(" in word or word in entries:  # a variant pronunciation
-                continue
-            if MIN_LENGTH <= len(word) <= MAX_LENGTH and set(word) <= set(LETTERS):
-                unknown = set(phonemes) - set(PHONEMES)
-                if unknown:
-                    raise ValueError(f"{name}: {word!r} has phonemes {sorted(unknown)} outside the 39 of ARPAbet")
-                entries[word] = " ".join(phonemes)
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            lines = handle.readlines()
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise ValueError(f"{name} must be a gzip of UTF-8 CMUdict lines; {path}: {error}") from None
+    for line in lines:
+        fields = line.split("#", 1)[0].split()
+        if len(fields) < 2:
+            continue
+        word, phonemes = fields[0], strip_stress(fields[1:])
+        if "(" in word or word in entries:  # a variant pronunciation
+            continue
+        if MIN_LENGTH <= len(word) <= MAX_LENGTH and set(word) <= set(LETTERS):
+            unknown = set(phonemes) - set(PHONEMES)
+            if unknown:
+                raise ValueError(f"{name}: {word!r} has phonemes {sorted(unknown)} outside the 39 of ARPAbet")
+            entries[word] = " ".join(phonemes)
     if not entries:
         raise ValueError(f"{name} holds no usable entries; expected CMUdict lines such as 'cat K AE1 T'")
     return entries
@@ -107,6 +112,15 @@ def phoneme_error_rate(predictions: Sequence[str], targets: Sequence[str]) -> fl
     empty = [i for i, target in enumerate(targets) if not target.split()]
     if empty:
         raise ValueError(f"targets must each hold at least one phoneme; got {targets[empty[0]]!r} at index {empty[0]}")
+    known = set(PHONEMES)
+    for name, sequences in (("predictions", predictions), ("targets", targets)):
+        for index, sequence in enumerate(sequences):
+            unknown = sorted(set(sequence.split()) - known)
+            if unknown:  # 'AE1' against 'AE' would count as an error: stress digits, or letters, not phonemes
+                raise ValueError(
+                    f"{name} must be space-separated phonemes of the 39 of ARPAbet without stress (strip_stress); "
+                    f"got {unknown} in {sequence!r} at index {index}"
+                )
     errors = total = 0
     for predicted, target in zip(predictions, targets):
         a, b = predicted.split(), target.split()

@@ -145,6 +145,7 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
     """
     if not all(hasattr(root, name) for name in ("data", "grad", "inputs", "op")):  # a Value, or any engine's node
         raise TypeError(f"root must be a graph node, a Value (with .data, .grad, .inputs, .op); got {given(root)}")
+    check_bool("show_grad", show_grad)
     if ax is not None:
         _axes(ax)
     order = topological_order(root)
@@ -277,6 +278,8 @@ def plot_curves(
 ) -> plt.Figure:
     """One line per named curve ``(x, y)``, e.g. loss against tokens or FLOPs for each model size."""
     _check_mapping("curves", curves, "a mapping from a name to its (x, y)")
+    check_bool("logx", logx)
+    check_bool("logy", logy)
     checked = {}
     for name, curve in curves.items():
         if not isinstance(curve, (tuple, list)) or len(curve) != 2 or np.ndim(curve[0]) == 0:
@@ -500,7 +503,7 @@ def plot_attention(
             f"labels; got {weights.shape}"
         )
     fig, ax = _axes(ax, figsize=(max(3.0, 0.32 * len(source_labels) + 1.6), max(2.5, 0.32 * len(target_labels) + 1.2)))
-    if vmax is not None and not (isinstance(vmax, (int, float)) and vmax > 0):
+    if vmax is not None and not (isinstance(vmax, (int, float)) and not isinstance(vmax, bool) and vmax > 0):
         raise ValueError(f"vmax must be a positive number or None (the largest weight); got {vmax!r}")
     top = max(1e-12, weights.max()) if vmax is None else float(vmax)
     image = ax.imshow(weights, cmap="Blues", vmin=0.0, vmax=top, aspect="auto")
@@ -549,6 +552,7 @@ def plot_heatmap(
     """A matrix (rows, columns) as coloured cells, e.g. gate values of units (rows) over characters (columns)."""
     values = check_array("values", values, ndim=2, finite=False, expected="2 dimensions, a 2-D matrix")
     _check_cmap(cmap)
+    check_bool("colorbar", colorbar)
     if vmin is not None and vmax is not None and not check_number("vmin", vmin) <= check_number("vmax", vmax):
         raise ValueError(f"vmin must be at most vmax; got vmin={vmin}, vmax={vmax}")
     for name, labels, size in [("xlabels", xlabels, values.shape[1]), ("ylabels", ylabels, values.shape[0])]:

@@ -21,7 +21,16 @@ from typing import Optional
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_choice, check_int, check_number, check_same_dtype, check_tensor, given, is_int
+from dl4nlp._checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+    check_same_dtype,
+    check_tensor,
+    given,
+    is_int,
+)
 from dl4nlp.attention import MultiHeadAttention, _fused_attention, scaled_dot_product_attention
 
 
@@ -186,6 +195,7 @@ def rotary(
         raise ValueError(f"x must have shape (..., T, d) with d even; got {tuple(x.shape)}")
     T, d = x.shape[-2], x.shape[-1]
     base = _check_base(base)
+    check_bool("fast", fast)
     if positions is None:
         positions = torch.arange(T)
     else:

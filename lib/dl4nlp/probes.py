@@ -29,6 +29,11 @@ def inside_quotes(text: str, open_quote: str = "“", close_quote: str = "”") 
     for name, quote in [("open_quote", open_quote), ("close_quote", close_quote)]:
         if len(check_str(name, quote, what="a single character")) != 1:
             raise ValueError(f"{name} must be a single character; got {quote!r}")
+    if (close_quote, open_quote) in (("“", "”"), ("‘", "’")):  # swapped: every label would be inverted
+        raise ValueError(
+            f"open_quote and close_quote must be the opening and the closing mark, such as open_quote={close_quote!r}, "
+            f"close_quote={open_quote!r}; got them swapped: open_quote={open_quote!r}, close_quote={close_quote!r}"
+        )
     labels = np.zeros(len(text), dtype=bool)
     inside = False
     for index, char in enumerate(text):

@@ -29,6 +29,7 @@ from dl4nlp._checks import (
     check_ids,
     check_ids_list,
     check_int,
+    check_not_probabilities,
     check_number,
     check_same_dtype,
     check_tensor,
@@ -201,16 +202,20 @@ def check_token_ids(ids, vocab_size: int, name: str = "ids") -> None:
 
 
 def identity_init_(module: nn.RNN) -> nn.RNN:
-    """IRNN initialisation (Le, Jaitly & Hinton, 2015): W_hh = I, biases 0; use with ReLU."""
+    """IRNN initialisation (Le, Jaitly & Hinton, 2015): W_hh = I, biases 0; use with ReLU.
+
+    Every layer and, in a bidirectional RNN, both directions are initialised.
+    """
     check_type("module", module, nn.RNN, "a torch.nn.RNN")
     if not module.bias:
         raise ValueError("module must have biases (bias=True) to set them to 0; got bias=False")
     with torch.no_grad():
         for layer in range(module.num_layers):
-            getattr(module, f"weight_hh_l{layer}").copy_(torch.eye(module.hidden_size))
-            getattr(module, f"bias_hh_l{layer}").zero_()
-            getattr(module, f"bias_ih_l{layer}").zero_()
-            getattr(module, f"weight_ih_l{layer}").normal_(0.0, 0.1)
+            for suffix in ("", "_reverse") if module.bidirectional else ("",):  # every layer, both directions
+                getattr(module, f"weight_hh_l{layer}{suffix}").copy_(torch.eye(module.hidden_size))
+                getattr(module, f"bias_hh_l{layer}{suffix}").zero_()
+                getattr(module, f"bias_ih_l{layer}{suffix}").zero_()
+                getattr(module, f"weight_ih_l{layer}{suffix}").normal_(0.0, 0.1)
     return module
 
 
@@ -276,6 +281,7 @@ class RecurrentTagger(nn.Module):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("num_classes", num_classes), ("embedding_dim", embedding_dim)]:
             check_int(name, value)
+        check_bool("bidirectional", bidirectional)
         self.vocab_size = vocab_size
         self.embedding = nn.Embedding(vocab_size, embedding_dim)
         self.recurrent = make_recurrent(
@@ -379,6 +385,7 @@ def language_model_loss(logits: torch.Tensor, targets: torch.Tensor, reduction: 
     """
     check_choice("reduction", reduction, ("mean", "sum"))
     check_tensor("logits", logits, shape=("B", "T", "V"), dtype="float", finite=True)
+    check_not_probabilities("logits", logits)
     check_ids("targets", targets, logits.shape[-1], shape=tuple(logits.shape[:2]))
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), reduction=reduction)
 
@@ -421,7 +428,11 @@ def sample(
     logits, state = model(torch.tensor([prompt], device=device))
     out = []
     for _ in range(length):
-        probs = torch.softmax(logits[0, -1].float() / temperature, dim=-1).cpu()
+        last = logits[0, -1].float()
+        scaled = last / temperature
+        if bool(torch.isinf(scaled).any()):  # a tiny temperature overflowed (inf - inf = NaN): the max first
+            scaled = (last - last.max()) / temperature
+        probs = torch.softmax(scaled, dim=-1).cpu()
         token = int(torch.multinomial(probs, 1, generator=generator))
         out.append(token)
         logits, state = model(torch.tensor([[token]], device=device), state)

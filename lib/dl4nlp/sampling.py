@@ -31,7 +31,15 @@ from typing import Optional
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_bool, check_ids, check_int, check_number, check_tensor, check_type
+from dl4nlp._checks import (
+    check_bool,
+    check_ids,
+    check_int,
+    check_not_probabilities,
+    check_number,
+    check_tensor,
+    check_type,
+)
 from dl4nlp.kv_cache import KVCache
 from dl4nlp.transformer import TransformerLM
 
@@ -43,6 +51,7 @@ def _check_logits(logits: torch.Tensor) -> None:
         raise ValueError(f"logits must not contain NaN or +inf (-inf marks an excluded token); got {bad}")
     if bool(torch.isneginf(logits).all(-1).any()):
         raise ValueError("logits must have at least one finite entry in every row; got a row of -inf only")
+    check_not_probabilities("logits", logits)
 
 
 def _check_rule(temperature: float, top_k: Optional[int], top_p: Optional[float], V: Optional[int] = None) -> None:
@@ -74,6 +83,7 @@ def filter_top_p(logits: torch.Tensor, p: float) -> torch.Tensor:
     probs, order = torch.softmax(logits, dim=-1).sort(dim=-1, descending=True)
     mass_before = probs.cumsum(-1) - probs  # (…, V): probability of the tokens ranked above
     keep_sorted = mass_before < p
+    keep_sorted[..., 0] = True  # the most probable token, even where p is below float32's smallest number
     keep = torch.zeros_like(keep_sorted).scatter_(-1, order, keep_sorted)
     return logits.masked_fill(~keep, float("-inf"))
 
@@ -85,13 +95,21 @@ def next_token_probabilities(
 
     Temperature divides the logits first; then top-k, then top-p filter; the rest
     is renormalised by the softmax. ``temperature=0`` is greedy: all mass on the
-    argmax (the first one on ties).
+    argmax (the first one on ties). A temperature so small that the logits divided
+    by it overflow is computed with the largest logit subtracted first (the same
+    distribution): nearly all mass on the argmax, shared among tied maxima.
+
+    >>> next_token_probabilities(torch.tensor([2.0, 1.0]), temperature=1e-39).tolist()
+    [1.0, 0.0]
     """
     _check_logits(logits)
     _check_rule(temperature, top_k, top_p, logits.shape[-1])
     if temperature == 0:
         return torch.zeros_like(logits).scatter_(-1, logits.argmax(-1, keepdim=True), 1.0)
-    logits = logits / temperature
+    scaled = logits / temperature
+    if bool((torch.isinf(scaled) & torch.isfinite(logits)).any()):  # a tiny temperature overflowed: inf - inf = NaN
+        scaled = (logits - logits.max(-1, keepdim=True).values) / temperature  # the same softmax, the top logit at 0
+    logits = scaled
     if top_k is not None:
         logits = filter_top_k(logits, top_k)
     if top_p is not None:

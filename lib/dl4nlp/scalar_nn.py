@@ -22,6 +22,7 @@ from typing import Sequence, Union
 import torch
 from torch import nn
 
+from dl4nlp._checks import check_bool
 from dl4nlp.autograd import Value
 
 Scalar = Union[Value, int, float]
@@ -178,6 +179,7 @@ def flat_parameters(twin: nn.Sequential, grad: bool = False) -> torch.Tensor:
     """
     if not isinstance(twin, nn.Sequential):
         raise TypeError(f"twin must be the torch.nn.Sequential that to_torch returns; got {type(twin).__name__}")
+    check_bool("grad", grad)
     linears = [module for module in twin if isinstance(module, nn.Linear)]
     if not linears:
         raise ValueError("twin must contain at least one torch.nn.Linear layer; got none")

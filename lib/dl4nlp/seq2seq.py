@@ -37,11 +37,13 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from dl4nlp._checks import (
     check_callable,
+    check_device,
     check_ids,
     check_int,
     check_tensor,
     check_type,
     given,
+    measures_in_eval_mode,
 )
 from dl4nlp.attention import SCORES, attend, make_score
 from dl4nlp.checkpoint import PathLike, load_checkpoint, save_checkpoint
@@ -281,7 +283,8 @@ class Seq2Seq(nn.Module):
         previous character instead (drawn with ``generator``; no gradient flows
         through that choice).
         """
-        if not isinstance(sampling_prob, (int, float)) or not 0.0 <= sampling_prob <= 1.0:
+        bad = isinstance(sampling_prob, bool) or not isinstance(sampling_prob, (int, float))
+        if bad or not 0 <= sampling_prob <= 1:
             raise ValueError(f"sampling_prob must be in [0, 1]; got {sampling_prob!r}")
         if generator is not None:
             check_type("generator", generator, torch.Generator, "a torch.Generator or None")
@@ -309,6 +312,7 @@ class Seq2Seq(nn.Module):
         return torch.log_softmax(logits, dim=-1), state
 
     @torch.no_grad()
+    @measures_in_eval_mode
     def greedy_decode(
         self, src: torch.Tensor, src_lengths: torch.Tensor, max_len: int, bos: int = 1
     ) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
@@ -349,6 +353,7 @@ class Seq2Seq(nn.Module):
 
         The checksum recorded in the provenance beside ``path`` is verified first.
         """
+        device = check_device("device", device, available=True) if device is not None else None
         checkpoint = load_checkpoint(path, kind=CHECKPOINT_KIND)
         model = cls.from_config(Seq2SeqConfig(**checkpoint.config))
         model.load_state_dict({k: v.float() for k, v in checkpoint.state_dict.items()})
@@ -377,6 +382,38 @@ class BeamSearchResult:
         return self.hypotheses[0]
 
 
+LOG_PROB_TOLERANCE = 1e-5  # rounding allowed above 0 in a log-probability, and above 1 in a row's total probability
+
+
+def _check_log_probs(log_probs: Any, n: int) -> torch.Tensor:
+    """What a search's ``step`` returned: log-probabilities (n, V), each <= 0, each row's total probability <= 1.
+
+    -inf (a token that cannot come next) is allowed; probabilities (0.5), logits (2.3) and NaN are refused.
+    """
+    log_probs = check_tensor("log_probs returned by step", log_probs, dtype="float", ndim=2, expected=f"(N={n}, V)")
+    if log_probs.shape[0] != n:
+        raise ValueError(
+            f"log_probs returned by step must have shape (N={n}, V), one row per hypothesis; "
+            f"got {tuple(log_probs.shape)}"
+        )
+    values = log_probs.detach().double()
+    bad = torch.isnan(values) | (values > LOG_PROB_TOLERANCE)
+    if bool(bad.any()):
+        index = tuple(int(i) for i in bad.nonzero()[0])
+        raise ValueError(
+            "step must return log-probabilities (every entry <= 0, -inf for an impossible token); "
+            f"got {values[index].item()} at {index} (probabilities or logits? take torch.log_softmax of the logits)"
+        )
+    totals = torch.logsumexp(values, dim=-1).exp()  # each row's total probability
+    if bool((totals > 1 + 1e-3).any()) or bool((totals == 0).any()):
+        row = int(((totals > 1 + 1e-3) | (totals == 0)).nonzero()[0])
+        raise ValueError(
+            "step must return log-probabilities whose probabilities sum to at most 1 in every row (and to more "
+            f"than 0); got a row summing to {totals[row].item():.6g} at row {row}"
+        )
+    return log_probs.clamp(max=0.0)
+
+
 def _select(state: State, index: torch.Tensor) -> State:
     return tuple(part.index_select(0, index.to(part.device)) for part in state)
 
@@ -395,15 +432,33 @@ def length_penalty(length: int, alpha: float) -> float:
     check_int("length", length)
     if isinstance(alpha, bool) or not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    return ((5 + length) / 6) ** alpha
+    try:
+        return ((5 + length) / 6) ** alpha
+    except OverflowError:  # Wu et al. use alpha in [0.6, 0.7]; beyond float's range the ranking is meaningless
+        raise ValueError(
+            f"alpha must be small enough for lp = ((5 + length) / 6)^alpha to be a finite number; got alpha={alpha!r} "
+            f"at length {length}"
+        ) from None
 
 
 def normalized_score(hypothesis: Hypothesis, alpha: float) -> float:
     """log P(Y) / lp(Y), with |Y| counting the output tokens (the end token included, the start token not)."""
     check_type("hypothesis", hypothesis, Hypothesis, "a Hypothesis")
+    score = hypothesis.score
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score) or score > 0:
+        raise ValueError(
+            f"hypothesis.score must be a log-probability (a number <= 0, the sum of its tokens' log-probabilities); "
+            f"got {score!r}"
+        )
     if len(hypothesis.tokens) < 2:
         raise ValueError(f"hypothesis must hold the start token and at least one output; got {hypothesis.tokens}")
     return hypothesis.score / length_penalty(len(hypothesis.tokens) - 1, alpha)
+
+
+def _step_result(returned: Any, n: int) -> tuple[torch.Tensor, State]:
+    if not isinstance(returned, (tuple, list)) or len(returned) != 2:
+        raise TypeError(f"step must return (log_probs (N, V), state); got {given(returned)}")
+    return _check_log_probs(returned[0], n), returned[1]
 
 
 @torch.no_grad()
@@ -428,6 +483,10 @@ def beam_search(
     ``beam_size`` most probable prefixes, and with ``alpha > 0`` it runs until no
     hypothesis is open (a normalised score can still rise). ``Hypothesis.score``
     stays the plain log-probability.
+
+    What ``step`` returns is checked at every step: probabilities (0.5),
+    logits (2.3), NaN, or rows whose probabilities sum to more than 1 are
+    refused, since the search would rank them without a word.
     """
     check_callable("step", step, "a function step(tokens, state) -> (log_probs, state)")
     if not isinstance(state, tuple) or not state or not all(isinstance(part, torch.Tensor) for part in state):
@@ -443,7 +502,7 @@ def beam_search(
     device = state[0].device  # the model's; the bookkeeping below stays on the CPU
     for t in range(max_len):
         tokens = torch.tensor([h.tokens[-1] for h in alive], device=device)
-        log_probs, state = step(tokens, state)  # (N, V)
+        log_probs, state = _step_result(step(tokens, state), len(alive))  # (N, V)
         totals = torch.tensor([h.score for h in alive], dtype=torch.float64)[:, None] + log_probs.cpu().double()
         k = min(beam_size, totals.numel())
         best = torch.topk(totals.flatten(), k)  # ties: lower index first, deterministic

@@ -25,7 +25,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_bool, check_number, check_path
+from dl4nlp._checks import check_bool, check_number, check_path, measures_in_eval_mode
 from dl4nlp._checks import check_int as _check_int
 from dl4nlp.checkpoint import load_checkpoint
 from dl4nlp.data import data_dir
@@ -188,6 +188,7 @@ def _check_windows(model: torch.nn.Module, windows: torch.Tensor) -> None:
 
 
 @torch.no_grad()
+@measures_in_eval_mode
 def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 256) -> float:
     """Mean next-character cross-entropy (nats) over every position of the windows (N, T+1)."""
     _check_windows(model, windows)
@@ -202,6 +203,7 @@ def heldout_loss(model: TransformerLM, windows: torch.Tensor, batch_size: int = 
 
 
 @torch.no_grad()
+@measures_in_eval_mode
 def continuation_metrics(
     model: TransformerLM, windows: torch.Tensor, chars: Sequence[str], start: int, max_k: int, min_completion: int = 3
 ) -> dict:

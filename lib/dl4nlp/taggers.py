@@ -35,6 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from dl4nlp._checks import measures_in_eval_mode
 from dl4nlp.positional import RotaryAttention, make_positional
 from dl4nlp.train import train
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder
@@ -198,11 +199,20 @@ def tagging_loss(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> 
         raise ValueError(f"batch must be a pair (ids, targets); got {type(batch).__name__}")
     ids, targets = batch
     _check_targets(ids, targets, name="batch: targets")
+    scored = targets != IGNORE
+    n_labels = model.config.labels if isinstance(model, Tagger) else None
+    outside = scored & (targets < 0) if n_labels is None else scored & ((targets < 0) | (targets >= n_labels))
+    if bool(outside.any()):
+        bound = "..." if n_labels is None else f"n_labels={n_labels}"
+        raise ValueError(f"batch: targets must be in [0, {bound}) or IGNORE ({IGNORE}); got {int(targets[outside][0])}")
+    if not bool(scored.any()):
+        raise ValueError(f"batch: targets must hold at least one target to learn from; got every one IGNORE ({IGNORE})")
     logits = model(ids.to(next(model.parameters(), ids).device))  # (B, T, labels), on the model's device
     return F.cross_entropy(logits.flatten(0, 1), targets.to(logits.device).flatten(), ignore_index=IGNORE)
 
 
 @torch.no_grad()
+@measures_in_eval_mode
 def accuracy_by_position(model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, **kwargs) -> torch.Tensor:
     """Fraction right at each position (T,), NaN where every target is ``IGNORE``; kwargs go to the model."""
     _check_targets(ids, targets)

@@ -18,7 +18,16 @@ from typing import Any, Callable, Optional
 import torch
 from tqdm.auto import tqdm
 
-from dl4nlp._checks import check_callable, check_device, check_int, check_number, check_type, given
+from dl4nlp._checks import (
+    check_bool,
+    check_callable,
+    check_device,
+    check_int,
+    check_number,
+    check_str,
+    check_type,
+    given,
+)
 
 
 @dataclass
@@ -56,7 +65,7 @@ class History:
 
 def to_device(batch: Any, device: torch.device) -> Any:
     """Move a tensor, or tensors nested in tuples, lists and dicts, to ``device``."""
-    device = check_device("device", device)
+    device = check_device("device", device, available=True)
     return _to_device(batch, device)
 
 
@@ -68,6 +77,31 @@ def _to_device(batch: Any, device: torch.device) -> Any:
     if isinstance(batch, dict):
         return {key: _to_device(value, device) for key, value in batch.items()}
     return batch
+
+
+def _check_optimizer_holds(optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter]) -> None:
+    """The optimiser must step at least one of the model's trainable parameters (else the model never learns)."""
+    held = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    if not any(id(p) in held for p in params):
+        raise ValueError(
+            f"optimizer must hold the model's parameters (build it from model.parameters()); got an optimizer "
+            f"of {len(held)} tensors, none of them among the model's {len(params)} trainable parameters"
+        )
+
+
+def _check_scheduler(scheduler: Any, optimizer: Optional[torch.optim.Optimizer]) -> None:
+    """A learning-rate schedule of the optimiser that ``train`` steps (not of another one)."""
+    check_type("scheduler", scheduler, torch.optim.lr_scheduler.LRScheduler, "a torch.optim.lr_scheduler or None")
+    if optimizer is None:
+        raise ValueError(
+            "scheduler must schedule the optimizer that train steps; got a scheduler but optimizer=None "
+            "(train would make its own Adam, which the scheduler does not know): pass optimizer= too"
+        )
+    if scheduler.optimizer is not optimizer:
+        raise ValueError(
+            "scheduler must schedule the optimizer passed to train; got a scheduler of another "
+            f"{type(scheduler.optimizer).__name__}"
+        )
 
 
 def train(
@@ -105,14 +139,19 @@ def train(
     check_callable("loss_fn", loss_fn, "a function loss_fn(model, batch) returning a scalar loss")
     check_callable("next_batch", next_batch, "a function next_batch(step) returning a batch")
     check_int("steps", steps)
+    params = [p for p in model.parameters() if p.requires_grad]
     if optimizer is None:
         check_number("lr", lr, 0.0, low_open=True)
     else:
         check_type("optimizer", optimizer, torch.optim.Optimizer, "a torch.optim.Optimizer or None")
+        _check_optimizer_holds(optimizer, params)
+    if scheduler is not None:
+        _check_scheduler(scheduler, optimizer)
     if clip_norm is not None:
         check_number("clip_norm", clip_norm, 0.0, low_open=True)
-    device = check_device("device", device) if device is not None else next(model.parameters()).device
-    params = [p for p in model.parameters() if p.requires_grad]
+    check_bool("progress", progress)
+    check_str("desc", desc)
+    device = check_device("device", device, available=True) if device is not None else next(model.parameters()).device
     optimizer = optimizer or torch.optim.Adam(params, lr=lr)
     history = History()
     model.train()
@@ -127,6 +166,11 @@ def train(
         if not torch.isfinite(loss):
             history.diverged = True
             break
+        if not loss.requires_grad:  # torch's own error ("does not require grad") would come from backward()
+            raise ValueError(
+                "loss_fn must return a loss computed from the model's parameters (requires_grad=True); got a tensor "
+                "that does not require grad (computed under torch.no_grad(), detached, or from the data alone?)"
+            )
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(params, clip_norm if clip_norm else math.inf)
         history.step.append(step)

@@ -162,7 +162,7 @@ class TransformerBlock(nn.Module):
         """
         check_type("reference", reference, nn.TransformerEncoderLayer, "a torch.nn.TransformerEncoderLayer")
         if not _is_gelu(reference.activation):
-            name = getattr(reference.activation, "__name__", type(reference.activation).__name__)
+            name = getattr(reference.activation, "__name__", None) or repr(reference.activation)
             raise ValueError(f"reference must use the block's activation, GELU (exact); got {name}")
         if reference.linear1.bias is None or reference.norm1.bias is None:
             raise ValueError("reference must have biases (bias=True), as the block does; got bias=False")
@@ -310,6 +310,7 @@ def count_parameters(module: nn.Module, exclude_embeddings: bool = False) -> int
     learned position embeddings), the convention of Kaplan et al. (2020).
     """
     check_type("module", module, nn.Module, "a torch.nn.Module")
+    check_bool("exclude_embeddings", exclude_embeddings)
     seen, total = set(), 0
     skip = set()
     if exclude_embeddings:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
-from dl4nlp._checks import check_ids_list, check_int, check_str, check_strings, given
+from dl4nlp._checks import check_bool, check_ids_list, check_int, check_str, check_strings, given
 from dl4nlp.bpe import SPECIAL_TOKENS, pre_tokenize
 
 
@@ -103,6 +103,7 @@ class WordVocab:
         texts = check_strings("texts", texts)
         check_int("max_size", max_size, low=len(SPECIAL_TOKENS) + 1)
         check_int("min_count", min_count)
+        check_bool("lowercase", lowercase)
         counts: Counter = Counter()
         for text in texts:
             counts.update(pre_tokenize(text, lowercase=lowercase))
@@ -113,6 +114,10 @@ class WordVocab:
         return len(self.itos)
 
     def __getitem__(self, token: str) -> int:
+        """The id of ``token`` (``[UNK]``'s for an unknown one); an id is refused: ``itos[i]`` is the token of id i."""
+        if not isinstance(token, str):
+            hint = f" (the token with id {token} is itos[{token}])" if isinstance(token, int) else ""
+            raise TypeError(f"token must be a string, a word or piece to look up; got {given(token)}{hint}")
         return self.stoi.get(token, self.stoi["[UNK]"])
 
     @property
@@ -123,6 +128,7 @@ class WordVocab:
     def encode(self, text: str, lowercase: bool = True) -> list[int]:
         """Ids of the words of ``text`` (unknown words -> ``[UNK]``)."""
         check_str("text", text)
+        check_bool("lowercase", lowercase)
         return [self[w] for w in pre_tokenize(text, lowercase=lowercase)]
 
     def decode(self, ids: Iterable[int]) -> str:
@@ -179,6 +185,7 @@ class Seq2SeqVocab:
     def encode(self, text: str, eos: bool = True) -> list[int]:
         """Ids of ``text``'s tokens (then EOS); unknown tokens raise an error naming them."""
         tokens = self.tokens(text)
+        check_bool("eos", eos)
         unknown = sorted(set(tokens) - self._symbols)
         if unknown:
             known = self.separator.join(self.itos[3:])

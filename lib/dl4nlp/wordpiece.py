@@ -24,11 +24,13 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, Sequence, Union
 
-from dl4nlp._checks import check_bool, check_file, check_ids_list, check_int, check_str, check_strings
+from dl4nlp._checks import check_bool, check_file, check_ids_list, check_int, check_str, check_strings, given
 from dl4nlp.bpe import SPECIAL_TOKENS, initial_alphabet, pre_tokenize, train_bpe, word_counts
 
 CONTINUATION = "##"
 MAX_WORD_CHARS = 100  # longer words become [UNK], as in BERT and Hugging Face
+BERT_SPECIAL_IDS = {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103}  # BERT's vocab.txt files
+BERT_BASE_UNCASED_SIZE = 30_522  # lines of bert-base-uncased's vocab.txt (data/bert_base_uncased_vocab.txt)
 
 
 class WordPiece:
@@ -80,6 +82,7 @@ class WordPiece:
         """
         texts = check_strings("texts", list(texts) if isinstance(texts, Iterator) else texts)
         check_int("vocab_size", vocab_size)
+        check_bool("lowercase", lowercase)
         check_str("continuation", continuation, nonempty=True)
         counts = word_counts("\n".join(texts), lowercase=lowercase)
         if not counts:
@@ -97,10 +100,43 @@ class WordPiece:
 
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike], lowercase: bool = True) -> WordPiece:
-        """A vocabulary file with one piece per line (BERT's ``vocab.txt``); the line number is the id."""
-        tokens = check_file("path", path, "a vocabulary file").read_text(encoding="utf-8").splitlines()
+        """A vocabulary file with one piece per line (BERT's ``vocab.txt``); the line number is the id.
+
+        A UTF-8 byte-order mark at the start is not part of the first piece (it is
+        dropped, so the ids stay those of the lines). The file must hold every
+        special token (``[PAD] [UNK] [CLS] [SEP] [MASK]``): without one the ids of
+        the others would shift. A file laid out as BERT's (``[PAD]``, then
+        ``[unusedN]`` lines) must have BERT's ids for them (``[UNK]`` 100, ``[CLS]`` 101,
+        ``[SEP]`` 102, ``[MASK]`` 103), and one named as bert-base-uncased's must
+        have all of its 30,522 lines: a file cut short is refused.
+        """
+        path = check_file("path", path, "a vocabulary file")
+        check_bool("lowercase", lowercase)
+        try:
+            tokens = path.read_text(encoding="utf-8-sig").splitlines()  # -sig: a byte-order mark is dropped
+        except UnicodeDecodeError as error:
+            raise ValueError(f"path must be a UTF-8 vocabulary file; {path} is not UTF-8 ({error})") from None
         if not tokens:
             raise ValueError(f"{path} is empty; expected one WordPiece token per line")
+        missing = [s for s in SPECIAL_TOKENS if s not in tokens]
+        if missing:
+            raise ValueError(
+                f"path must be a vocabulary file holding the special tokens {SPECIAL_TOKENS} (their line is their id); "
+                f"{path} ({len(tokens)} lines) is missing {missing}"
+            )
+        if tokens[0] == "[PAD]" and any(t.startswith("[unused") for t in tokens[1:3]):  # BERT's layout
+            wrong = {s: tokens.index(s) for s, i in BERT_SPECIAL_IDS.items() if tokens.index(s) != i}
+            if wrong:
+                raise ValueError(
+                    f"path is laid out as BERT's vocab.txt, whose special tokens have the ids {BERT_SPECIAL_IDS}; "
+                    f"{path} has {wrong} (a line missing or added above them?)"
+                )
+        if any(name in path.name.lower() for name in ("bert_base_uncased", "bert-base-uncased")):
+            if len(tokens) != BERT_BASE_UNCASED_SIZE:
+                raise ValueError(
+                    f"path is named as bert-base-uncased's vocabulary, which has {BERT_BASE_UNCASED_SIZE:,} lines; "
+                    f"{path} has {len(tokens):,} (cut short, or another vocabulary?)"
+                )
         return cls(tokens, lowercase=lowercase)
 
     def __len__(self) -> int:
@@ -110,6 +146,10 @@ class WordPiece:
         return f"WordPiece({len(self)} pieces)"
 
     def __getitem__(self, token: str) -> int:
+        """The id of ``token`` (``[UNK]``'s for an unknown one); an id is refused: ``itos[i]`` is the token of id i."""
+        if not isinstance(token, str):
+            hint = f" (the token with id {token} is itos[{token}])" if isinstance(token, int) else ""
+            raise TypeError(f"token must be a string, a word or piece to look up; got {given(token)}{hint}")
         return self.stoi.get(token, self.stoi["[UNK]"])
 
     @property

@@ -30,6 +30,20 @@ Each case ends in one of three outcomes:
   name what was expected and given);
 - ``silent``: the call returned a result.
 
+Each case is also of one of two kinds, tallied apart by the report:
+
+- ``clear``: a value wrong on its face (a string for a tensor, a NaN, a
+  shape that does not fit, an unknown name): what ``vary`` and the
+  ``*_variants`` helpers generate;
+- ``semantic``: a value right in type, shape and range but wrong in meaning,
+  the mistake a student actually makes and no type check sees: probabilities
+  where log-probabilities are expected, quotation marks swapped, a mask of the
+  wrong polarity, an optimiser that holds another model's parameters, a file
+  cut short. Write one with ``semantic(label, call, mentions)`` inside a
+  ``@cases`` generator (or ``semantic_vary`` for several values of one
+  argument); its error must name what was expected and what was given, like
+  any other case's.
+
 Cases that need files make them in ``scratch()`` folders, all under one root
 that is removed when the test module ends and, failing that, when Python exits:
 nothing is left behind in the temporary folder.
@@ -61,6 +75,8 @@ LIBRARY = Path(dl4nlp.__file__).resolve().parent
 GOOD, DEEP, SILENT = "good", "deep", "silent"
 OUTCOMES = (GOOD, DEEP, SILENT)
 GOOD_ERRORS = (ValueError, TypeError, LookupError, OSError, RuntimeError)
+CLEAR, SEMANTIC = "clear", "semantic"
+KINDS = (CLEAR, SEMANTIC)
 CASE_MODULES = Path(__file__).resolve().parent
 
 
@@ -73,13 +89,14 @@ class Case:
     call: Callable[[], Any]
     mentions: tuple[str, ...]
     known: str = ""  # a reason, when the case is known not to get a good error (reported, xfail)
+    kind: str = CLEAR  # CLEAR: wrong on its face; SEMANTIC: right in type, wrong in meaning
 
     @property
     def module(self) -> str:
         return _module_of(self.target)
 
     def __str__(self) -> str:
-        return f"{self.target}: {self.label}"
+        return f"{self.target}: {self.label}" + (" [semantic]" if self.kind == SEMANTIC else "")
 
 
 @dataclass
@@ -101,6 +118,25 @@ def cases(target: str) -> Callable:
         return factory
 
     return register
+
+
+class Semantic(tuple):
+    """A case tuple ``(label, call, mentions[, known])`` marked as a semantic mistake (see ``semantic``)."""
+
+
+def semantic(label: str, call: Callable[[], Any], mentions, known: str = "") -> Semantic:
+    """A *semantic* bad input: an argument right in type but wrong in meaning, for a ``@cases`` generator.
+
+    ``yield semantic("log_probs: probabilities", lambda: beam_search(...), ("log-probabilities", "0.5"))``;
+    the mentions are what the error must name, as for any case.
+    """
+    return Semantic((label, call, mentions, known) if known else (label, call, mentions))
+
+
+def semantic_vary(fn: Callable, good: dict, name: str, variants: Iterable[tuple]) -> Iterator[Semantic]:
+    """``vary`` whose cases are semantic mistakes: ``good[name]`` replaced by values right in type, wrong in meaning."""
+    for case in vary(fn, good, name, variants):
+        yield Semantic(case)
 
 
 PENDING = "pending: "  # the reason's prefix of callables not yet covered (reported as such, not as exempt)
@@ -222,9 +258,11 @@ def all_cases(targets: Optional[Iterable[str]] = None) -> list[Case]:
                     entries = list(factory())
             except Exception as error:  # a factory that cannot even build its inputs: one failing case
                 entries = [(f"building the cases failed ({factory.__name__})", _reraise(error), ())]
-            for label, call, mentions, *rest in entries:
+            for entry in entries:
+                label, call, mentions, *rest = entry
                 mentions = (mentions,) if isinstance(mentions, str) else tuple(mentions)
-                out.append(Case(target, label, call, mentions, rest[0] if rest else ""))
+                kind = SEMANTIC if isinstance(entry, Semantic) else CLEAR
+                out.append(Case(target, label, call, mentions, rest[0] if rest else "", kind))
     return out
 
 
@@ -288,12 +326,18 @@ def run_all(targets: Optional[Iterable[str]] = None) -> list[Result]:
 
 
 def tally(results: list[Result]) -> tuple[Counter, dict[str, Counter]]:
-    """Counts by outcome, and by module then outcome."""
+    """Counts by outcome, and by module then outcome (the key ``SEMANTIC`` of a module counts its semantic cases)."""
     overall = Counter(r.outcome for r in results)
     by_module: dict[str, Counter] = defaultdict(Counter)
     for r in results:
         by_module[r.case.module][r.outcome] += 1
+        by_module[r.case.module][SEMANTIC] += r.case.kind == SEMANTIC
     return overall, dict(by_module)
+
+
+def tally_by_kind(results: list[Result]) -> dict[str, Counter]:
+    """Counts by outcome of each kind of case (``CLEAR``, ``SEMANTIC``)."""
+    return {kind: Counter(r.outcome for r in results if r.case.kind == kind) for kind in KINDS}
 
 
 def report(results: list[Result], verbose: bool = False) -> str:
@@ -307,18 +351,26 @@ def report(results: list[Result], verbose: bool = False) -> str:
         f"exempt (with a reason): {len(set(api) & set(EXEMPT) - waiting)}; pending (no cases yet): {len(waiting)}",
         f"bad inputs tried: {len(results)}",
     ]
-    for outcome, text in [
+    outcomes = [
         (GOOD, "(a) error at the boundary naming expected and given"),
         (DEEP, "(b) error from deep inside, or naming too little"),
         (SILENT, "(c) silently returned a result"),
-    ]:
+    ]
+    for outcome, text in outcomes:
         share = 100 * overall[outcome] / max(len(results), 1)
         lines.append(f"  {text}: {overall[outcome]} ({share:.1f} %)")
+    for kind, counts in tally_by_kind(results).items():
+        what = "wrong on their face" if kind == CLEAR else "right in type, wrong in meaning"
+        lines.append(f"{kind} cases ({what}): {sum(counts.values())}")
+        for outcome, text in outcomes:
+            share = 100 * counts[outcome] / max(sum(counts.values()), 1)
+            lines.append(f"  {text}: {counts[outcome]} ({share:.1f} %)")
     lines.append("")
-    lines.append(f"{'module':<30} {'tried':>6} {'good':>6} {'deep':>6} {'silent':>6}")
+    lines.append(f"{'module':<30} {'tried':>6} {'good':>6} {'deep':>6} {'silent':>6} {'semantic':>8}")
     for module in sorted(by_module):
         c = by_module[module]
-        lines.append(f"{module:<30} {sum(c.values()):>6} {c[GOOD]:>6} {c[DEEP]:>6} {c[SILENT]:>6}")
+        tried = c[GOOD] + c[DEEP] + c[SILENT]
+        lines.append(f"{module:<30} {tried:>6} {c[GOOD]:>6} {c[DEEP]:>6} {c[SILENT]:>6} {c[SEMANTIC]:>8}")
     if verbose:
         for outcome in (SILENT, DEEP):
             chosen = [r for r in results if r.outcome == outcome]

@@ -313,6 +313,7 @@ def _():
             ("NaN", float("nan"), "nan"),
             ("a string", "0.6", "'0.6'"),
             ("True", True, "True"),
+            ("so large that lp overflows", 1e6, "1000000.0"),
         ],
     )
 

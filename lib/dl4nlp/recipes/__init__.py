@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 import torch
 
 from dl4nlp._checks import (
+    check_bool,
     check_callable,
     check_choice,
     check_file,
@@ -85,6 +86,7 @@ def comma_ints(option: str, text: str, low: int = 1, empty: bool = False) -> lis
     check_str("option", option, nonempty=True)
     check_str(option, text)
     check_int("low", low, low=None)
+    check_bool("empty", empty)
     try:
         values = [int(item) for item in text.split(",") if item.strip() or not empty]
     except ValueError:
@@ -209,6 +211,11 @@ def table_provenance(
 def write_table(out: Path, record: Mapping[str, Any], partial: Path) -> dict:
     """Write a recipe's finished JSON table to ``out`` (atomically), then remove its resume state ``partial``."""
     out, partial = check_path("out", out), check_path("partial", partial)
+    if out.resolve() == partial.resolve() or (out.exists() and partial.exists() and out.samefile(partial)):
+        raise ValueError(
+            f"partial must be the resume state, a file other than the table out (it is removed once the table is "
+            f"written); got partial={str(partial)!r}, the same file as out={str(out)!r}"
+        )
     write_json(out, record)
     if partial.exists():
         partial.unlink()
