@@ -24,7 +24,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -32,15 +32,28 @@ from dl4nlp.kernels import kernel_fingerprint
 
 RERUNS = Path(__file__).with_name("reruns")
 
-# The tolerance of branch 3, per recipe: measured (tools/rerun_spread.py) as the largest difference between a
-# re-run and the shipped numbers over the kernel configurations of dl4nlp.kernels.KERNEL_CONFIGURATIONS on
-# this project's machines, then doubled; PLACEHOLDER until measured.
+# The tolerance of branch 3, per recipe. Measured with tools/rerun_spread.py: each re-run of tests/reruns/ (this
+# machine's native AVX2 kernels, fingerprint f4ee6aa890c252d7, and ATen's default kernels with oneDNN and MKL
+# limited to SSE4, d547e01eae90627a) against the shipped numbers (made on an Intel AVX-512 CPU); the tolerance is
+# ten times the largest difference seen, so it passes on kernels that round differently and still fails when the
+# recipe changes (a changed learning rate, seed or data order moves the first losses by far more).
+FIRST_LOSSES = {"rel": 3e-6}  # largest seen: 2.8e-7 relative (the phoneme model's third loss, SSE4 kernels)
 TOLERANCE: dict[str, dict[str, float]] = {
-    name: {"rel": 1.0, "abs": 1.0}
-    for name in ("date_models", "phoneme_model", "char_lstm", "induction_heads", "date_transformer",
-                 "transformer_ablation", "tiny_bert", "bert_learning_curve", "bert_mask_sweep", "reverser_budget",
-                 "rnn_seed_sweep", "scaling_sweep")
-}  # fmt: skip
+    "date_models": FIRST_LOSSES,  # 1.1e-7
+    "phoneme_model": FIRST_LOSSES,  # 2.8e-7
+    "char_lstm": FIRST_LOSSES,  # 1.1e-7
+    "induction_heads": FIRST_LOSSES,  # 0
+    "date_transformer": FIRST_LOSSES,  # 1.4e-7
+    "tiny_bert": FIRST_LOSSES,  # 0
+    "bert_mask_sweep": FIRST_LOSSES,  # 1.2e-7
+    "transformer_ablation": FIRST_LOSSES,  # 0 (held-out loss after 250 steps)
+    "reverser_budget": FIRST_LOSSES,  # 4.4e-8 (accuracies equal, final loss after 100 steps)
+    "bert_learning_curve": {"abs": 0.016},  # 0.0016: one test sentence of 640 after fine-tuning
+    "scaling_sweep": {"rel": 1e-2},  # 9.5e-4: the 13-point curve of a 512-step run and its end-of-run scores
+    # The IRNN and the clipping runs are chaotic (a clipped run ended at 7e-7 shipped, 1.26 under SSE4 kernels):
+    # only their discrete outcomes and the IRNN's accuracy are compared, see test_rnn_seed_sweep.py.
+    "rnn_seed_sweep": {"abs": 0.01},  # the IRNN's lag-50 accuracy: 0.001
+}
 
 
 def _numbers_close(again: Any, shipped: Any, rel: float, abs_: float, where: str = "") -> list[str]:
@@ -73,11 +86,21 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def check_rerun(name: str, again: Any, shipped: Any, record: dict, *, rel: float = 0.0, abs: float = 0.0) -> str:
+def check_rerun(
+    name: str,
+    again: Any,
+    shipped: Any,
+    record: dict,
+    *,
+    rel: float = 0.0,
+    abs: float = 0.0,
+    stable: Callable[[Any], Any] = lambda result: result,
+) -> str:
     """Assert that the re-run ``again`` reproduces ``shipped`` (see the module docstring); returns which checks ran.
 
     ``record`` is the shipped artefact's provenance (its ``environment`` holds torch and, for artefacts made since
-    fingerprints exist, ``kernel_fingerprint``).
+    fingerprints exist, ``kernel_fingerprint``). ``stable`` picks what of a result holds across kernels (all of
+    it, unless the run is chaotic); branch 3 compares only that.
     """
     again, shipped = _plain(again), _plain(shipped)
     environment = record.get("environment", {})
@@ -102,7 +125,7 @@ def check_rerun(name: str, again: Any, shipped: Any, record: dict, *, rel: float
     if key in recorded:
         assert again == recorded[key], f"{name}: re-run differs from the one recorded for {key} ({path.name})"
         done.append(f"bit for bit against the re-run recorded for {key}")
-    differences = _numbers_close(again, shipped, rel, abs)
+    differences = _numbers_close(stable(again), stable(shipped), rel, abs)
     assert not differences, f"{name}: the re-run is not the shipped run within the measured spread: {differences[:5]}"
     done.append(f"within rel {rel}, abs {abs} of the shipped run")
     return "; ".join(done)

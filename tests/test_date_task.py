@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
+from reproduction import TOLERANCE, check_rerun
 
 from dl4nlp import date_task
 from dl4nlp.date_task import (
@@ -230,18 +231,16 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path):
 def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
     from dl4nlp.checkpoint import read_provenance
     from dl4nlp.data import data_path
-    from dl4nlp.recipes import not_reproducible_here, recorded_threads
+    from dl4nlp.recipes import recorded_threads
     from dl4nlp.recipes.date_models import DateRecipe, train_date_model
 
     record = read_provenance(data_path(date_task.CHECKPOINT.format(score="dot")))
     if not record["command"].startswith("python -m dl4nlp.recipes.date_models"):
         pytest.skip(f"the shipped model was made by an earlier command: {record['command']}")
-    if reason := not_reproducible_here(record):
-        pytest.skip(reason)
     with recorded_threads(record):
         recipe = DateRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_date_model(recipe, progress=False, stop_after=5)
-    assert history.loss == record["results"]["loss"][:5]
+    check_rerun("date_models_dot", history.loss, record["results"]["loss"][:5], record, **TOLERANCE["date_models"])
 
 
 def test_lengths_may_be_any_sequence_of_ints_but_not_a_string():

@@ -4,6 +4,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reproduction import TOLERANCE, check_rerun
 from torch import nn
 
 from dl4nlp.checkpoint import save_checkpoint
@@ -343,13 +344,7 @@ def test_the_recipe_reproduces_its_recorded_first_losses():
         assert char_lstm.main(["--out", str(out), "--stop-after", str(steps), "--quiet"]) == 0
         again = read_provenance(out)["results"]["loss_first"]
     expected = recorded["results"]["loss_first"][:steps]
-    same_setup = torch.__version__ == recorded["environment"]["torch"] and (
-        torch.backends.cpu.get_cpu_capability() == recorded["cpu_capability"]
-    )
-    if same_setup:
-        assert again == expected
-    else:
-        assert again == pytest.approx(expected, rel=1e-5)
+    check_rerun("char_lstm_sherlock", again, expected, recorded, **TOLERANCE["char_lstm"])
 
 
 @pytest.mark.parametrize(
@@ -381,14 +376,7 @@ def test_the_other_shipped_char_models_reproduce_their_recorded_first_losses(nam
         assert char_lstm.main(["--out", str(out), "--stop-after", str(steps), *options, "--quiet"]) == 0
         again = read_provenance(out)["results"]["loss_first"]
     expected = recorded["results"]["loss_first"][:steps]
-    same_setup = (torch.__version__, torch.backends.cpu.get_cpu_capability()) == (
-        recorded["environment"]["torch"],
-        recorded["results"].get("cpu_capability"),
-    )
-    if same_setup:
-        assert again == expected
-    else:
-        assert again == pytest.approx(expected, rel=1e-5)
+    check_rerun(Path(name).stem, again, expected, recorded, **TOLERANCE["char_lstm"])
 
 
 def test_cell_diagrams_follow_the_cell():

@@ -1,6 +1,7 @@
 """dl4nlp.phonemes: the shipped CMU Pronouncing Dictionary, its held-out words, the phoneme error rate."""
 
 import pytest
+from reproduction import TOLERANCE, check_rerun
 
 from dl4nlp import phonemes
 from dl4nlp.data import data_path, md5sum
@@ -63,17 +64,15 @@ def test_the_recipe_writes_a_verified_checkpoint_and_never_overwrites(tmp_path, 
 
 def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
     from dl4nlp.checkpoint import read_provenance
-    from dl4nlp.recipes import not_reproducible_here, recorded_threads
+    from dl4nlp.recipes import recorded_threads
     from dl4nlp.recipes.phoneme_model import PhonemeRecipe, held_out_pairs, train_phoneme_model
 
     record = read_provenance(data_path("seq2seq_cmudict.pt"))
     assert record["results"]["test_words"] == "sample_pairs(2000, 'test', seed=0)" and len(held_out_pairs()) == 2000
-    if reason := not_reproducible_here(record):
-        pytest.skip(reason)
     with recorded_threads(record):
         recipe = PhonemeRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
         _, history = train_phoneme_model(recipe, progress=False, stop_after=3)
-    assert history.loss == record["results"]["loss"][:3]
+    check_rerun("phoneme_model", history.loss, record["results"]["loss"][:3], record, **TOLERANCE["phoneme_model"])
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,10 @@ table."""
 import json
 
 import pytest
+from reproduction import TOLERANCE, check_rerun
 
 from dl4nlp.experiments import rnn as experiment
-from dl4nlp.recipes import not_reproducible_here, recorded_threads, rnn_seed_sweep, save_rows
+from dl4nlp.recipes import recorded_threads, rnn_seed_sweep, save_rows
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +25,17 @@ def test_the_table_holds_32_seeds_from_its_recipe(table):
 
 def test_a_shipped_row_reproduces_bit_for_bit(table, one_thread):
     """Seed 1's row (the IRNN at lag 50, eight clipping runs) re-run: every number is the shipped one."""
-    if reason := not_reproducible_here(table["provenance"]):
-        pytest.skip(reason)
     with recorded_threads(table["provenance"]):
-        assert rnn_seed_sweep.seed_row(1) == table["seeds"][1]
+        again = rnn_seed_sweep.seed_row(1)
+    check_rerun("rnn_seed_sweep", again, table["seeds"][1], table["provenance"], stable=stable_outcomes,
+                **TOLERANCE["rnn_seed_sweep"])  # fmt: skip
+
+
+def stable_outcomes(row: dict) -> dict:
+    """What of a seed's row holds on every CPU: which runs diverged or failed, and the IRNN's accuracy. The clipped
+    runs' final losses are chaotic (one shipped at 7e-7 ended at 1.26 under SSE4 kernels), never compared."""
+    keys = ("seed", "clip_seeds", "clipped_diverged", "unclipped_diverged", "unclipped_failed", "irnn_lag50")
+    return {k: row[k] for k in keys}
 
 
 def test_the_loader_refuses_what_it_cannot_read(table, tmp_path):

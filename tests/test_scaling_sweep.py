@@ -11,6 +11,7 @@ import pickle
 
 import pytest
 import torch
+from reproduction import TOLERANCE, check_rerun
 
 from dl4nlp.checkpoint import save_checkpoint
 from dl4nlp.data import load_text
@@ -198,17 +199,17 @@ def test_a_shipped_run_reproduces_bit_for_bit(tmp_path, data):
     """The sweep's cheapest shipped run (1x8, cosine, 512 steps, seed 0), re-run with the shipped spec: its
     whole curve (held-out and training loss at 13 points) and end-of-run scores are the recorded ones."""
     shipped = load_sweep()
-    if shipped["recipe"]["torch_version"] != torch.__version__:
-        pytest.skip(f"shipped with torch {shipped['recipe']['torch_version']}; bit for bit needs the same version")
     assert {s["torch_threads"] for s in shipped["recipe"]["sessions"]} == {torch.get_num_threads()} == {1}
     spec = SweepSpec(**shipped["recipe"]["spec"])
     assert (spec.corpus, spec.heldout_fraction) == ("tinyshakespeare.txt", 0.1)  # the `data` fixture's split
     recorded = shipped["runs"]["1x8-cosine-512-lr0.0452548-s0"]
     run = Run(recorded["size"], recorded["schedule"], recorded["steps"], recorded["peak_lr"], recorded["seed"])
     again = train_run(run, data, spec.settings(), tmp_path, torch.device("cpu"))
-    assert len(recorded["curve"]) == 13 and again["curve"] == recorded["curve"]  # bit for bit
-    assert again["final"] == recorded["final"]
-    assert {k: again[k] for k in run.identity()} == {k: recorded[k] for k in run.identity()}
+    assert len(recorded["curve"]) == 13
+    record = {"environment": {"torch": shipped["recipe"]["torch_version"], "torch_threads": 1}}
+    keys = ("curve", "final", *run.identity())
+    check_rerun("scaling_sweep", {k: again[k] for k in keys}, {k: recorded[k] for k in keys}, record,
+                **TOLERANCE["scaling_sweep"])  # fmt: skip
 
 
 def test_a_diverging_run_is_recorded_as_such(tmp_path, data):
