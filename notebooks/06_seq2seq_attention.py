@@ -301,8 +301,8 @@ plt.show()
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: attention by hand equals the library
 by_hand_error = max((library_alpha[0, 0] - alpha).abs().max().item(), (library_a[0, 0] - a_t).abs().max().item())
-claim(f"the hand computation equals DotScore + attend: largest difference {by_hand_error:.1e} (at most 1e-15)",
-      by_hand_error <= 1e-15)
+claim(f"the hand computation equals DotScore + attend: largest difference {by_hand_error:.1e} (allclose, atol 1e-15)",
+      torch.allclose(library_alpha[0, 0], alpha, atol=1e-15) and torch.allclose(library_a[0, 0], a_t, atol=1e-15))
 claim(f"h_3 matches best (e = {e.max().item():.0f}) and gets two thirds of the weight: {alpha[2].item():.4f}",
       e.argmax().item() == 2 and abs(alpha[2].item() - 2 / 3) < 0.005)
 
@@ -382,16 +382,18 @@ def brute_force(name, s, k):
     return mlp.v(torch.tanh(mlp.query_proj(s) + mlp.key_proj(k)))[0]
 
 
-loop_error, gradcheck_passed = {}, {}
+loop_error, loop_equal, gradcheck_passed = {}, {}, {}
 for name, module in score_modules.items():
     fast = module(query, keys)  # (B, T, N)
     slow = torch.stack([torch.stack([torch.stack([brute_force(name, query[b, t], keys[b, i]) for i in range(5)])
                                      for t in range(4)]) for b in range(2)])
     loop_error[name] = (fast - slow).abs().max().item() if fast.shape == (2, 4, 5) else math.inf
+    loop_equal[name] = fast.shape == (2, 4, 5) and torch.allclose(fast, slow, atol=1e-12)
     q, k = query.clone().requires_grad_(True), keys.clone().requires_grad_(True)
     gradcheck_passed[name] = torch.autograd.gradcheck(module, (q, k), eps=1e-6, atol=1e-8)
     print(f"{name:>8}: {count_parameters(module)} parameters")
-einsum_error = (score_modules["dot"](query, keys) - torch.einsum("btd,bnd->btn", query, keys)).abs().max().item()
+dot_scores, einsum_scores = score_modules["dot"](query, keys), torch.einsum("btd,bnd->btn", query, keys)
+einsum_error = (dot_scores - einsum_scores).abs().max().item()
 same_ranking = {}
 for width in (1, 8):
     ranking = AdditiveScore(6, 6, d_attn=width).double()(query, keys).argsort(-1)  # (B, T, N): keys, worst first
@@ -460,16 +462,16 @@ print(f"Luong step by step vs all steps at once: largest difference {luong_error
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the three scores and the two decoders are what the equations say
 for name in score_modules:
-    claim(f"{name} score: equals the loop over pairs (largest difference {loop_error[name]:.1e}, at most 1e-12) "
-          f"and passes gradcheck", loop_error[name] <= 1e-12 and gradcheck_passed[name])
-claim(f"the dot score equals einsum('btd,bnd->btn'): largest difference {einsum_error:.1e} (at most 1e-12)",
-      einsum_error <= 1e-12)
+    claim(f"{name} score: equals the loop over pairs (largest difference {loop_error[name]:.1e}; allclose, "
+          f"atol 1e-12) and passes gradcheck", loop_equal[name] and gradcheck_passed[name])
+claim(f"the dot score equals einsum('btd,bnd->btn'): largest difference {einsum_error:.1e} (allclose, atol 1e-12)",
+      torch.allclose(dot_scores, einsum_scores, atol=1e-12))
 claim("an additive score of width 1 ranks the keys the same way for every query, one of width 8 does not",
       same_ranking == {1: True, 8: False})
-claim(f"one Bahdanau step by hand equals decode_one (largest difference {bahdanau_error:.1e}, at most 1e-12)",
-      bahdanau_error <= 1e-12)
-claim(f"Luong's decoder step by step equals all steps at once (largest difference {luong_error:.1e}, at most 1e-12)",
-      luong_error <= 1e-12)
+claim(f"one Bahdanau step by hand equals decode_one (largest difference {bahdanau_error:.1e}; allclose, atol 1e-12)",
+      torch.allclose(logits_hand, logits_lib, atol=1e-12))
+claim(f"Luong's decoder step by step equals all steps at once (largest difference {luong_error:.1e}; allclose, "
+      f"atol 1e-12)", torch.allclose(fast_logits, step_logits, atol=1e-12))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Measuring the bottleneck
@@ -861,13 +863,15 @@ claim(f"the reverser puts {mirrored:.0%} of its attention on the mirrored positi
 # - Attention at output step $t$: scores $e^{(t)}$ of a query against every encoder state, $\alpha^{(t)} = \operatorname{softmax}(e^{(t)})$, $a_t = \sum_i \alpha^{(t)}_i h_i$. Luong's decoder queries with $s_t$ (optionally feeding $\tilde h_{t-1}$ back in); Bahdanau's queries with $s_{t-1}$ and feeds $a_t$ into the recurrence.
 # - The dot, general and additive scores differ only in how a match is scored; on our tasks all three work (at least 85 % on long reversals, at least 98 % on held-out dates), and Luong et al. (2015) found dot best for global attention and general best for local attention.
 # - Attention weights are alignments you can read: dates, mirrored strings, and English letters against their sounds, where every sound puts at least 90 % of its weight on one letter.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 07 is about using the trained decoder: what training with the true
 # previous token (teacher forcing) costs when the model must read its own
 # outputs, and how to choose an output, greedily or with beam search.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - I. Sutskever, O. Vinyals, Q. V. Le, *Sequence to sequence learning with neural networks*, NeurIPS (2014).

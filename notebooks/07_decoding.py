@@ -513,12 +513,14 @@ claim(f"pronunciations have 1 to 15 phonemes ({min(pronunciation_lengths)} to {m
 # - Greedy decoding commits early; beam search keeps $k$ hypotheses (ours narrows as they finish) and finds more probable outputs: on the worked example almost four times as probable. It is neither exhaustive nor guaranteed to beat greedy (exercise 1).
 # - On a trained model beam search removes search errors, not model errors: at least 95 % of its remaining wrong outputs are ones the model prefers to the right string. A more probable output is not necessarily a correct one.
 # - Length normalisation changes which finished output wins once $\alpha$ passes a break-even point; on short outputs such as pronunciations that point lies far above Wu et al.'s 0.2 (median about 6), and not one answer in 100 changes.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 08 drops the recurrent network altogether and lets every position
 # attend to every other: self-attention, by hand and at scale.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - S. Bengio, O. Vinyals, N. Jaitly, N. Shazeer, *Scheduled sampling for sequence prediction with recurrent neural networks*, NeurIPS (2015).

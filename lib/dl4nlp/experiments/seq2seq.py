@@ -34,8 +34,8 @@ from dl4nlp._checks import check_callable, check_choice, check_int, check_number
 from dl4nlp.attention import SCORES
 from dl4nlp.checkpoint import read_json
 from dl4nlp.data import data_path
-from dl4nlp.plots import plot_attention
 from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
+from dl4nlp.plots import plot_attention
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
 from dl4nlp.vocab import Seq2SeqVocab
