@@ -36,7 +36,7 @@
 #
 # **Prerequisites:** recurrent networks and GRU/LSTM cells (chapters 03 and 04), softmax and cross-entropy.
 #
-# **Study time:** about 2 hours for a person; **run time:** about 60 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 45 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs

@@ -131,7 +131,7 @@ for name, teacher, free, clean, wrong in rows:
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** Huszár (2015) showed that the objective scheduled sampling
 # optimises is improper: even with unlimited data and capacity, its best model
-# is not the true distribution of the outputs, so it can help in practice while
+# need not be the true distribution of the outputs, so it can help in practice while
 # being inconsistent as a learning algorithm.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
