@@ -1,6 +1,6 @@
-"""Notebook 04's length-normalisation experiment: does it change the answers of a trained model?
+"""Chapter 07's length-normalisation experiment: does it change the answers of a trained model?
 
-The toy tables of notebook 04 show *when* dividing the score by a length
+The toy tables of chapter 07 show *when* dividing the score by a length
 penalty (Wu et al., 2016) changes which finished output wins. Here the same
 question is asked of the trained spelling -> pronunciation model
 (``data/seq2seq_cmudict.pt``): beam search on held-out words, its finished
@@ -13,7 +13,7 @@ hypotheses is the one the early-stopping ``alpha = 0`` search returns (a
 search stops only once no open hypothesis can beat its best; this module
 checks it on every word).
 
-The thresholds the notebook and ``tests/claims/test_04_seq2seq.py`` assert are
+The thresholds the notebook and ``tests/claims/test_07_decoding.py`` assert are
 the named constants below.
 """
 
@@ -85,7 +85,7 @@ def _break_even(winner: Hypothesis, finished: list[Hypothesis]) -> float:
     """The smallest alpha at which a longer finished hypothesis beats ``winner`` by normalised score.
 
     With lp(Y) = ((5 + |Y|) / 6)^alpha and log-probabilities s_w > s_l (both < 0), the longer one wins once
-    ((5 + |Y_l|) / (5 + |Y_w|))^alpha > s_l / s_w, the break-even of notebook 04's toy table.
+    ((5 + |Y_l|) / (5 + |Y_w|))^alpha > s_l / s_w, the break-even of chapter 07's toy table.
     """
     alphas = [
         math.log(h.score / winner.score) / math.log((5 + len(h.tokens)) / (5 + len(winner.tokens)))

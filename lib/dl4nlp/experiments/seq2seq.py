@@ -1,4 +1,4 @@
-"""Notebook 04's experiments on string reversal, as functions of a seed.
+"""Chapters 06 and 07's experiments on string reversal, as functions of a seed.
 
 Every model here is a small ``dl4nlp.seq2seq.Seq2Seq`` trained the same way
 (``REVERSAL``: lengths 2-10, the same data, a finished cosine schedule) on the
@@ -6,15 +6,17 @@ training split of ``dl4nlp.date_task.reverse_pairs``, and tested on strings of
 the test split (disjoint by construction; asserted here). Training runs are
 cached per (variant, seed), so the experiments that share a model train it once.
 
-- ``bottleneck``: accuracy against input length with and without attention.
-- ``score_comparison``: the dot, general and additive scores, trained the same way.
+- ``bottleneck``: accuracy against input length with and without attention (chapter 06).
+- ``longer_training``: the bottleneck model with more steps (chapter 06, Going further).
+- ``score_comparison``: the dot, general and additive scores, trained the same way (chapter 06).
 - ``exposure_bias``: a teacher-forced model fed its own (or a wrong) previous
-  character, against one trained with scheduled sampling.
+  character, against one trained with scheduled sampling (chapter 07).
 - ``beam_vs_greedy``: beam search and greedy decoding on the uncertain model, and how many of
-  their wrong outputs are search errors (the model scores the right string higher).
+  their wrong outputs are search errors (the model scores the right string higher) (chapter 07).
 
-The thresholds the notebook and ``tests/claims/test_04_seq2seq.py`` assert are
-the named constants below.
+The thresholds the notebooks and ``tests/claims/test_06_seq2seq.py`` and
+``test_07_decoding.py`` assert are the named constants below. ``alignment_redrawer``
+is chapter 06's widget plumbing.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Optional
+from typing import Callable, Optional
 
+import matplotlib.pyplot as plt
 import torch
+from matplotlib.transforms import ScaledTranslation
 
-from dl4nlp._checks import check_choice, check_int, check_number, check_type, given
+from dl4nlp._checks import check_callable, check_choice, check_int, check_number, check_str, check_type, given
 from dl4nlp.attention import SCORES
 from dl4nlp.checkpoint import read_json
 from dl4nlp.data import data_path
 from dl4nlp.date_task import REVERSE_VOCAB, batch_sampler, encode_batch, overlap, reverse_pairs
+from dl4nlp.plots import plot_attention
 from dl4nlp.seq2seq import Seq2Seq, beam_search, greedy_search
 from dl4nlp.train import History, train
 from dl4nlp.vocab import Seq2SeqVocab
@@ -39,7 +44,7 @@ LENGTHS = tuple(range(2, 11))
 LONG = (8, 9, 10)  # "long" inputs for the bottleneck claim
 TRAIN_PAIRS, TEST_PER_LENGTH = 10_000, 100
 
-# Claim thresholds (shared by notebook 04 and its claims test).
+# Claim thresholds (shared by chapters 06 and 07 and their claims tests).
 ATTENTION_LONG_MIN = 0.8  # with attention: accuracy at every long length at least this
 BOTTLENECK_LONG_MAX = 0.15  # without attention: accuracy at every long length at most this
 BOTTLENECK_SHORT_MIN = 0.6  # without attention: length 2 still mostly right
@@ -435,3 +440,54 @@ def beam_claim(result: BeamResult) -> bool:
         and wrong - result.search_errors >= MODEL_ERRORS_MIN * wrong
         and result.greedy_search_errors > result.search_errors
     )
+
+
+# --- chapter 06's alignment widget ----------------------------------------------
+def alignment_redrawer(
+    alignment: Callable[[str, str], tuple[str, torch.Tensor]], source: str, score: str
+) -> Callable[[str, str], plt.Figure]:
+    """A ``redraw(source, score)`` for an alignment widget, drawing into one figure laid out once.
+
+    ``alignment(source, score)`` returns the model's output string and its attention
+    weights, (len(output) + 1, len(source) + 1) with the end tokens. The first heatmap is
+    drawn by ``dl4nlp.plots.plot_attention`` (for ``source`` and ``score``); every redraw puts
+    the new weights, labels and title into the same image and axes. The axis labels and the
+    title are placed, not measured against the tick labels, and the cells carry no tick
+    marks: far less for matplotlib to lay out on every redraw.
+
+    >>> redraw = alignment_redrawer(lambda s, score: (s[::-1], torch.eye(len(s) + 1)), "abc", "dot")
+    >>> figure = redraw("abcd", "dot")
+    >>> figure.axes[0].get_title(), figure.axes[0].images[0].get_array().shape
+    ("dot score: 'abcd' -> dcba", (5, 5))
+    >>> plt.close(figure)
+    """
+    check_callable("alignment", alignment, "a function alignment(source, score) -> (output, weights)")
+    check_str("source", source, nonempty=True)
+    check_str("score", score, nonempty=True)
+    target, weights = alignment(source, score)
+    figure = plot_attention(weights, list(source) + ["<eos>"], list(target) + ["<eos>"], vmax=1.0,
+                            title=f"{score} score: {source!r} -> {target}")  # fmt: skip
+    ax, inches = figure.axes[0], figure.dpi_scale_trans
+    ax.xaxis.set_label_coords(0.5, 0, ax.transAxes + ScaledTranslation(0, -0.5, inches))
+    ax.yaxis.set_label_coords(0, 0.5, ax.transAxes + ScaledTranslation(-0.5, 0, inches))
+    ax.tick_params(bottom=False, left=False)
+    plt.close(figure)  # shown by the widget, not by the cell that makes it
+
+    def redraw(source: str, score: str) -> plt.Figure:
+        """The heatmap of one translation, drawn into the widget's figure."""
+        check_str("source", source, nonempty=True)
+        check_str("score", score, nonempty=True)
+        target, weights = alignment(source, score)
+        inputs, outputs = [["␣" if c == " " else c for c in text] + ["<eos>"] for text in (source, target)]
+        figure.set_size_inches(max(3.0, 0.32 * len(inputs) + 1.6), max(2.5, 0.32 * len(outputs) + 1.2))
+        image = ax.images[0]
+        image.set_data(weights)
+        image.set_extent((-0.5, len(inputs) - 0.5, len(outputs) - 0.5, -0.5))
+        ax.set_xticks(range(len(inputs)), inputs)
+        for label in ax.get_xticklabels():
+            label.set_rotation(90 if len(label.get_text()) > 2 else 0)  # "<eos>" upright, as plot_attention does
+        ax.set_yticks(range(len(outputs)), outputs)
+        ax.set_title(f"{score} score: {source!r} -> {target}", y=1)
+        return figure
+
+    return redraw
