@@ -16,7 +16,7 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 08 · BERT: pre-train, then adapt
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/08_bert.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/13_bert.ipynb)
 #
 # Labels are expensive; text is not. BERT's recipe is to *pre-train* one
 # Transformer encoder on plain text, by filling in words hidden from it, and
