@@ -459,14 +459,16 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
 # - BERT's vocabulary has word-initial pieces and `##` pieces; ours has 4,096, learned from two books, and is the one chapter 13's tiny BERT reads.
 # - WordPiece splits new text greedily, longest piece first, and gives up on a word with `[UNK]`; our implementation equals Hugging Face's on every held-out sentence, with our vocabulary and with `bert-base-uncased`'s 30,522 entries, where *playing* and *cute* are single entries.
 # - Byte-level BPE starts from 256 bytes, never meets an unknown character (*é* is 2 bytes, *👍🏽* is 8) and round-trips accents and emoji exactly; its 200 merges equal Hugging Face's.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 13 puts the vocabulary to work: a tiny BERT reads it, is pre-trained
 # by filling in hidden pieces (15 % of them, 80/10/10), and is then adapted to a
 # task with few labels. Whole-word masking there needs exactly the `##` marks
 # of section 3.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - R. Sennrich, B. Haddow, A. Birch, *Neural machine translation of rare words with subword units*, ACL (2016).

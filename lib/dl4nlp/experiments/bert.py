@@ -1,4 +1,4 @@
-"""Chapter 13's experiments: does pre-training help, and when? Functions of a seed, summaries of shipped tables, figures.
+"""Chapter 13's experiments: does pre-training help, and when? Seeded experiments, shipped tables, figures.
 
 ``few_labels(seed)`` is the live experiment: with ``LIVE_BUDGET`` labelled
 sentences of the dialogue/narration task (``dl4nlp.dialogue``), fine-tune the
@@ -334,7 +334,7 @@ def curve_table(curve: Mapping) -> str:
 
     >>> print(curve_table({"probe": {32: (0.75, 0.01, 3, [])}, "scratch": {32: (0.6, 0.02, 3, [])}}))
     labels             probe           scratch
-        32  0.750 ± 0.010 (3)  0.600 ± 0.020 (3)
+        32 0.750 ± 0.010 (3) 0.600 ± 0.020 (3)
     """
     curve = _curve(curve)
     budgets = sorted({b for by_budget in curve.values() for b in by_budget})
