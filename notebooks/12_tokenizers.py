@@ -23,8 +23,8 @@
 # make sequences long and each symbol nearly meaningless; the models of the last
 # chapters read characters. Real models read **sub-words**: frequent words stay
 # whole, rare words are spelled from frequent pieces. In this chapter you learn
-# the pieces the three ways the big models do (BPE for GPT-2, WordPiece for
-# BERT, byte-level BPE for GPT-2 and its successors), check each against Hugging
+# the pieces the three ways the big models do (BPE on characters, WordPiece
+# for BERT, byte-level BPE for GPT-2 and its successors), check each against Hugging
 # Face's production tokenizers and against BERT's real vocabulary file, and
 # build the vocabulary the tiny BERT of chapter 13 reads.
 #
@@ -155,8 +155,8 @@ solved_1 = check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
 # i and d occur only in *widest* (3 times each) and always together: 3 / (3 · 3) = 1/3.
 # No other pair comes close: e s scores 9 / (17 · 9) = 1/17.
 prediction_1 = 3 / (3 * 3)
-solved_1 = check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
-assert solved_1
+assert check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
+solved_1 = True
 
 # %% [markdown]
 # Now run WordPiece's trainer beside BPE's:
@@ -308,8 +308,8 @@ def greedy_wordpiece(word, pieces):
     return out
 
 
-solved_2 = check("Exercise 2", exercise_2, exercise_2_reference)
-assert solved_2
+assert check("Exercise 2", exercise_2, exercise_2_reference)
+solved_2 = True
 
 # %% [markdown]
 # Your function (or, until you solve exercise 2, the library's) on the toy
@@ -400,8 +400,8 @@ solved_3 = check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8}
 # é is U+00E9: two bytes. 🙂 is U+1F642, above U+FFFF: four bytes. 👍🏽 is 👍 (four bytes)
 # followed by the skin-tone modifier U+1F3FD (four more).
 prediction_3 = {"é": 2, "🙂": 4, "👍🏽": 8}
-solved_3 = check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
-assert solved_3
+assert check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
+solved_3 = True
 
 # %% [markdown]
 # `dl4nlp.bytelevel` learns merges on those bytes with the same BPE trainer;
