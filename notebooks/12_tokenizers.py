@@ -37,7 +37,7 @@
 # **Prerequisites:** chapter 00 (the course's conventions). Chapter 10 (a GPT
 # that reads characters) shows why sub-words are wanted, but is not needed.
 #
-# **Study time:** about 1.5 hours for a person; **run time:** about 25 s on a laptop CPU.
+# **Study time:** about 1.5 hours for a person; **run time:** about 15 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -482,7 +482,7 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
 # ## Instructor notes
 #
 # - Nothing here is trained beforehand: every vocabulary is learned live
-#   (about 25 s in all). The check of section 3 loads `data/tiny_bert.pt`
+#   (about 15 s in all). The check of section 3 loads `data/tiny_bert.pt`
 #   (made by `python -m dl4nlp.recipes.tiny_bert --out data/tiny_bert.pt`) only
 #   to compare its vocabulary with the one built here.
 # - The tokenizers are deterministic (no seed), so there is no claims test for

@@ -41,7 +41,7 @@
 # 10 (a GPT: the Transformer block and causal language modelling) and 12
 # (tokenizers: the WordPiece vocabulary used here).
 #
-# **Study time:** about 2 hours for a person; **run time:** about 35 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 30 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -1039,5 +1039,5 @@ claim(f"ELECTRA is graded on {electra_ratio:.1f} times as many positions (betwee
 # MKL_ENABLE_INSTRUCTIONS=SSE4_2`). The only comparison of a live computation with a shipped number is the
 # tiny BERT's evaluation (section 5), an inference on fixed weights, checked to 0.01.
 #
-# **Timings.** The notebook runs in about 35 s on a laptop CPU; the live `few_labels` run (section 6) and
+# **Timings.** The notebook runs in about 30 s on a laptop CPU; the live `few_labels` run (section 6) and
 # `less_context` (section 8) are the slowest cells.
