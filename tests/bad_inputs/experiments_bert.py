@@ -1,4 +1,6 @@
-"""Bad inputs of dl4nlp.experiments.bert (notebook 08's claims). Every case fails before any model is loaded."""
+"""Bad inputs of dl4nlp.experiments.bert (chapter 13). Every case fails before any model is loaded."""
+
+import torch
 
 from bad_inputs.harness import cases, exempt, int_variants, scratch, vary
 from dl4nlp.checkpoint import save_table
@@ -100,3 +102,69 @@ for _fn in (E.sweep_by_seed, E.sweep_summary):
 @cases("dl4nlp.experiments.bert.curve_steps")
 def _():
     yield from vary(E.curve_steps, {}, "budget", int_variants(1))
+
+
+def _masking_good():
+    from dl4nlp.wordpiece import WordPiece
+
+    tokenizer = WordPiece(["a", "b", "##c"])
+    ids = torch.tensor([[tokenizer["[CLS]"], tokenizer["a"], tokenizer["b"], tokenizer["[SEP]"]]])
+    return dict(mask_prob=0.15, mask_token_prob=0.8, random_share_of_rest=0.5, ids=ids, tokenizer=tokenizer)
+
+
+@cases("dl4nlp.experiments.bert.draw_masking")
+def _():
+    good = _masking_good()
+    yield from vary(E.draw_masking, good, "mask_prob", [("above one", 1.5, "1.5"), ("a string", "0.1", "'0.1'")])
+    yield from vary(E.draw_masking, good, "mask_token_prob", [("negative", -0.1, "-0.1")])
+    yield from vary(E.draw_masking, good, "random_share_of_rest", [("above one", 2.0, "2.0")])
+    yield from vary(E.draw_masking, good, "tokenizer", [("a string", "bert", "str")])
+    yield from vary(
+        E.draw_masking, good, "ids", [("floats", good["ids"].float(), "float32"), ("one row", good["ids"][0], "(4,)")]
+    )
+
+
+CURVE_SUMMARY = {"probe": {32: (0.75, 0.01, 3, [])}, "scratch": {32: (0.6, 0.02, 3, [])}}
+BAD_CURVES = [
+    ("a list", [1, 2], "list"),
+    ("empty", {}, "dict"),
+    ("a method without (mean, sd, n)", {"probe": {32: 0.75}}, "'probe'"),
+]
+
+for _fn in (E.curve_table, E.plot_learning_curve):
+
+    @cases(f"dl4nlp.experiments.bert.{_fn.__name__}")
+    def _(fn=_fn):
+        yield from vary(fn, dict(curve=CURVE_SUMMARY), "curve", BAD_CURVES)
+
+
+@cases("dl4nlp.experiments.bert.plot_learning_curve")
+def _():
+    yield from vary(E.plot_learning_curve, dict(curve=CURVE_SUMMARY), "test_sentences", int_variants(1))
+
+
+@cases("dl4nlp.experiments.bert.compare_with_paper")
+def _():
+    record = {"arguments": dict(steps=10, batch_size=2, max_len=8, lr=0.1, warmup=1), "results": {"training_tokens": 1}}
+    yield from vary(
+        E.compare_with_paper,
+        dict(record=record),
+        "record",
+        [
+            ("a string", "tiny_bert.json", "str"),
+            ("empty", {}, "arguments"),
+            ("no steps", {**record, "arguments": {"lr": 0.1}}, "arguments.steps"),
+            ("no training tokens", {**record, "results": {}}, "results.training_tokens"),
+        ],
+    )
+
+
+@cases("dl4nlp.experiments.bert.plot_masking_rates")
+def _():
+    context = E.LessContext(rates=(0.15, 1.0), accuracy=(0.3, 0.1), unigram=(0.05, 0.05), targets=(10, 60))
+    good = dict(context=context, by_seed={0: {0.15: 0.2}}, unigram=0.05)
+    yield from vary(E.plot_masking_rates, good, "context", [("None", None, "None"), ("a dict", {}, "dict")])
+    yield from vary(
+        E.plot_masking_rates, good, "by_seed", [("a list", [0.2], "list"), ("rates not a dict", {0: 1}, "dict")]
+    )
+    yield from vary(E.plot_masking_rates, good, "unigram", [("above one", 2.0, "2.0"), ("a string", "x", "'x'")])

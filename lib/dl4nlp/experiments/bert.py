@@ -1,4 +1,4 @@
-"""Notebook 08's experiments: does pre-training help, and when? Functions of a seed, and summaries of shipped tables.
+"""Chapter 13's experiments: does pre-training help, and when? Seeded experiments, shipped tables, figures.
 
 ``few_labels(seed)`` is the live experiment: with ``LIVE_BUDGET`` labelled
 sentences of the dialogue/narration task (``dl4nlp.dialogue``), fine-tune the
@@ -12,6 +12,10 @@ more of its held-out input masked (too much masking leaves too little
 context). ``curve_summary`` and ``sweep_summary`` condense the shipped tables of the
 recipes ``bert_learning_curve`` and ``bert_mask_sweep``; the notebook and the
 claims suite assert the same claims on them with the thresholds below.
+
+The figures and tables the chapter draws live here too (``draw_masking`` for
+its widget, ``plot_learning_curve``, ``curve_table``, ``compare_with_paper``,
+``plot_masking_rates``), so the notebook's cells are the calls.
 """
 
 from __future__ import annotations
@@ -21,13 +25,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping, Optional, Sequence
 
-from dl4nlp._checks import check_choice, check_file, check_int, check_number, check_sequence, check_str, given
-from dl4nlp.bert import load_pretrained
+import matplotlib.pyplot as plt
+import torch
+
+from dl4nlp._checks import (
+    check_choice,
+    check_file,
+    check_int,
+    check_number,
+    check_sequence,
+    check_str,
+    check_tensor,
+    check_type,
+    given,
+)
+from dl4nlp.bert import KEPT, MASKED, RANDOMIZED, load_pretrained, mask_tokens
 from dl4nlp.bert_pretrain import PretrainingData, evaluate
 from dl4nlp.checkpoint import load_table
 from dl4nlp.data import data_path
 from dl4nlp.dialogue import balanced_sample, pretraining_documents, task_sets
 from dl4nlp.finetune import compare_methods, default_steps
+from dl4nlp.wordpiece import WordPiece
 
 LIVE_BUDGET = 64  # labelled sentences in the live experiment
 LIVE_TEST_PER_CELL = 60  # test sentences per (corpus, label): 240
@@ -250,3 +268,165 @@ def sweep_summary(rows: Sequence[Mapping], column: str = "accuracy_at_15") -> di
         values = [r[column] for r in sorted(rows, key=lambda r: r["seed"]) if r["rate"] == rate]
         out[rate] = (statistics.mean(values), statistics.stdev(values) if len(values) > 1 else 0.0, values)
     return out
+
+
+# --- the chapter's figures and tables -----------------------------------------------------------
+
+
+def draw_masking(
+    mask_prob: float, mask_token_prob: float, random_share_of_rest: float, *, ids: torch.Tensor, tokenizer: WordPiece
+) -> plt.Figure:
+    """Bars: the shares BERT's masking promises against what ``mask_tokens`` did to ``ids`` (B, T).
+
+    ``random_share_of_rest`` splits the chosen tokens not replaced by [MASK]
+    between a random token and the unchanged one (BERT: 0.5, so 10 % and 10 %).
+    The widget of chapter 13, section 3, calls it with its sliders' values.
+    """
+    check_number("mask_prob", mask_prob, 0, 1)
+    check_number("mask_token_prob", mask_token_prob, 0, 1)
+    check_number("random_share_of_rest", random_share_of_rest, 0, 1)
+    check_type("tokenizer", tokenizer, WordPiece, "a WordPiece tokenizer")
+    check_tensor("ids", ids, shape=("B", "T"), dtype="integer")
+    random_token_prob = round((1 - mask_token_prob) * random_share_of_rest, 10)
+    keep_prob = round(1 - mask_token_prob - random_token_prob, 10)
+    out = mask_tokens(ids, mask_id=tokenizer["[MASK]"], special_ids=tokenizer.special_ids, vocab_size=len(tokenizer),
+                      mask_prob=mask_prob, mask_token_prob=mask_token_prob, random_token_prob=random_token_prob,
+                      keep_prob=keep_prob, generator=torch.Generator().manual_seed(0))  # fmt: skip
+    n = int((~torch.isin(ids, torch.tensor(tokenizer.special_ids))).sum())
+    n_chosen = max(int(out.chosen.sum()), 1)
+    names = ["chosen / ordinary", "[MASK] / chosen", "random / chosen", "unchanged / chosen"]
+    observed = [int(out.chosen.sum()) / max(n, 1)]
+    observed += [int((out.action == a).sum()) / n_chosen for a in (MASKED, RANDOMIZED, KEPT)]
+    expected = [mask_prob, mask_token_prob, random_token_prob, keep_prob]
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    x = list(range(4))
+    ax.bar([i - 0.2 for i in x], expected, width=0.4, label="probability")
+    ax.bar([i + 0.2 for i in x], observed, width=0.4, label=f"observed ({n:,} ordinary tokens)")
+    ax.set_xticks(x)
+    ax.set_xticklabels(names)
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    return fig
+
+
+_CURVE_STYLES = {
+    "pretrained": ("C0", "o", "pre-trained, fine-tuned"),
+    "scratch": ("C3", "s", "from scratch"),
+    "probe": ("C2", "^", "linear probe (frozen)"),
+    "bag_of_words": ("0.4", "x", "bag of words"),
+}
+
+
+def _curve(curve: Mapping) -> Mapping:
+    if not isinstance(curve, Mapping) or not curve:
+        raise TypeError(f"curve must be curve_summary's dict {{method: {{budget: (mean, sd, n, values)}}}}; "
+                        f"got {given(curve)}")  # fmt: skip
+    for method, by_budget in curve.items():
+        if not isinstance(by_budget, Mapping) or not all(isinstance(v, tuple) and len(v) >= 3
+                                                         for v in by_budget.values()):  # fmt: skip
+            raise ValueError(f"curve must map each method to {{budget: (mean, sd, n, ...)}}; "
+                             f"curve[{method!r}] is {given(by_budget)}")  # fmt: skip
+    return curve
+
+
+def curve_table(curve: Mapping) -> str:
+    """``curve_summary``'s dict as a text table: a row per budget, ``mean ± sd (seeds)`` per method.
+
+    >>> print(curve_table({"probe": {32: (0.75, 0.01, 3, [])}, "scratch": {32: (0.6, 0.02, 3, [])}}))
+    labels             probe           scratch
+        32 0.750 ± 0.010 (3) 0.600 ± 0.020 (3)
+    """
+    curve = _curve(curve)
+    budgets = sorted({b for by_budget in curve.values() for b in by_budget})
+    lines = [f"{'labels':>6} " + " ".join(f"{m:>17}" for m in curve)]
+    for b in budgets:
+        cells = [f"{curve[m][b][0]:.3f} ± {curve[m][b][1]:.3f} ({curve[m][b][2]})" if b in curve[m] else "-"
+                 for m in curve]  # fmt: skip
+        lines.append(f"{b:>6} " + " ".join(c.rjust(17) for c in cells))
+    return "\n".join(lines)
+
+
+def plot_learning_curve(curve: Mapping, test_sentences: int = 640) -> plt.Figure:
+    """Test accuracy against labelled sentences (log scale), mean ± standard deviation over seeds, per method."""
+    curve = _curve(curve)
+    check_int("test_sentences", test_sentences)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    budgets = sorted({b for by_budget in curve.values() for b in by_budget})
+    for method, by_budget in curve.items():
+        colour, marker, label = _CURVE_STYLES.get(method, (None, "o", method))
+        xs = sorted(by_budget)
+        ax.errorbar(xs, [by_budget[b][0] for b in xs], yerr=[by_budget[b][1] for b in xs], color=colour,
+                    marker=marker, capsize=3, label=label)  # fmt: skip
+    seeds = max(v[2] for by_budget in curve.values() for v in by_budget.values())
+    ax.axhline(0.5, color="0.7", linestyle=":", label="chance")
+    ax.set(xscale="log", xlabel="labelled training sentences", ylabel=f"test accuracy ({test_sentences} sentences)",
+           title=f"Dialogue or narration: mean ± standard deviation over {seeds} seeds")  # fmt: skip
+    ax.set_xticks(budgets)
+    ax.set_xticklabels([str(b) for b in budgets])
+    ax.minorticks_off()
+    ax.legend()
+    return fig
+
+
+PAPER = {  # BERT's pre-training, from Devlin et al. (2019), appendix A.2
+    "steps": "1,000,000",
+    "batch": "256 sequences of 512 tokens (128,000 tokens)",
+    "tokens seen": f"{256 * 512 * 1e6:.2e}",
+    "data": "BooksCorpus (800M words) + English Wikipedia (2,500M words)",
+    "optimiser": "Adam, lr 1e-4, 10,000 warm-up steps, linear decay, weight decay 0.01, dropout 0.1",
+    "hardware": "BERT-base: 4 Cloud TPUs (16 chips), BERT-large: 16 Cloud TPUs (64 chips), 4 days each",
+}
+PAPER_TOKENS = 256 * 512 * 1e6  # sequences per batch x tokens per sequence x steps
+
+
+def compare_with_paper(record: Mapping) -> dict[str, tuple[str, str]]:
+    """``{field: (BERT's paper, the tiny BERT)}`` from the tiny BERT's training record (``data/tiny_bert.json``).
+
+    >>> record = {"arguments": dict(steps=10, batch_size=2, max_len=8, lr=0.1, warmup=1),
+    ...           "results": dict(training_tokens=100)}
+    >>> compare_with_paper(record)["tokens seen"]
+    ('1.31e+11', 'at most 1.60e+02')
+    """
+    if not isinstance(record, Mapping):
+        raise TypeError(f"record must be the tiny BERT's training record (a dict, data/tiny_bert.json); "
+                        f"got {given(record)}")  # fmt: skip
+    missing = [k for k in ("arguments", "results") if not isinstance(record.get(k), Mapping)]
+    args, results = record.get("arguments", {}), record.get("results", {})
+    missing += [f"arguments.{k}" for k in ("steps", "batch_size", "max_len", "lr", "warmup") if k not in args]
+    missing += ["results.training_tokens"] if "training_tokens" not in results else []
+    if missing:
+        raise ValueError(f"record must be a training record like data/tiny_bert.json; it lacks {missing}")
+    tokens = args["steps"] * args["batch_size"] * args["max_len"]
+    ours = {
+        "steps": f"{args['steps']:,}",
+        "batch": f"{args['batch_size']} pairs of at most {args['max_len']} tokens",
+        "tokens seen": f"at most {tokens:.2e}",
+        "data": f"{results['training_tokens']:,} WordPiece tokens of two books",
+        "optimiser": f"AdamW, lr {args['lr']:g}, {args['warmup']} warm-up steps, linear decay, weight decay 0.01, "
+        "no dropout",
+        "hardware": "one CPU thread, minutes",
+    }
+    return {field: (PAPER[field], ours[field]) for field in PAPER}
+
+
+def plot_masking_rates(context: LessContext, by_seed: Mapping, unigram: float) -> plt.Figure:
+    """Two panels: one model scored with more and more masked (``less_context``), and models trained at each rate."""
+    check_type("context", context, LessContext, "less_context's result")
+    if not isinstance(by_seed, Mapping) or not all(isinstance(v, Mapping) for v in by_seed.values()):
+        raise TypeError(f"by_seed must be sweep_by_seed's dict {{seed: {{rate: accuracy}}}}; got {given(by_seed)}")
+    check_number("unigram", unigram, 0, 1)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.plot(context.rates, context.accuracy, marker="o", label="accuracy")
+    left.plot(context.rates, context.unigram, color="0.5", linestyle="--", label="unigram baseline")
+    left.set(xlabel="share of the input masked (one model, trained at 15 %)", ylabel="held-out masked-token accuracy",
+             title="Too much: less context, worse predictions", ylim=(0, 0.45))  # fmt: skip
+    left.legend()
+    for seed, accuracy in by_seed.items():
+        right.plot(sorted(accuracy), [accuracy[r] for r in sorted(accuracy)], marker="s", color=f"C{int(seed) + 1}",
+                   label=f"seed {seed}: trained at this rate, scored at 15 %")  # fmt: skip
+    right.axhline(unigram, color="0.5", linestyle="--", label="unigram baseline")
+    right.set(xlabel="masking rate during training (1,500 steps)", ylabel="held-out masked-token accuracy",
+              title="Too little and too much: the rate of training", ylim=(0, 0.45))  # fmt: skip
+    right.legend()
+    fig.tight_layout()
+    return fig

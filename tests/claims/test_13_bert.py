@@ -1,4 +1,4 @@
-"""Notebook 08's claims on other seeds: pre-training helps most when labels are few; both masking failure modes.
+"""Chapter 13's claims on other seeds: pre-training helps most when labels are few; both masking failure modes.
 
 The live experiment (``few_labels``) runs for every seed of ``CLAIM_SEEDS``; the
 shipped tables (3 seeds of the learning curve, 2 of the mask sweep) are checked

@@ -1,0 +1,494 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: cellView,jupyter,slideshow,tags,-all
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 12 · Tokenizers
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/12_tokenizers.ipynb)
+#
+# Before a Transformer reads a word, something must cut the text into pieces
+# and number them. Whole words run out (every new name is unknown), characters
+# make sequences long and each symbol nearly meaningless; the models of the last
+# chapters read characters. Real models read **sub-words**: frequent words stay
+# whole, rare words are spelled from frequent pieces. In this chapter you learn
+# the pieces the three ways the big models do (BPE on characters, WordPiece
+# for BERT, byte-level BPE for GPT-2 and its successors), check each against Hugging
+# Face's production tokenizers and against BERT's real vocabulary file, and
+# build the vocabulary the tiny BERT of chapter 13 reads.
+#
+# **You will:**
+# - learn BPE merges by hand on the lecture's four-word corpus, and see how WordPiece scores a merge differently;
+# - train a 4,096-piece WordPiece vocabulary on two books, and check our BPE trainer merge for merge against Hugging Face's;
+# - split new text WordPiece's way (greedy longest match), writing it yourself, and compare with Hugging Face on `bert-base-uncased`'s vocabulary;
+# - round-trip accents and emoji through a byte-level BPE, equal to Hugging Face's `ByteLevelBPETokenizer`.
+#
+# **Prerequisites:** chapter 00 (the course's conventions). Chapter 10 (a GPT
+# that reads characters) shows why sub-words are wanted, but is not needed.
+#
+# **Study time:** about 1.5 hours for a person; **run time:** about 15 s on a laptop CPU.
+
+# %%
+# Set-up. In Google Colab (and only there) this first fetches the course and installs
+# its library `dl4nlp` without touching Colab's torch; elsewhere `make lab` did that.
+import os, subprocess, sys
+if "google.colab" in sys.modules or os.environ.get("DL4NLP_BOOTSTRAP") == "1":
+    _course = os.path.abspath("dl4nlp-course")
+    if not os.path.isdir(_course):
+        _url = os.environ.get("DL4NLP_REPO_URL", "https://github.com/dl4nlp-course/dl4nlp")
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", _url, _course], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", _course], check=True)
+    sys.path.insert(0, os.path.join(_course, "lib"))
+
+import dl4nlp
+
+device = dl4nlp.start(seed=0)
+
+
+# %%
+import json
+import math
+
+from tokenizers import ByteLevelBPETokenizer, Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+from dl4nlp.bert import load_pretrained
+from dl4nlp.bpe import train_bpe, word_counts
+from dl4nlp.bytelevel import ByteBPE, to_bytes
+from dl4nlp.data import data_path, load_text
+from dl4nlp.dialogue import pretraining_documents
+from dl4nlp.exercises import attempt, check
+from dl4nlp.notebook import claim
+from dl4nlp.wordpiece import WordPiece
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. Byte-pair encoding: merge the most frequent pair
+#
+# **Intuition.** A vocabulary of whole words is huge, still meets words it has
+# never seen, and treats "old", "older" and "oldest" as unrelated. Characters
+# never run out, but make sequences long. Sub-words sit in between.
+#
+# **Byte-pair encoding** (BPE; Sennrich et al., 2016) learns the pieces. Start
+# with every word split into characters. Count every adjacent pair of symbols,
+# weighted by how often the word occurs; merge the most frequent pair into a new
+# symbol everywhere; repeat. The list of merges, in order, is the tokenizer.
+#
+# The lecture's corpus has four words: *low* ×5, *lower* ×2, *newest* ×6,
+# *widest* ×3. `dl4nlp.bpe.train_bpe` learns the merges; we show each merge,
+# its count, and the corpus after it.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+TOY = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+toy_bpe = train_bpe(TOY, num_merges=10)
+print(f"alphabet: {toy_bpe.alphabet}")
+for n, merge in enumerate(toy_bpe.merges, start=1):
+    prefix = train_bpe(TOY, num_merges=n)  # the merges learned so far
+    corpus = "  ".join(f"{' '.join(prefix.tokenize_word(w))} ×{c}" for w, c in TOY.items())
+    print(f"merge {n:2d}: {merge.left} + {merge.right} -> {merge.left + merge.right:7s} (count {merge.count}) | {corpus}")
+
+# %% [markdown]
+# The first pairs are *e s* and *s t*, both 9 times (in *newest* ×6 and *widest*
+# ×3). Ties are broken as Hugging Face's trainer breaks them, towards the pair of
+# older symbols (the alphabet in code-point order, then merges by age), so *es*
+# comes first; then *es t* (9), then *l o* and *o w* (7 each), and *lo* wins the
+# tie. That is the lecture's "es, est: 9 times; lo: 7 times". After three
+# merges the vocabulary has the 10 characters and 3 merged symbols, and a word
+# the corpus never had is spelled from them:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+vocabulary = train_bpe(TOY, num_merges=3).vocabulary
+print(f"{len(vocabulary)} symbols: {vocabulary}")
+print("'lowest' ->", train_bpe(TOY, num_merges=3).tokenize("lowest"), "| 'newer' ->", toy_bpe.tokenize("newer"))
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The lecture's slide lists the vocabulary after three merges as
+# "l, o, w, e, r, n, w, s, t, i, d, es, est, lo": it names *w* twice. There are
+# 10 distinct characters, so 13 symbols, not 14 (the check below compares with
+# the slide's list as a set).
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the lecture's first merges and vocabulary
+first_three = [(m.left + m.right, m.count) for m in toy_bpe.merges[:3]]
+slide_vocabulary = ["l", "o", "w", "e", "r", "n", "w", "s", "t", "i", "d", "es", "est", "lo"]
+claim(f"the first three merges are es (9), est (9) and lo (7): got {first_three}",
+      first_three == [("es", 9), ("est", 9), ("lo", 7)])
+claim(f"after them the vocabulary is the slide's, {len(vocabulary)} distinct symbols",
+      sorted(vocabulary) == sorted(set(slide_vocabulary)) and len(vocabulary) == 13)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. WordPiece scores a merge differently
+#
+# BERT's tokenizer, WordPiece (Schuster and Nakajima, 2012; Wu et al., 2016),
+# grows its vocabulary the same way but picks the pair that most increases the
+# likelihood of the training data, which amounts to the score
+#
+# $$\operatorname{score}(a, b) = \frac{P(ab)}{P(a)\,P(b)} \;\propto\; \frac{\operatorname{count}(ab)}{\operatorname{count}(a)\,\operatorname{count}(b)} .$$
+#
+# BPE asks "which pair is frequent?"; WordPiece asks "which pair occurs together
+# more often than its parts would by chance?", so it prefers pairs of rare
+# symbols that always appear together. *e* and *w* are the two most frequent
+# symbols of the toy corpus (17 and 16 times), yet adjacent only 8 times; BPE
+# merged *e s* (9 times) first.
+#
+# **Exercise 1 (predict, then run).** Before running the next cell, find the
+# pair of the toy corpus with the highest WordPiece score, by hand, and write
+# down its score (a fraction is fine: `3 / 9`).
+
+# %%
+prediction_1 = None  # your prediction: the highest score of any adjacent pair in the toy corpus
+solved_1 = check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 1
+# i and d occur only in *widest* (3 times each) and always together: 3 / (3 · 3) = 1/3.
+# No other pair comes close: e s scores 9 / (17 · 9) = 1/17.
+prediction_1 = 3 / (3 * 3)
+assert check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
+solved_1 = True
+
+# %% [markdown]
+# Now run WordPiece's trainer beside BPE's:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+wordpiece_toy = train_bpe(TOY, num_merges=6, score="wordpiece")
+print("BPE      :", [f"{m.left}+{m.right} ({m.count})" for m in toy_bpe.merges[:6]])
+print("WordPiece:", [f"{m.left}+{m.right} ({m.score:.4f})" for m in wordpiece_toy.merges])
+
+# %% [markdown]
+# **Why the scores go down, then up.** The fourth merge scores 0.0625 and the
+# fifth 0.0769: a later merge can score more than an earlier one. Before merge
+# 4, *w* occurs 16 times, and two pairs tie at exactly $1/16$: *w id*
+# ($3 / (16 \cdot 3)$) and *lo w* ($7 / (7 \cdot 16)$). The tie goes to the pair
+# of older symbols, and *w* (a character) is older than *lo* (a merge). Merging
+# *w id* takes three *w* away, so count(*w*) drops to 13, and *lo w* now scores
+# $7 / (7 \cdot 13) = 1/13 \approx 0.0769$. Scores are recomputed after every
+# merge, and merges change the counts in the denominator.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The lecture's slide words BPE's rule as merging the symbols
+# "having highest $\Pr(s^{(i)})$ and $\Pr(s^{(j)})$". What BPE maximises is the
+# frequency of the *pair*: *e* and *w*, the two most frequent symbols, are
+# merged by neither trainer first.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: WordPiece's scores on the toy corpus
+first, fourth, fifth = wordpiece_toy.merges[0], wordpiece_toy.merges[3], wordpiece_toy.merges[4]
+claim(f"WordPiece merges i+d first, at 3 / (3 · 3) = {first.score:.4f}",
+      (first.left, first.right) == ("i", "d") and math.isclose(first.score, 3 / (3 * 3)))
+symbol_counts = {ch: sum(c * w.count(ch) for w, c in TOY.items()) for ch in toy_bpe.alphabet}
+adjacent_we = sum(c * w.count("we") for w, c in TOY.items())
+claim(f"e and w are the most frequent symbols ({symbol_counts['e']} and {symbol_counts['w']}), "
+      f"adjacent only {adjacent_we} times, fewer than BPE's first merge's {toy_bpe.merges[0].count}",
+      sorted(symbol_counts, key=symbol_counts.get)[-2:] == ["w", "e"] and symbol_counts["e"] == 17
+      and adjacent_we == 8 < toy_bpe.merges[0].count == 9)
+three = train_bpe(TOY, num_merges=3, score="wordpiece")
+w_count = sum(c * three.tokenize_word(word).count("w") for word, c in TOY.items())
+claim(f"before merge 4, w occurs {w_count} times, so w+id and lo+w tie at 1/16",
+      w_count == 16 and 3 / (w_count * 3) == 7 / (7 * w_count) == 1 / 16)
+claim(f"merge 4 is w+id at {fourth.score:.4f} = 1/16 (the tie broken by age), merge 5 lo+w at {fifth.score:.4f} = 1/13",
+      (fourth.left, fourth.right, fourth.score) == ("w", "id", 1 / 16)
+      and (fifth.left, fifth.right) == ("lo", "w") and math.isclose(fifth.score, 1 / 13))
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. A vocabulary for BERT: pieces that start and pieces that continue
+#
+# BERT's pieces come in two kinds: a piece that *starts* a word (`play`) and a
+# piece that *continues* one, marked `##` (`##ing`). Hugging Face trains such a
+# vocabulary (`WordPieceTrainer`) with BPE in which every character after a
+# word's first carries the prefix, `p ##l ##a ##y`, and `##` is dropped inside a
+# merge (`##in` + `##g` = `##ing`); `train_bpe(..., continuation="##")` does the
+# same. (Its merges are chosen by frequency, not by the likelihood score above.)
+#
+# `WordPiece.train` learns 4,096 pieces this way from the first 80 % of the
+# paragraphs of *The Adventures of Sherlock Holmes* and of TinyStories, with
+# every quotation mark removed (chapter 13 explains why). This is the
+# vocabulary the tiny BERT of chapter 13 was pre-trained with.
+
+# %%
+documents = {"train": pretraining_documents("train"), "held_out": pretraining_documents("held_out")}
+ours = WordPiece.train((sentence for doc in documents["train"] for sentence in doc), vocab_size=4096)
+inner = [t for t in ours.itos if t.startswith("##")]
+print(f"{len(ours):,} pieces: 5 special, {len(inner):,} word-inner (##), {len(ours) - 5 - len(inner):,} word-initial")
+print(ours.tokenize("Sherlock Holmes was playing the violin, unbelievably happily."))
+
+# %% [markdown]
+# **Compare with the reference.** Without the prefix, our BPE learns exactly
+# the merges of Hugging Face's `BpeTrainer` (a Rust implementation used in
+# production), in the same order, on the same text and word splitting:
+
+# %%
+stories = load_text("tinystories.txt")[:300_000].lower()
+bpe = train_bpe(word_counts(stories), num_merges=300, fast=True)
+reference = Tokenizer(models.BPE())
+reference.pre_tokenizer = pre_tokenizers.Whitespace()  # pre_tokenize splits like it (characters Python knows)
+reference.train_from_iterator([stories], trainers.BpeTrainer(vocab_size=len(bpe.alphabet) + 300, show_progress=False))
+reference_merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
+                    for m in json.loads(reference.to_str())["model"]["merges"]]
+print("first 12 merges:", " ".join(m.left + m.right for m in bpe.merges[:12]))
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** `dl4nlp.bpe.pre_tokenize` equals Hugging Face's `Whitespace`
+# pre-tokenizer on any text whose characters Python's Unicode database knows
+# (a property test in `tests/test_bpe.py`): the Rust pattern `\w+|[^\w\s]+`
+# uses Unicode's word class, which excludes numerals such as ½ and ² (Python's
+# `\w` includes them) and includes combining accents (Python's excludes them).
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: our trainers against Hugging Face's and against chapter 13's model
+ours_merges = [(m.left, m.right) for m in bpe.merges]
+claim(f"dl4nlp.bpe learns the same {len(reference_merges)} merges as tokenizers' BpeTrainer, in the same order",
+      ours_merges == reference_merges and len(reference_merges) == 300)
+_, pretrained_tokenizer = load_pretrained()
+claim(f"the {len(ours):,}-piece vocabulary built here is the one the tiny BERT of chapter 13 was trained with",
+      ours.itos == pretrained_tokenizer.itos)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 4. Splitting new text: greedy longest match, not replaying merges
+#
+# BPE splits a new word by replaying its merges in the order they were learned.
+# WordPiece does something else: it keeps only the *vocabulary* and, for each
+# word, takes the **longest** piece that starts the word, then the longest
+# `##` piece that continues from there, and so on (Wu et al., 2016; BERT's
+# `tokenization.py`). If at some point no piece fits, the whole word becomes
+# `[UNK]`. Greedy is not always right: with the pieces `ab`, `a`, `##bc`, `##d`,
+# the word *abcd* has a split (`a ##bc ##d`), but greedy takes `ab` and is stuck.
+#
+# **Exercise 2.** Write `greedy_wordpiece(word, pieces)`: split `word` by
+# taking the longest entry of `pieces` that starts the word, then the longest
+# `"##" + ...` entry that continues it, and so on; if at some point nothing
+# fits, return `["[UNK]"]` for the whole word. The check runs it on 300 words of
+# held-out text with our vocabulary and compares with the library, piece by
+# piece.
+
+# %%
+def greedy_wordpiece(word, pieces):
+    # your code here: return the list of pieces of `word`
+    raise NotImplementedError
+
+
+held_out_text = [s for doc in documents["held_out"][:400] for s in doc]
+exercise_words = sorted({w for s in held_out_text[:200] for w in s.lower().split() if w.isalpha()})[:300]
+exercise_pieces = set(ours.itos)
+
+
+def exercise_2():
+    """The ids of your pieces, word after word (an id per piece, -1 where a piece is not in the vocabulary)."""
+    return [ours.stoi.get(p, -1) for w in exercise_words for p in greedy_wordpiece(w, exercise_pieces)]
+
+
+exercise_2_reference = [ours.stoi[p] for w in exercise_words for p in ours.tokenize_word(w)]
+solved_2 = check("Exercise 2", exercise_2, exercise_2_reference)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+def greedy_wordpiece(word, pieces):
+    out, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):  # the longest candidate first
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in pieces:
+                out.append(piece)
+                start = end
+                break
+        else:  # nothing continues the word from here: the whole word is unknown
+            return ["[UNK]"]
+    return out
+
+
+assert check("Exercise 2", exercise_2, exercise_2_reference)
+solved_2 = True
+
+# %% [markdown]
+# Your function (or, until you solve exercise 2, the library's) on the toy
+# vocabulary, where greedy gets stuck:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+split = attempt(lambda: greedy_wordpiece, lambda: (lambda word, pieces: WordPiece(sorted(pieces)).tokenize_word(word)),
+                name="Exercise 2", solved=solved_2)
+toy_pieces = ["ab", "a", "##bc", "##d"]
+print("'abcd' with pieces ab, a, ##bc, ##d ->", split("abcd", set(toy_pieces)))
+
+# %% [markdown]
+# **Compare with the reference.** `dl4nlp.wordpiece.WordPiece` implements the
+# same greedy rule. The reference is the `WordPiece` model of Hugging Face's
+# `tokenizers`, given the same vocabulary; we run both on every held-out
+# sentence.
+
+# %%
+def hugging_face_wordpiece(vocab):
+    """Hugging Face's WordPiece model on ``vocab``'s pieces (ids kept), lowercased, split like ours."""
+    hf = Tokenizer(models.WordPiece({t: i for i, t in enumerate(vocab.itos)}, unk_token="[UNK]"))
+    hf.normalizer, hf.pre_tokenizer = normalizers.Lowercase(), pre_tokenizers.Whitespace()
+    return hf
+
+
+hf_ours = hugging_face_wordpiece(ours)
+agree = sum(ours.encode(s) == hf_ours.encode(s).ids for s in held_out_text)
+print(f"greedy longest match == tokenizers' WordPiece on {agree:,} of {len(held_out_text):,} held-out sentences")
+
+# %% [markdown]
+# **BERT's real vocabulary.** `data/bert_base_uncased_vocab.txt` is
+# `bert-base-uncased`'s `vocab.txt` (30,522 lines; its Git hash is the one the
+# Hugging Face hub serves). The lecture's figure writes *playing* as
+# `play ##ing`; in the real vocabulary *playing* is a single entry, and so is
+# *cute*: the figure illustrates what WordPiece can do, not what BERT does to
+# that sentence. A word the vocabulary lacks is split, and both tokenizers
+# split it the same way.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+bert_vocab = WordPiece.from_file(data_path("bert_base_uncased_vocab.txt"))
+hf_bert = hugging_face_wordpiece(bert_vocab)
+examples = ["my dog is cute he likes playing", "unbelievably tokenization", "Sherlock Holmes and Dr. Watson"]
+for text in examples:
+    print(f"{text!r:38} -> {bert_vocab.tokenize(text)}")
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: greedy longest match, ours and Hugging Face's
+claim(f"with pieces ab, a, ##bc, ##d, greedy gives up on 'abcd': {WordPiece(toy_pieces).tokenize_word('abcd')}",
+      WordPiece(toy_pieces).tokenize_word("abcd") == ["[UNK]"])
+claim(f"our WordPiece equals Hugging Face's on all {len(held_out_text):,} held-out sentences (our vocabulary)",
+      agree == len(held_out_text))
+bert_agree = sum(bert_vocab.encode(s) == hf_bert.encode(s).ids for s in held_out_text[:200] + examples)
+claim(f"and on {bert_agree} of {200 + len(examples)} sentences with bert-base-uncased's vocabulary",
+      bert_agree == 200 + len(examples))
+claim(f"bert-base-uncased has {len(bert_vocab):,} entries; [PAD], [CLS], [SEP], [MASK] are ids 0, 101, 102, 103",
+      len(bert_vocab) == 30522 and [bert_vocab[t] for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]")] == [0, 101, 102, 103])
+claim("'playing' and 'cute' are single entries (so are 'play' and '##ing'): the lecture's sentence is not split",
+      {"playing", "cute", "play", "##ing"} <= set(bert_vocab.stoi)
+      and bert_vocab.tokenize(examples[0]) == examples[0].split())
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 5. Marking words, and byte-level BPE
+#
+# A tokenizer must remember where words end, or it cannot put the spaces back.
+# There are three conventions. The BPE of Sennrich et al. (and the lecture's
+# slide) appends an **end-of-word marker** `</w>` to the last symbol of a word,
+# so *rice* ends in `e</w>` and *es</w>* is a different symbol from the *es*
+# inside *estimate*. WordPiece marks the **inside** of a word instead: every piece
+# but the first carries `##`. GPT-2's **byte-level BPE** keeps the space itself:
+# a word carries the space before it, written `Ġ`.
+#
+# Byte-level BPE (Radford et al., 2019) starts from the 256 possible *bytes*
+# (the lecture's "Unicode bytes as base symbols"), so no text is ever unknown.
+# UTF-8 writes a character as one to four bytes, and an emoji with a skin tone
+# is two characters.
+#
+# **Exercise 3 (predict, then run).** How many bytes are *é*, *🙂* and *👍🏽*
+# in UTF-8? Predict, then run the cell after the solution to see.
+
+# %%
+prediction_3 = None  # your predictions, as a dict: {"é": ..., "🙂": ..., "👍🏽": ...}
+solved_3 = check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+# é is U+00E9: two bytes. 🙂 is U+1F642, above U+FFFF: four bytes. 👍🏽 is 👍 (four bytes)
+# followed by the skin-tone modifier U+1F3FD (four more).
+prediction_3 = {"é": 2, "🙂": 4, "👍🏽": 8}
+assert check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
+solved_3 = True
+
+# %% [markdown]
+# `dl4nlp.bytelevel` learns merges on those bytes with the same BPE trainer;
+# the reference is Hugging Face's `ByteLevelBPETokenizer` trained on the same
+# text, the first 100,000 characters of *Sherlock Holmes*.
+
+# %%
+sherlock = load_text("sherlock_holmes.txt")[:100_000]
+byte_bpe = ByteBPE.train([sherlock], num_merges=200)
+hf_bytes = ByteLevelBPETokenizer(add_prefix_space=False)
+hf_bytes.train_from_iterator([sherlock], vocab_size=256 + 200, min_frequency=0, show_progress=False,
+                             special_tokens=[])
+hf_merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
+             for m in json.loads(hf_bytes._tokenizer.to_str())["model"]["merges"]]
+text = "Café naïve résumé — “Holmes!” 🙂👍🏽"
+pieces = byte_bpe.tokenize(text)
+print("byte-level pieces:", pieces)
+print("decoded:          ", byte_bpe.decode(pieces))
+print("our WordPiece:    ", ours.tokenize(text))
+print(f"'é' is {len(to_bytes('é'))} bytes, '🙂' is {len(to_bytes('🙂'))}, '👍🏽' is {len(to_bytes('👍🏽'))}")
+
+# %% [markdown]
+# The byte-level pieces equal Hugging Face's, merge for merge and piece for
+# piece, and decoding gives the text back exactly. Our WordPiece vocabulary has
+# never seen an emoji: the word becomes `[UNK]` and the emoji is lost.
+#
+# **Unigram and SentencePiece, briefly.** BPE and WordPiece grow a vocabulary
+# bottom-up by merging. The *Unigram language model* (Kudo, 2018) works
+# top-down: it starts from a large set of candidate pieces, gives each a
+# probability, splits a word into its most probable segmentation, and
+# repeatedly drops the pieces whose removal costs the training text the least
+# likelihood. *SentencePiece* (Kudo and Richardson, 2018) is a library that
+# runs BPE or Unigram on raw text with the space treated as an ordinary symbol
+# (written `▁`), so no language-specific word splitting is needed; T5, ALBERT
+# and XLNet use it.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: byte-level BPE against Hugging Face's
+claim(f"our byte-level BPE learns Hugging Face's {len(hf_merges)} merges, in the same order",
+      [(m.left, m.right) for m in byte_bpe.bpe.merges] == hf_merges and len(hf_merges) == 200)
+claim(f"it splits the accented, emoji-laden sentence into the same {len(pieces)} pieces",
+      pieces == hf_bytes.encode(text).tokens)
+claim("decoding gives the sentence back exactly, ours and Hugging Face's",
+      byte_bpe.decode(pieces) == text == hf_bytes.decode(hf_bytes.encode(text).ids))
+claim(f"é, 🙂 and 👍🏽 are {len(to_bytes('é'))}, {len(to_bytes('🙂'))} and {len(to_bytes('👍🏽'))} bytes",
+      [len(to_bytes(c)) for c in ("é", "🙂", "👍🏽")] == [2, 4, 8])
+claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
+      "[UNK]" in ours.tokenize(text) and "[UNK]" not in pieces)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Summary
+#
+# - BPE merges the most frequent adjacent pair, again and again: on the lecture's corpus *es* (9), *est* (9), then *lo* (7). `dl4nlp.bpe` learns the same 300 merges as Hugging Face's trainer on TinyStories.
+# - WordPiece's score count(ab) / (count(a) count(b)) prefers rare symbols that always occur together (*i d*, 1/3, first), and its scores can rise again after a tie broken by age (1/16, then 1/13).
+# - BERT's vocabulary has word-initial pieces and `##` pieces; ours has 4,096, learned from two books, and is the one chapter 13's tiny BERT reads.
+# - WordPiece splits new text greedily, longest piece first, and gives up on a word with `[UNK]`; our implementation equals Hugging Face's on every held-out sentence, with our vocabulary and with `bert-base-uncased`'s 30,522 entries, where *playing* and *cute* are single entries.
+# - Byte-level BPE starts from 256 bytes, never meets an unknown character (*é* is 2 bytes, *👍🏽* is 8) and round-trips accents and emoji exactly; its 200 merges equal Hugging Face's.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## What comes next
+#
+# Chapter 13 puts the vocabulary to work: a tiny BERT reads it, is pre-trained
+# by filling in hidden pieces (15 % of them, 80/10/10), and is then adapted to a
+# task with few labels. Whole-word masking there needs exactly the `##` marks
+# of section 3.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# - R. Sennrich, B. Haddow, A. Birch, *Neural machine translation of rare words with subword units*, ACL (2016).
+# - M. Schuster, K. Nakajima, *Japanese and Korean voice search*, ICASSP (2012); Y. Wu et al., *Google's neural machine translation system*, arXiv (2016).
+# - T. Kudo, *Subword regularization*, ACL (2018); T. Kudo, J. Richardson, *SentencePiece*, EMNLP (2018).
+# - A. Radford, J. Wu, R. Child, D. Luan, D. Amodei, I. Sutskever, *Language models are unsupervised multitask learners* (GPT-2), OpenAI (2019).
+# - J. Devlin, M.-W. Chang, K. Lee, K. Toutanova, *BERT: Pre-training of deep bidirectional Transformers for language understanding*, NAACL (2019), and its `tokenization.py`.
+# - Hugging Face, *tokenizers* (the reference of sections 3 to 5).
+
+# %% [markdown] slideshow={"slide_type": "skip"}
+# ## Instructor notes
+#
+# - Nothing here is trained beforehand: every vocabulary is learned live
+#   (about 15 s in all). The check of section 3 loads `data/tiny_bert.pt`
+#   (made by `python -m dl4nlp.recipes.tiny_bert --out data/tiny_bert.pt`) only
+#   to compare its vocabulary with the one built here.
+# - The tokenizers are deterministic (no seed), so there is no claims test for
+#   this chapter; the library's equalities with Hugging Face are also unit
+#   tests (`tests/test_bpe.py`, `tests/test_wordpiece.py`, `tests/test_bytelevel.py`).
+# - Hugging Face's `tokenizers` writes merges as `"a b"` strings in older
+#   versions and as `["a", "b"]` pairs in newer ones; the cells accept both.
+# - `data/bert_base_uncased_vocab.txt` is the hub's file for `bert-base-uncased`
+#   (its provenance is in `data/README.md`).
