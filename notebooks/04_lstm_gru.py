@@ -345,6 +345,11 @@ for kind in lag.accuracy:
           f"{lag.steps_to_solve[kind]}; gradient at the signal / at the last step: "
           f"{lag.gradient_ratio_start[kind]:.1e} at the start, {lag.gradient_ratio_end[kind]:.1e} after training")
 remembered = {kind: bool(lag.accuracy[kind] > 0.9) for kind in ("rnn", "lstm", "gru")}
+
+# %% [markdown]
+# How did your prediction of exercise 3 fare?
+
+# %%
 check("Exercise 3", exercise_3, remembered);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
@@ -356,9 +361,10 @@ def exercise_3():
 assert check("Exercise 3", exercise_3, remembered)
 
 # %% [markdown]
-# The figure tells the story before training starts: in the RNN, the gradient that reaches
-# the signal 50 steps back is about $10^{-15}$ of the one at the last step; in the LSTM it is
-# a sizeable fraction. The gated cells can learn what the signal was; the RNN never hears of it.
+# The figure shows the difference before training starts: in the RNN, the gradient that
+# reaches the signal 50 steps back is less than $10^{-15}$ of the one at the last step, and it
+# stays that small after training; in the LSTM it is a sizeable fraction. A gradient that small
+# tells the RNN's weights next to nothing about the first token; the LSTM's tells them plenty.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: gated cells remember across 50 steps, the default tanh RNN does not
@@ -409,23 +415,23 @@ for scale, ratio in boom.ratio.items():
 # So LSTMs are trained with clipping too: chapter 03's `torch.nn.utils.clip_grad_norm_`, which
 # rescales every gradient by $\text{threshold} / (\lVert g \rVert + 10^{-6})$ when that factor is
 # below 1 (the $10^{-6}$ guards against dividing by zero, so the clipped norm lands a hair under
-# the threshold). How often does it act in a real run? The character LSTM of chapter 05 was
-# trained with clipping at 1.0, for about 12 minutes, before this course was put together; a
-# second run of the same training recorded the gradient norm before clipping at every step:
+# the threshold). How often does it act in a real run? We trained the character LSTM of
+# chapter 05 beforehand (about 12 minutes), with clipping at 1.0; a second run of the same
+# training recorded the gradient norm before clipping at every step:
 
 # %%
-recipe = read_provenance(data_path("char_lstm_sherlock.pt"))
-rerun = recipe["rerun"]["results"]
-block = recipe["arguments"]["block"]
+training = read_provenance(data_path("char_lstm_sherlock.pt"))
+rerun = training["rerun"]["results"]
+block = training["arguments"]["block"]
 largest = rerun["grad_norm_max_per_block"]
 fig, ax = plt.subplots(figsize=(7, 3))
 ax.plot(np.arange(len(largest)) * block, largest, label=f"largest norm in each block of {block} steps")
-ax.axhline(recipe["arguments"]["clip_norm"], color="tab:red", linestyle="--", label="clipping threshold")
+ax.axhline(training["arguments"]["clip_norm"], color="tab:red", linestyle="--", label="clipping threshold")
 ax.set(xlabel="step", ylabel="gradient norm before clipping", title="a character LSTM's training run")
 ax.legend()
 plt.show()
-clipped_steps = round(rerun["clipped_fraction"] * recipe["arguments"]["steps"])
-print(f"gradient norm above {recipe['arguments']['clip_norm']} at {clipped_steps} of {recipe['arguments']['steps']} "
+clipped_steps = round(rerun["clipped_fraction"] * training["arguments"]["steps"])
+print(f"gradient norm above {training['arguments']['clip_norm']} at {clipped_steps} of {training['arguments']['steps']} "
       f"steps; largest {max(largest):.2f}")
 
 # %% [markdown]
@@ -449,14 +455,16 @@ claim(f"clipping acted at {rerun['clipped_fraction']:.2%} of the character LSTM'
 # - The GRU interpolates $h^{(t)} = (1-z)\odot n + z \odot h^{(t-1)}$. PyTorch resets the product $W_{hn}h$, Cho et al. reset $h$ before it: with the same weights the two differ by 0.11 here, and agree only when the reset gate is held open. Peephole and coupled-gate LSTMs are small changes that, in Greff et al.'s study, rarely matter.
 # - Along the cell state the backward pass multiplies by the forget gate, not by a weight matrix. With forget gates started at $\sigma(3) = 0.95$, a product of 50 of them is still 0.09 (at $b_f = 0$ it would be $10^{-15}$). At lag 50 the LSTM and the GRU reach an accuracy above 0.9 (1.00 on this seed) where chapter 03's default tanh RNN stays at chance (0.25); the gradient reaching the signal is 0.37 of the last step's in the LSTM and $5 \times 10^{-16}$ in the RNN.
 # - The other paths can still explode: with recurrent weights six times PyTorch's scale the gradient grows 2,700-fold over 100 steps. So LSTMs are clipped too; in a real character LSTM's run, clipping acted at 2 of 4,000 steps.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 05 puts an LSTM to work on a real book: a character-level language model of *The
 # Adventures of Sherlock Holmes*. You will read its gates as it reads, find a cell that tracks
 # quotations (and measure how well it really does), generate text, see where bidirectional and
 # stacked LSTMs help, and build ELMo-style word vectors from two language models.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - S. Hochreiter, J. Schmidhuber, *Long short-term memory*, Neural Computation (1997).
@@ -483,7 +491,7 @@ claim(f"clipping acted at {rerun['clipped_fraction']:.2%} of the character LSTM'
 #   model was trained (711.6 s on one thread) before the recipe moved to
 #   `python -m dl4nlp.recipes.char_lstm`, and its original run recorded no gradient norms; the
 #   recipe's re-run with the same code, seed, torch version and thread count did
-#   (`recipe["rerun"]`). That re-run is a sibling, not a copy: rounding that differs between CPU
+#   (`training["rerun"]` above). That re-run is a sibling, not a copy: rounding that differs between CPU
 #   kernels grows over 4,000 steps until every weight differs (held-out losses agree to 0.001).
 # - **Across kernels.** The notebook's claims (seed 0) pass under the default CPU kernels and under
 #   `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`; the

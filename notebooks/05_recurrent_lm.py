@@ -53,6 +53,7 @@ import dl4nlp
 
 device = dl4nlp.start(seed=0)
 
+
 # %%
 import math
 import re
@@ -103,14 +104,14 @@ from dl4nlp.widgets import interactive_figure
 
 # %%
 model, vocab = load_char_model(data_path("char_lstm_sherlock.pt"))  # checksum verified, weights_only=True
-recipe = read_provenance(data_path("char_lstm_sherlock.pt"))  # how it was trained, and what it scored
-results, rerun = recipe["results"], recipe["rerun"]["results"]
+training = read_provenance(data_path("char_lstm_sherlock.pt"))  # how it was trained, and what it scored
+results, rerun = training["results"], training["rerun"]["results"]
 scratch = UnrolledLSTM.from_torch(model.recurrent)  # chapter 04's step-by-step LSTM, with the trained weights
 print(f"{results['parameters']:,} parameters, {len(vocab)} characters, trained on windows of "
-      f"{recipe['arguments']['seq_len']} characters; held-out loss {results['valid_loss']:.4f} nats per character")
+      f"{training['arguments']['seq_len']} characters; held-out loss {results['valid_loss']:.4f} nats per character")
 
 text = load_text("sherlock_holmes.txt")
-if recipe["arguments"]["straight_quotes"]:
+if training["arguments"]["straight_quotes"]:
     text = straighten_quotes(text)  # “ and ” -> "
 train_text, held_out = split_text(text)  # the last 5% is held out
 
@@ -345,7 +346,7 @@ claim(f"on all held-out text they score {quote.held_out_auc:.2f} and {others[1].
       "within 0.005", abs(quote.held_out_auc - 0.86) < 0.005 and abs(others[1].held_out_auc - 0.75) < 0.005)
 claim(f"300 and more characters after the quotation opened, over twice the 128-character training window, seed 0's "
       f"cell still scores {quote.auc_by_distance[300, None]:.2f} (above 0.7; chance 0.5)",
-      quote.auc_by_distance[300, None] > 0.7 and recipe["arguments"]["seq_len"] == 128)
+      quote.auc_by_distance[300, None] > 0.7 and training["arguments"]["seq_len"] == 128)
 claim(f"the two cells sit at different indices ({quote.cell} and {others[1].cell})", quote.cell != others[1].cell)
 claim(f"seed 2 has none: best cell {seed_2.passage_auc:.2f} on the passage, {seed_2.held_out_auc:.2f} on all "
       "held-out text", not C.has_quotation_cell(seed_2) and C.QUOTATION_CELL_SEEDS == (0, 1)
@@ -491,6 +492,11 @@ tags = experiments.direction_and_depth(seed=0)
 for (rule, name), accuracy in tags.accuracy.items():
     print(f"{rule:>16} | {name:<22} {tags.parameters[rule, name]:6,} parameters: accuracy {accuracy:.2f}")
 solved_tagging = {f"{rule}, {name}": bool(accuracy > 0.95) for (rule, name), accuracy in tags.accuracy.items()}
+
+# %% [markdown]
+# How did your prediction of exercise 2 fare?
+
+# %%
 check("Exercise 2", lambda: {f"{rule}, {name}": value for (rule, name), value in exercise_2().items()}, solved_tagging);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
@@ -679,13 +685,15 @@ claim(f"the fair test is harder: the backward half scores below the forward half
 # - Sampling at temperature 0.5 writes almost only words of the book (98%), at 1.5 under half (44%); during training, samples go from random characters to spaces and short words (100 steps) to mostly words (from 300 steps on).
 # - Bidirectional taggers help when the label depends on what comes next (1.00 against chance); a second layer helps when the two directions must interact (1.00 against 0.45); each against a control with as many parameters.
 # - Two directional language models trained apart give ELMo-style contextual vectors: *left* gets one vector per context. Over the book, the backward half (which never sees the word that defines the sense) tells the two senses apart in 0.80 of 74 uses, against 0.70 for the same model untrained and 0.66 for always guessing the verb.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 06 puts two recurrent networks together, an encoder and a decoder, to map one
 # sequence to another, and then lets the decoder look back at *all* of the encoder's hidden
 # states at once, with attention, instead of squeezing a sentence into one vector.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - S. Hochreiter, J. Schmidhuber, *Long short-term memory*, Neural Computation (1997).
