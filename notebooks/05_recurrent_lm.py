@@ -74,7 +74,7 @@ from dl4nlp.experiments import lstm as experiments
 from dl4nlp.lstm import UnrolledLSTM, load_char_model, lstm_trace, set_forget_bias_
 from dl4nlp.notebook import claim
 from dl4nlp.plots import colour_text
-from dl4nlp.probes import column_in_line, inside_quotes, unit_auc
+from dl4nlp.probes import column_in_line, unit_auc
 from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentLM, next_token_loss, sample
 from dl4nlp.tokenize import straighten_quotes
