@@ -1,9 +1,9 @@
-"""The experiments of notebook 03 on the shipped character LSTMs of *Sherlock Holmes*.
+"""The experiments of chapters 04 and 05 on the shipped character LSTMs of *Sherlock Holmes*.
 
 The models are trained by ``python -m dl4nlp.recipes.char_lstm`` (seed 0, the
 notebook's; seed 1, for the claims suite; and the backward model of seed 0).
 Each function returns a frozen dataclass of numbers; the notebook asserts its
-claims on ``seed=0`` and ``tests/claims/test_03_lstm.py`` on the claim seeds
+claims on ``seed=0`` and ``tests/claims/test_05_recurrent_lm.py`` on the claim seeds
 whose model ships, with the thresholds below.
 
 - ``boundary_gates``: the forget gates at spaces and quotation marks, cells
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_sequence, check_str, check_type
+from dl4nlp._checks import check_int, check_sequence, check_str, check_type, given
 from dl4nlp.data import data_path, load_text
 from dl4nlp.experiments.lstm import _check_seed
 from dl4nlp.lstm import final_states, load_char_model, lstm_trace
@@ -306,3 +306,120 @@ def left_senses(seed: int = 0) -> WordSenses:
         for part, columns in [("forward", slice(0, hidden)), ("backward", slice(hidden, None)), ("both", slice(None))]:
             accuracy[name, part] = float(nearest_centroid_accuracy(vectors[:, columns], labels))
     return WordSenses(len(found), float(labels.mean()), accuracy)
+
+
+# --- figures of chapter 05 (plumbing kept out of the notebook's cells) -------------------
+def plot_boundary_gates(sentence: str, gates: dict, space_cells, quote_cells):
+    """Heatmaps of the forget, input and output gates of the chosen cells over ``sentence``; returns the figure.
+
+    ``gates`` is ``lstm_trace``'s dict for the sentence (each (1, T, H)); rows are the
+    ``space_cells`` (marked ␣) then the ``quote_cells`` (marked "), columns the characters
+    (a space drawn as ␣). The forget panel starts with the two groups' averages, above a white line.
+    """
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plot_heatmap
+
+    check_str("sentence", sentence, nonempty=True)
+    check_type("gates", gates, dict, "lstm_trace's dict of gates")
+    space_cells, quote_cells = check_sequence("space_cells", space_cells), check_sequence("quote_cells", quote_cells)
+    for name in ("forget", "input", "output"):
+        if name not in gates:
+            raise ValueError(f"gates must hold the 'forget', 'input' and 'output' gates; got keys {sorted(gates)}")
+        if tuple(gates[name].shape[:2]) != (1, len(sentence)):
+            raise ValueError(
+                f"gates[{name!r}] must have shape (1, {len(sentence)}, H), one column per character of the "
+                f"sentence; got {tuple(gates[name].shape)}"
+            )
+    shown = [*space_cells, *quote_cells]
+    hidden = gates["forget"].shape[-1]
+    for name, cells in (("space_cells", space_cells), ("quote_cells", quote_cells)):
+        for cell in cells:
+            if isinstance(cell, bool) or not isinstance(cell, (int, np.integer)) or not 0 <= cell < hidden:
+                raise ValueError(f"{name} must hold cell indices in [0, {hidden}); got {cell!r}")
+    labels = [f"␣ {c}" for c in space_cells] + [f'" {c}' for c in quote_cells]
+    n = len(space_cells)
+    fig, axes = plt.subplots(
+        3, 1, figsize=(13, 11), sharex=True, gridspec_kw={"height_ratios": [len(shown) + 2, len(shown), len(shown)]}
+    )
+    for ax, name in zip(axes, ["forget", "input", "output"]):
+        values = gates[name][0].numpy()[:, shown].T  # (cells, T)
+        rows = labels
+        if name == "forget":  # the two group averages on top
+            values = np.vstack([values[:n].mean(axis=0), values[n:].mean(axis=0), values])
+            rows = ["␣ cells, mean", '" cells, mean'] + labels
+        plot_heatmap(
+            values,
+            ax=ax,
+            xlabels=["␣" if c == " " else c for c in sentence],
+            ylabels=rows,
+            title=f"{name} gate",
+            vmin=0,
+            vmax=1,
+        )
+        if name == "forget":
+            ax.axhline(1.5, color="white", linewidth=3)
+        ax.set_ylabel("cell")
+    return fig
+
+
+def plot_quotation_cell(passage: str, quote: QuotationCell):
+    """The quotation cell's tanh(C) over ``passage`` (the ``PASSAGE`` it was chosen on), quotations shaded."""
+    import matplotlib.pyplot as plt
+
+    check_str("passage", passage, nonempty=True)
+    check_type("quote", quote, QuotationCell, "a QuotationCell (from quotation_cell)")
+    if len(quote.passage_values) != len(passage):
+        raise ValueError(
+            f"passage must be the {len(quote.passage_values)} characters the cell was scored on; got {len(passage)}"
+        )
+    labels = inside_quotes(passage, '"', '"')
+    fig, ax = plt.subplots(figsize=(13, 3))
+    ax.fill_between(
+        np.arange(len(passage)),
+        -1.05,
+        1.05,
+        where=labels,
+        color="tab:orange",
+        alpha=0.25,
+        label="inside a quotation",
+        step="mid",
+    )
+    ax.plot(quote.passage_values, linewidth=0.8, label=f"tanh(C) of cell {quote.cell}")
+    ax.set(
+        xlabel="character",
+        ylim=(-1.05, 1.05),
+        title=f"one cell of the LSTM, reading {len(passage)} held-out characters",
+    )
+    ax.legend(loc="lower right")
+    return fig
+
+
+CELL_WINDOW = 240  # characters the cell browser shows at once: the coloured text redraws in well under half a second
+
+
+def draw_cell(passage: str, cell_values: np.ndarray, cell: int, start: int = 0, window: int = CELL_WINDOW):
+    """tanh(C) of one ``cell`` over ``window`` characters of ``passage`` from ``start``, as coloured text.
+
+    ``cell_values`` is (T, H), one row per character of ``passage``. The title gives the
+    cell's quotation AUC and its correlation with the position in the line on the whole passage.
+    """
+    from dl4nlp.plots import plot_coloured_text
+
+    check_str("passage", passage, nonempty=True)
+    values = np.asarray(cell_values) if isinstance(cell_values, np.ndarray) else None
+    if values is None or values.ndim != 2 or values.shape[0] != len(passage):
+        raise ValueError(
+            f"cell_values must be an array of shape ({len(passage)}, H), one row per character; "
+            f"got {given(cell_values)}"
+        )
+    window = check_int("window", window, 1, len(passage))
+    cell = check_int("cell", cell, 0, values.shape[1] - 1)
+    start = check_int("start", start, 0, len(passage) - window)
+    auc = unit_auc(values[:, cell : cell + 1], inside_quotes(passage, '"', '"'))[0]
+    r = unit_correlation(values[:, cell : cell + 1], column_in_line(passage))[0]
+    return plot_coloured_text(
+        passage[start : start + window],
+        values[start : start + window, cell],
+        title=f"cell {cell}: quotation AUC {auc:.2f}, line-position r {r:+.2f}",
+    )

@@ -1,9 +1,9 @@
-"""The experiments of notebook 03 (LSTM gates) on synthetic tasks, as functions of a seed.
+"""The experiments of chapters 04 (LSTM and GRU) and 05 (bidirectional and stacked) on synthetic tasks.
 
-Each returns a frozen dataclass of numbers; the notebook asserts its claims on
-``seed=0`` and ``tests/claims/test_03_lstm.py`` on ``CLAIM_SEEDS``, with the
-thresholds below. The experiments on the shipped character LSTMs are in
-``dl4nlp.experiments.char_lstm``.
+Each returns a frozen dataclass of numbers; the notebooks assert their claims on
+``seed=0`` and ``tests/claims/test_04_lstm.py`` / ``test_05_recurrent_lm.py`` on
+``CLAIM_SEEDS``, with the thresholds below. The experiments on the shipped
+character LSTMs are in ``dl4nlp.experiments.char_lstm``.
 
 - ``lag_memory``: the long-lag task at lag 50 for a tanh RNN, an LSTM and a GRU
   of the same width, trained the same way; and how much gradient reaches the
@@ -24,12 +24,50 @@ import numpy as np
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_choice, check_ids, check_number, check_sequence
+from dl4nlp._checks import check_choice, check_ids, check_number, check_sequence, check_tensor
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.lstm import set_forget_bias_, set_update_bias_
+from dl4nlp.lstm import LSTMCell, set_forget_bias_, set_update_bias_
 from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
 from dl4nlp.train import train
+
+
+# --- one LSTM step, for the notebook's exercise 1 ----------------------------------
+def library_lstm_step(
+    x: torch.Tensor,
+    h: torch.Tensor,
+    c: torch.Tensor,
+    weight_ih: torch.Tensor,
+    weight_hh: torch.Tensor,
+    bias_ih: torch.Tensor,
+    bias_hh: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One LSTM step by ``dl4nlp.lstm.LSTMCell`` with PyTorch's four parameters: the new ``(h, c)``, (B, H) each.
+
+    The signature of chapter 04's exercise 1 (``lstm_step``); the notebook uses it
+    where the exercise is not solved yet.
+
+    >>> torch.manual_seed(0) and None
+    >>> cell = nn.LSTMCell(2, 3)
+    >>> x, h, c = torch.randn(4, 2), torch.randn(4, 3), torch.randn(4, 3)
+    >>> with torch.no_grad():
+    ...     ours = library_lstm_step(x, h, c, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+    ...     print(torch.allclose(torch.stack(ours), torch.stack(cell(x, (h, c))), atol=1e-6))
+    True
+    """
+    x = check_tensor("x", x, ndim=2, dtype="float", expected="(B, I)")
+    h = check_tensor("h", h, ndim=2, dtype="float", expected="(B, H)")
+    hidden, inputs = h.shape[1], x.shape[1]
+    parameters = {"weight_ih": weight_ih, "weight_hh": weight_hh, "bias_ih": bias_ih, "bias_hh": bias_hh}
+    shapes = {"weight_ih": (4 * hidden, inputs), "weight_hh": (4 * hidden, hidden)}
+    shapes.update(bias_ih=(4 * hidden,), bias_hh=(4 * hidden,))
+    cell = LSTMCell(inputs, hidden)
+    with torch.no_grad():
+        for name, value in parameters.items():
+            getattr(cell, name).copy_(check_tensor(name, value, shape=shapes[name], dtype="float"))
+    step = cell(x, (h, c))
+    return step.h, step.c
+
 
 # --- the long-lag task ----------------------------------------------------------
 LAG = 50
