@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.experiments.bert (notebook 08's claims). Every case fails before any model is loaded."""
+"""Bad inputs of dl4nlp.experiments.bert (notebook 13's claims). Every case fails before any model is loaded."""
 
 from bad_inputs.harness import cases, exempt, int_variants, scratch, vary
 from dl4nlp.checkpoint import save_table
