@@ -170,7 +170,7 @@ def test_causal_with_fewer_queries_than_keys_is_aligned_at_the_start():
     assert weights[0, 0, 0].tolist() == [1.0, 0.0, 0.0]  # query 0 sees key 0 only
 
 
-# --- score functions for encoder-decoder attention (notebook 04) ------------
+# --- score functions for encoder-decoder attention (notebook 06) ------------
 from dl4nlp.attention import AdditiveScore, DotScore, GeneralScore, attend, make_score  # noqa: E402
 
 

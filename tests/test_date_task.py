@@ -244,6 +244,6 @@ def test_the_recipe_reproduces_the_first_shipped_losses_bit_for_bit():
 
 
 def test_lengths_may_be_any_sequence_of_ints_but_not_a_string():
-    assert len(reverse_pairs(3, range(2, 5))) == 3  # notebook 04 passes a range
+    assert len(reverse_pairs(3, range(2, 5))) == 3  # notebook 06 passes a range
     with pytest.raises(TypeError, match="lengths must be a list of lengths; got str '23'"):
         reverse_pairs(3, "23")

@@ -1,7 +1,7 @@
 """Every public entry point that runs a model gives the CPU's answer on every device there is (issue 11).
 
 A test on the CPU cannot see a tensor built on the CPU and fed to a model on
-a GPU ("Expected all tensors to be on the same device"); notebook 08 broke so
+a GPU ("Expected all tensors to be on the same device"); notebook 13 broke so
 on every GPU while the CPU suite passed. Each case below builds a small seeded
 model, puts it on ``device`` and calls one public function the way a notebook
 does: module methods get their inputs on the model's device; the helpers that
@@ -628,7 +628,7 @@ class finetune_example:  # noqa: N801 (what compare_methods reads: .text and .la
     "experiments.char_lstm.elmo_vectors",
 )
 def shipped_models(device):
-    """The checkpoints in data/ loaded straight onto the device, as notebooks 03, 04, 07 and 08 load them."""
+    """The checkpoints in data/ loaded straight onto the device, as notebooks 05, 06, 10 and 13 load them."""
     dates = Seq2Seq.load(data_path("seq2seq_dates_dot.pt"), device)
     gpt, chars, _ = load_gpt(device=device)
     bert, tokenizer = load_pretrained(device=device)

@@ -1,4 +1,4 @@
-"""The controls of notebook 02's memory experiment: what the three networks share, and held-out
+"""The controls of notebook 03's memory experiment: what the three networks share, and held-out
 sequences that training never saw (the claims themselves are in tests/claims/test_02_rnn.py)."""
 
 import torch

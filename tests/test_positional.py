@@ -1,4 +1,4 @@
-"""The properties of the sinusoids that notebook 06 proves, and the relative alternatives (rotary, clipped)."""
+"""The properties of the sinusoids that notebook 09 proves, and the relative alternatives (rotary, clipped)."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Notebook 04's longer-training table: its recipe reproduces it (a short run, bit for bit), its loader refuses
+"""Notebook 06's longer-training table: its recipe reproduces it (a short run, bit for bit), its loader refuses
 what is not the table, and the recipe guards its output."""
 
 import json

@@ -1,4 +1,4 @@
-"""Notebook 02's seed sweep: its recipe reproduces a shipped row bit for bit, and its loader refuses what is not the
+"""Notebook 03's seed sweep: its recipe reproduces a shipped row bit for bit, and its loader refuses what is not the
 table."""
 
 import json

@@ -1,4 +1,4 @@
-"""The position-probing model of notebooks 05 and 06, its tasks and the bag-of-words ceiling."""
+"""The position-probing model of notebooks 08 and 09, its tasks and the bag-of-words ceiling."""
 
 import itertools
 import math

@@ -1,4 +1,4 @@
-"""Notebook 07's recipes reproduce what they shipped: short re-runs compared with the recorded numbers.
+"""The recipes of notebooks 10 and 11 reproduce what they shipped: short re-runs compared with the recorded numbers.
 
 Bit for bit where this machine computes the recorded bits, to the spread measured across CPU kernels
 everywhere (``tests/reproduction.py``).
@@ -31,7 +31,7 @@ def test_induction_training_refuses_bad_arguments():
 
 
 def test_a_short_date_transformer_rerun_gives_the_recorded_first_losses(tmp_path):
-    """Seed 0's first 5 steps of both models (Transformer and 04's GRU) of the 400-step schedule, re-run by
+    """Seed 0's first 5 steps of both models (Transformer and 06's GRU) of the 400-step schedule, re-run by
     the recipe with ``--stop-after 5 --eval-size 50``: the shipped provenance's first 5 losses, bit for bit.
 
     The shipped run recorded no kernel fingerprint; its ``rerun`` entry re-made the seed-0 weights identical

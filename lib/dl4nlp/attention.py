@@ -4,7 +4,7 @@ All tensors are batch-first. Masks are boolean and say where attention is
 *allowed* (True = may attend), the convention of
 ``torch.nn.functional.scaled_dot_product_attention``; they broadcast against
 the scores, shape (B, H, T_q, T_k). Each readable implementation here is
-tested equal to PyTorch's fused one. Taught in notebooks 04 and 05.
+tested equal to PyTorch's fused one. Taught in notebooks 06 and 08.
 
 >>> q = k = v = torch.eye(2).unsqueeze(0)          # (B=1, T=2, d=2)
 >>> out, weights = scaled_dot_product_attention(q, k, v)
@@ -256,7 +256,7 @@ class MultiHeadAttention(nn.Module):
         return model
 
 
-# --- score functions for encoder-decoder attention (notebook 04) ------------
+# --- score functions for encoder-decoder attention (notebook 06) ------------
 # Each maps queries (B, T_q, d_q) and keys (B, T_k, d_k) to scores (B, T_q, T_k):
 # how well decoder state s_t matches encoder state h_i. Softmax over i turns a
 # row of scores into the attention distribution alpha(t).

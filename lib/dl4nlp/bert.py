@@ -11,7 +11,7 @@ chosen positions only (labels elsewhere are ``IGNORE_INDEX``).
 embedding) and an NSP head on the pooled [CLS] vector. ``bert_config('base')``
 and ``bert_config('large')`` give the published sizes. Pre-training data and
 the loop live in ``dl4nlp.bert_pretrain``; ``load_pretrained`` loads the tiny
-BERT that ``python -m dl4nlp.recipes.tiny_bert`` trained. Taught in notebook 08.
+BERT that ``python -m dl4nlp.recipes.tiny_bert`` trained. Taught in notebook 13.
 """
 
 from __future__ import annotations

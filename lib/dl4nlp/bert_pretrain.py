@@ -6,7 +6,7 @@ A in the same paragraph (IsNext, label 1) half of the time, and is taken from
 another paragraph otherwise (NotNext, 0). The text is encoded by any tokenizer
 with ``encode``, ``special_ids``, ``itos`` and ``[token]`` lookup (a
 ``dl4nlp.wordpiece.WordPiece``, say). The command that trains and ships the
-notebook's model is ``python -m dl4nlp.recipes.tiny_bert``. Taught in notebook 08.
+notebook's model is ``python -m dl4nlp.recipes.tiny_bert``. Taught in notebook 13.
 """
 
 from __future__ import annotations

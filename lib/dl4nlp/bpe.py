@@ -17,7 +17,7 @@ the merges here equal the production trainer's. ``train_bpe`` has a readable
 path (recount every pair after each merge) and a fast path (update only the
 words a merge touches, keep the counts in a heap), tested equal.
 
-Taught in notebook 08. The word-level vocabulary is ``dl4nlp.vocab.WordVocab``.
+Taught in notebook 12. The word-level vocabulary is ``dl4nlp.vocab.WordVocab``.
 """
 
 from __future__ import annotations

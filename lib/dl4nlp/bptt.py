@@ -1,6 +1,6 @@
 """Backpropagation through time written out by hand for a vanilla RNN language model.
 
-The model (notebook 02), for inputs x(t) (B, I), targets y(t) (B,), t = 1..T:
+The model (notebook 03), for inputs x(t) (B, I), targets y(t) (B,), t = 1..T:
 
     z(t) = x(t) W_eᵀ + h(t-1) W_hᵀ + b          (B, H)
     h(t) = tanh(z(t))                            (B, H), h(0) given (zeros by default)

@@ -8,7 +8,7 @@ learned on those byte strings by ``dl4nlp.bpe.train_bpe``. Decoding joins the
 pieces, maps the characters back to bytes and decodes UTF-8: an exact round
 trip for any text, accents and emoji included, which a WordPiece vocabulary
 with ``[UNK]`` cannot promise. Checked against Hugging Face's
-``ByteLevelBPETokenizer`` in the tests and notebook 08.
+``ByteLevelBPETokenizer`` in the tests and notebook 12.
 
 >>> to_bytes("é!")
 'Ã©!'

@@ -14,7 +14,7 @@ ending at loss L):
 ``fit_slope`` fits a straight line in log-log space with its standard error and a
 bootstrap interval (N_opt ∝ C^a); ``aicc`` and ``loo_rmse`` compare fits of different
 size on few points; ``local_slopes`` gives the log-log slope between neighbours.
-Taught in notebook 09.
+Taught in notebook 14.
 
 >>> slope = fit_slope([1e9, 1e10, 1e11], [10.0, 31.6, 100.0])
 >>> round(slope.value, 3)

@@ -145,7 +145,7 @@ def random_windows(
 ) -> torch.Tensor:
     """``batch_size`` windows of ``length`` consecutive ids, starting at random places. Shape (B, length).
 
-    The language-model batches of notebooks 02 and 03: feed ``w[:, :-1]`` and predict ``w[:, 1:]``.
+    The language-model batches of notebooks 03 and 05: feed ``w[:, :-1]`` and predict ``w[:, 1:]``.
     """
     check_ids("ids", ids, None, ndim=1, expected="(N,), one text as ids")
     check_int("batch_size", batch_size)

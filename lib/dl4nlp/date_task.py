@@ -9,7 +9,7 @@ Translating a date needs *alignment*: each output digit comes from one place
 in the input, and the order changes (the year moves to the front). Reversal is
 the purest alignment task, and what it must remember grows with its length,
 which is what breaks an encoder-decoder without attention. Characters are the
-tokens. Taught in notebook 04; ``python -m dl4nlp.recipes.date_models`` trains
+tokens. Taught in notebook 06; ``python -m dl4nlp.recipes.date_models`` trains
 the date models shipped in ``data/``.
 
 Held out means held out: every date (and every reversal string) belongs to

@@ -6,7 +6,7 @@ it, ``norm_first=True``):
 
 1. masked (causal) self-attention over the target so far;
 2. cross-attention: queries from the decoder, keys and values from the
-   encoder's output (the "memory"), as the attention of notebook 04;
+   encoder's output (the "memory"), as the attention of notebook 06;
 3. the position-wise feed-forward network.
 
 ``DecoderBlock`` is tested equal to ``torch.nn.TransformerDecoderLayer`` with
@@ -14,7 +14,7 @@ copied weights (``DecoderBlock.from_torch``). ``Seq2SeqTransformer`` puts an
 encoder (``dl4nlp.transformer.TransformerEncoder``) and a stack of decoder
 blocks between embeddings and an output layer, with the interface of
 ``dl4nlp.seq2seq.Seq2Seq`` (``loss(batch)``, ``greedy_decode``), so the date task
-of notebook 04 trains and scores both alike. Taught in notebook 07.
+of notebook 06 trains and scores both alike. Taught in notebook 11.
 """
 
 from __future__ import annotations

@@ -343,7 +343,7 @@ def mlp_diagram(model) -> Diagram:
     return d
 
 
-# --- recurrent networks (notebooks 02 and 03) ---------------------------------
+# --- recurrent networks (notebooks 03-05) -------------------------------------
 def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
     """(vocab size or None, input size, hidden size, nonlinearity) of an RNN-like model."""
     embedding = getattr(model, "embedding", None)
@@ -362,7 +362,7 @@ def _recurrent_sizes(model) -> tuple[Optional[int], Optional[int], int, str]:
 
 
 def unrolled_rnn(model, steps: int = 3) -> Diagram:
-    """A vanilla RNN unrolled over ``steps`` time steps, sizes read from ``model`` (notebook 02).
+    """A vanilla RNN unrolled over ``steps`` time steps, sizes read from ``model`` (notebook 03).
 
     One column per step: input, (embedding,) hidden state, and for a language model
     (a model with a ``head``) the next-token distribution. The recurrent arrows carry
@@ -405,7 +405,7 @@ def lstm_cell_diagram(cell) -> Diagram:
     The cell state runs along the top (only ⊙ f and + touch it); the gates sit
     below, each labelled with its non-linearity and its block of the weights. A
     ``PeepholeLSTMCell`` adds dashed peephole arrows from the cell state to its
-    gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 03.
+    gates; a ``CoupledLSTMCell`` computes the input gate as 1 - f. Notebook 04.
     """
     check_type("cell", cell, LSTMCell, "a dl4nlp.lstm.LSTMCell (or a variant)")
     hidden, inputs = cell.hidden_size, cell.input_size
@@ -449,7 +449,7 @@ def gru_cell_diagram(cell) -> Diagram:
     """The data flow of one GRU step, read from ``cell`` (a ``dl4nlp.lstm.GRUCell``).
 
     Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
-    (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 03.
+    (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 04.
     """
     check_type("cell", cell, GRUCell, "a dl4nlp.lstm.GRUCell")
     hidden, inputs = cell.hidden_size, cell.input_size
@@ -481,7 +481,7 @@ def gru_cell_diagram(cell) -> Diagram:
 
 
 def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "left") -> Diagram:
-    """Two directional character language models read ``text``; the word's vector joins their states (notebook 03).
+    """Two directional character language models read ``text``; the word's vector joins their states (notebook 05).
 
     ``forward`` and ``backward`` are ``dl4nlp.rnn.RecurrentLM`` models; their sizes
     (one LSTM each, its hidden size and the vocabulary) are read from their configs.
@@ -535,7 +535,7 @@ def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "le
     return d
 
 
-# --- encoder-decoder with attention (notebook 04) ------------------------------
+# --- encoder-decoder with attention (notebook 06) ------------------------------
 def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Optional[int] = None) -> Diagram:
     """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
 
@@ -597,7 +597,7 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     return d
 
 
-# --- the Transformer (notebooks 05 and 07) --------------------------------------
+# --- the Transformer (notebooks 08, 10 and 11) ----------------------------------
 def _block_boxes(
     d: Diagram,
     prefix: str,
@@ -738,7 +738,7 @@ def encoder_decoder_diagram(config) -> Diagram:
 
 
 def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
-    """Multi-head self-attention as a ``dl4nlp.attention.MultiHeadAttention`` computes it (notebook 05).
+    """Multi-head self-attention as a ``dl4nlp.attention.MultiHeadAttention`` computes it (notebook 08).
 
     Read from the module: the width d_model, the number of heads and their size,
     whether the projections have biases, and whether it rotates queries and keys
@@ -785,11 +785,11 @@ def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
     return d
 
 
-# --- where position information enters (notebook 06) ---------------------------
+# --- where position information enters (notebook 09) ---------------------------
 
 
 def tagger_diagram(tagger, layers: int = 2) -> Diagram:
-    """A ``dl4nlp.taggers.Tagger`` from its ids to its labels, showing where positions enter (notebook 06).
+    """A ``dl4nlp.taggers.Tagger`` from its ids to its labels, showing where positions enter (notebook 09).
 
     Read from the module: the vocabulary and width of the token embedding, the
     kind of position module (nothing, a learned table, the fixed sinusoids) or
@@ -865,7 +865,7 @@ def tagger_diagram(tagger, layers: int = 2) -> Diagram:
     return d
 
 
-# --- BERT and the pre-training families (notebook 08) ---------------------------
+# --- BERT and the pre-training families (notebook 13) ---------------------------
 def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     """BERT drawn from a ``dl4nlp.bert.Bert``: its three embeddings, one encoder layer (× n_layers) and heads.
 
@@ -966,7 +966,7 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
     return d
 
 
-# --- scaling laws (notebook 09) ---------------------------------------------------
+# --- scaling laws (notebook 14) ---------------------------------------------------
 def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -> Diagram:
     """Decoder-only LMs side by side, each drawn from its ``TransformerConfig`` as a stack: the embeddings,
     one box per block (``d_model * width_scale`` wide, labelled with its parameters) and the tied output

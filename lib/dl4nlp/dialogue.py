@@ -13,7 +13,7 @@ so *I* and *my* occur on both sides.
 The last ``HELD_OUT_SHARE`` of each corpus's paragraphs are held out: they are
 never pre-trained on, and the task's test sentences come from them only.
 Pre-training reads the other paragraphs with the quotation marks removed (so
-the labels never appear in pre-training either). Taught in notebook 08.
+the labels never appear in pre-training either). Taught in notebook 13.
 
 >>> label_sentences("“Come here, Watson. I want you.” He said nothing. “Now!”", "“", "”")
 [('Come here, Watson.', 1), ('I want you.', 1), ('He said nothing.', 0), ('Now!', 1)]

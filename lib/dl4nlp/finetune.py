@@ -5,7 +5,7 @@
 prediction) -> dropout -> a linear layer. ``TokenTagger`` puts a linear layer
 on every position. ``fine_tune`` trains either, all weights or (``freeze=
 True``) the head only. ``linear_probe`` fits logistic regression on frozen
-features; ``bag_of_words`` is the classical baseline. Taught in notebook 08.
+features; ``bag_of_words`` is the classical baseline. Taught in notebook 13.
 
 >>> from dl4nlp.bert import bert_config
 >>> from dl4nlp.wordpiece import WordPiece

@@ -5,7 +5,7 @@ blocks, learned positions, an output layer tied to the token embedding and a
 causal mask in every layer. ``python -m dl4nlp.recipes.gpt_shakespeare`` trains
 one on ``tinyshakespeare.txt`` and ships it as ``data/gpt_shakespeare.pt`` (the
 one checkpoint format of ``dl4nlp.checkpoint``, float16 weights);
-``load_gpt()`` reads it back. Taught in notebook 07.
+``load_gpt()`` reads it back. Taught in notebook 10.
 
 >>> model = TransformerLM(gpt_config(vocab_size=10, d_model=16, n_heads=2, n_layers=1, max_len=8))
 >>> weights = weights_to_store(model)

@@ -3,7 +3,7 @@
 A stack of ``depth`` fully connected layers of equal width, with a chosen
 activation, weight scale and optional residual connections. Backpropagating a
 loss through it shows the gradient shrinking (or growing) by roughly the same
-factor per layer. Taught in notebook 01; the recurrent version is notebook 02.
+factor per layer. Taught in notebook 01; the recurrent version is notebook 03.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def time_step_gradient_norms(
 ) -> np.ndarray:
     """‖∂loss/∂x(t)‖ for every time step t of ``inputs`` (B, T, ...), first step first. Shape (T,).
 
-    The recurrent counterpart of ``layer_gradient_norms`` (notebooks 02 and 03):
+    The recurrent counterpart of ``layer_gradient_norms`` (notebooks 03 and 04):
     ``loss_of_inputs`` maps the inputs to a scalar loss, e.g. a classifier's
     cross-entropy read at the last step, and the norm is taken over the batch
     and feature dimensions of each step's gradient.

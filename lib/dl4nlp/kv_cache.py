@@ -7,7 +7,7 @@ token (cost growing like T² per token in attention, T per token everywhere
 else), a cache keeps every layer's keys and values, and each step computes
 only the new position's query, key and value and attends from it to the cached
 keys. The logits are the same as a full recomputation (tested to float64
-rounding). Taught in notebook 07.
+rounding). Taught in notebook 10.
 
 >>> cache = KVCache(n_layers=2)
 >>> cache.length, len(cache.layers)

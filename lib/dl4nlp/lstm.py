@@ -8,10 +8,10 @@ split in PyTorch's order (input, forget, candidate, output):
 and returns every gate by name. ``UnrolledLSTM`` runs it over a sequence and
 records the gates and cell states at every step; ``UnrolledLSTM.from_torch``
 copies one layer (and direction) of a ``torch.nn.LSTM``. ``GRUCell`` and
-``UnrolledGRU`` do the same for the GRU. Taught in notebook 03.
+``UnrolledGRU`` do the same for the GRU. Taught in notebook 04.
 
 ``load_char_model`` loads the character-level LSTM language model that
-notebook 03 inspects (trained by ``python -m dl4nlp.recipes.char_lstm``).
+notebook 05 inspects (trained by ``python -m dl4nlp.recipes.char_lstm``).
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ class GRUCell(_GatedCell):
     - ``reset_after=False`` (Cho et al., 2014): n = tanh(W_in x + b_in + W_hn (r ⊙ h) + b_hn),
       the reset gate scales h *before* the matrix product.
 
-    With the same weights the two compute different functions (notebook 03 shows how much).
+    With the same weights the two compute different functions (notebook 04 shows how much).
     """
 
     n_blocks = 3
@@ -360,14 +360,14 @@ def set_forget_bias_(module: nn.LSTM, value: float) -> nn.LSTM:
 
 
 def set_update_bias_(module: nn.GRU, value: float) -> nn.GRU:
-    """Start every GRU update gate at σ(value), so a fresh GRU copies h forward by default (notebook 03).
+    """Start every GRU update gate at σ(value), so a fresh GRU copies h forward by default (notebook 04).
 
     The GRU's counterpart of ``set_forget_bias_``: b_ih's update block = value, b_hh's = 0.
     """
     return _set_second_block_bias_(module, nn.GRU, value)  # blocks: reset, update, new
 
 
-# --- the character-level LSTM of notebook 03 ---------------------------------
+# --- the character-level LSTM of notebook 05 ---------------------------------
 CHAR_LSTM_KIND = "char_lstm"  # the checkpoint kind written by dl4nlp.recipes.char_lstm
 
 
@@ -400,7 +400,7 @@ def final_states(model: RecurrentLM, vocab: CharVocab, texts: Sequence[str]) -> 
     """The last hidden state of ``model`` after reading each text from a fresh state, (N, H).
 
     Texts of the same length are read as one batch. For a backward model pass the
-    texts reversed. Notebook 03 builds ELMo-style word vectors from these. The
+    texts reversed. Notebook 05 builds ELMo-style word vectors from these. The
     model runs on its own device; the states come back on the CPU.
     """
     check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")

@@ -5,7 +5,7 @@ one objective, a ``TrainingExample``:
 
 - ``masked_lm`` (BERT, an encoder): 15 % of the tokens chosen, 80/10/10
   corrupted; loss at the chosen positions only.
-- ``causal_lm`` (GPT, a decoder, notebook 07): read ``x_1 .. x_{T-1}``, predict
+- ``causal_lm`` (GPT, a decoder, notebook 10): read ``x_1 .. x_{T-1}``, predict
   ``x_2 .. x_T``; loss everywhere.
 - ``span_corruption`` (T5, an encoder-decoder): spans covering 15 % of the
   tokens (mean length 3) each replaced by a sentinel; the decoder writes
@@ -18,7 +18,7 @@ one objective, a ``TrainingExample``:
   says, at every position, whether the token was replaced; loss everywhere.
 
 T5's sentinels are extra ids above the vocabulary (``vocab_size``,
-``vocab_size + 1``, ...), as in T5's own vocabulary. Taught in notebook 08.
+``vocab_size + 1``, ...), as in T5's own vocabulary. Taught in notebook 13.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ first pronunciation, and drop the stress digits (AH0, AH1 -> AH), leaving 39
 phonemes. Letters and sounds align, but not one to one: 'kn' is one sound, 'x'
 is two, 'ph' is F. Words are split into train and test by the checksum rule of
 ``dl4nlp.date_task.split_of``, so no test *word* is ever trained on (a word's
-other pronunciations go with it). Taught in notebook 04; the model shipped in
+other pronunciations go with it). Taught in notebook 06; the model shipped in
 ``data/`` is trained by ``python -m dl4nlp.recipes.phoneme_model``.
 
 >>> strip_stress(["K", "AE1", "T"])

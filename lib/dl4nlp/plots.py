@@ -196,7 +196,7 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
     return fig
 
 
-# --- gradient flow (notebooks 01 and 02) -------------------------------------
+# --- gradient flow (notebooks 01 and 03) -------------------------------------
 def plot_gradient_norms(
     norms_by_name: Mapping[str, Sequence[float]],
     ax: Optional[plt.Axes] = None,
@@ -223,7 +223,7 @@ def plot_gradient_norms(
     return fig
 
 
-# --- scaling laws (notebook 09) ----------------------------------------------
+# --- scaling laws (notebook 14) ----------------------------------------------
 def plot_power_law(
     x: Sequence[float],
     y: Sequence[float],
@@ -370,7 +370,7 @@ def plot_allocation(allocation, ax: Optional[plt.Axes] = None, title: str = "") 
     return fig
 
 
-# --- positional encodings (notebook 06) and BERT (notebook 08) ---------------
+# --- positional encodings (notebook 09) and BERT (notebook 13) ---------------
 def plot_position_heatmap(
     table,
     ax: Optional[plt.Axes] = None,
@@ -466,7 +466,7 @@ def plot_parameter_breakdown(
     return fig
 
 
-# --- attention (notebooks 04 and 05) -----------------------------------------
+# --- attention (notebooks 06 and 08) -----------------------------------------
 @functools.lru_cache(maxsize=1024)
 def _label_outline(label: str, size: float = 8.0) -> Path:
     """The outline of a short label in points, centred on (0, 0) (cached: a widget redraws the same ones)."""
@@ -537,7 +537,7 @@ def plot_attention(
     return fig
 
 
-# --- heatmaps and coloured text (notebook 03) --------------------------------
+# --- heatmaps and coloured text (notebook 05) --------------------------------
 def plot_heatmap(
     values,
     ax: Optional[plt.Axes] = None,

@@ -4,14 +4,14 @@
     PE(pos, 2i+1) = cos(pos / base^(2i / d_model))
 
 Both modules map token embeddings (B, T, C) to embeddings with positions
-added. The helpers below them compute what notebook 06 proves about the
+added. The helpers below them compute what notebook 09 proves about the
 sinusoids: ``shift_matrix(k)`` is the fixed linear map (one 2 × 2 rotation per
 frequency) taking PE(pos) to PE(pos + k) for every pos; ``binary_encoding`` is
 the counting intuition behind them; ``rotary`` (RoPE) and
 ``clipped_relative_positions`` are the relative alternatives, and
 ``RotaryAttention`` is multi-head self-attention with RoPE inside, which
 ``dl4nlp.taggers.Tagger`` uses. ``rope_decay_bound`` is the long-term decay
-bound of Su et al. (2021). Taught in notebook 06.
+bound of Su et al. (2021). Taught in notebook 09.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def make_positional(kind: str, max_len: int, d_model: int) -> nn.Module:
     raise ValueError(f"positional must be one of ('sinusoidal', 'learned', 'none'); got {kind!r}")
 
 
-# --- what notebook 06 proves about the sinusoids ------------------------------
+# --- what notebook 09 proves about the sinusoids ------------------------------
 def frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
     """The (d_model/2,) angular frequencies w_i = base^(-2i/d_model) of the sinusoid pairs (float64)."""
     _check_even("d_model", d_model)

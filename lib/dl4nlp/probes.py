@@ -3,7 +3,7 @@
 A *probe* here is the simplest one possible: label every character of a text
 with a property (inside a quotation? which column of its line?) and ask, for
 each hidden unit separately, how well its activation alone tells the property
-apart. Taught in notebook 03 (the interpretable cells of a character LSTM).
+apart. Taught in notebook 05 (the interpretable cells of a character LSTM).
 
 >>> inside_quotes("a “b” c").tolist()
 [False, False, True, True, False, False, False]

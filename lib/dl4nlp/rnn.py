@@ -6,7 +6,7 @@ copy across; ``UnrolledRNN`` runs it over a sequence and returns every hidden
 state. ``RecurrentLM`` and ``RecurrentClassifier`` wrap PyTorch's fast
 ``nn.RNN`` / ``nn.LSTM`` / ``nn.GRU`` (the fast path) for training.
 ``jacobian_norms`` measures backpropagation through time as a product of
-Jacobians. Taught in notebook 02; the LSTM and GRU cells are in ``dl4nlp.lstm``.
+Jacobians. Taught in notebook 03; the LSTM and GRU cells are in ``dl4nlp.lstm``.
 
 >>> cell = RNNCell(3, 4)
 >>> cell(torch.zeros(2, 3), torch.zeros(2, 4)).shape
@@ -261,7 +261,7 @@ class RecurrentTagger(nn.Module):
 
     ``forward(tokens)`` with tokens (B, T) returns logits (B, T, C). With
     ``bidirectional=True`` the read-out at position t sees the forward state
-    (tokens 1..t) and the backward state (tokens t..T) side by side. Notebook 03.
+    (tokens 1..t) and the backward state (tokens t..T) side by side. Notebook 05.
 
     >>> RecurrentTagger(vocab_size=10, num_classes=3, num_layers=2, bidirectional=True)(
     ...     torch.zeros(2, 7, dtype=torch.long)).shape
@@ -394,7 +394,7 @@ def next_token_loss(model: nn.Module, windows: torch.Tensor) -> torch.Tensor:
     """The mean next-token loss of a language model on ``windows`` (B, T + 1) of token ids, with teacher forcing.
 
     The model reads ``windows[:, :-1]`` and is scored on predicting ``windows[:, 1:]``
-    (notebooks 02 and 03 train with it).
+    (notebooks 03 and 05 train with it).
     """
     check_type("model", model, nn.Module, "a language model, ids (B, T) -> (logits (B, T, V), state)")
     if not isinstance(windows, torch.Tensor) or windows.dim() != 2 or windows.shape[1] < 2:

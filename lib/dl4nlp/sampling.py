@@ -3,7 +3,7 @@
 A language model gives logits z over the vocabulary. Decoding turns them into
 one token:
 
-- greedy: argmax z (deterministic; prone to loops, notebook 07 shows why);
+- greedy: argmax z (deterministic; prone to loops, notebook 10 shows why);
 - temperature τ: sample from softmax(z / τ); τ → 0 is greedy, τ = 1 the model's
   own distribution, τ > 1 flatter;
 - top-k (Fan et al., 2018): keep the k most probable tokens, renormalise, sample;
@@ -12,7 +12,7 @@ one token:
 
 ``next_token_probabilities`` returns the distribution each rule samples from,
 so the rules can be tested and plotted; ``generate`` runs a model with them,
-using the KV cache by default. Taught in notebook 07.
+using the KV cache by default. Taught in notebook 10.
 
 >>> logits = torch.tensor([2.0, 1.0, 0.0, -1.0])
 >>> next_token_probabilities(logits, top_k=2).tolist()                    # two kept, renormalised

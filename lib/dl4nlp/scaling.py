@@ -9,7 +9,7 @@ squares in log space, with a standard error and a bootstrap interval on α.
 The sweep of tiny models that produces the data is the recipe
 ``python -m dl4nlp.recipes.scaling_sweep``; Hoffmann et al.'s (2022) methods
 for the compute-optimal allocation are in ``dl4nlp.compute_optimal``.
-Taught in notebook 09.
+Taught in notebook 14.
 
 >>> fit = fit_power_law([1e3, 1e4, 1e5], [4.0, 2.0, 1.0])
 >>> round(fit.alpha, 3)

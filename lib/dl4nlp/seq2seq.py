@@ -21,7 +21,7 @@ at once under teacher forcing (the fast path); every decoder also runs one step
 at a time (the readable path), and the two are tested equal. ``loss`` trains
 with teacher forcing or, with ``sampling_prob > 0``, with scheduled sampling
 (Bengio et al., 2015). Greedy and beam search work on any ``step`` function, so
-they decode this model and a toy probability table alike. Taught in notebook 04.
+they decode this model and a toy probability table alike. Taught in notebooks 06 and 07.
 """
 
 from __future__ import annotations

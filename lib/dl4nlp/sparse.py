@@ -1,7 +1,7 @@
 """The cost of attention: sparse patterns as masks, and attention that never stores the n × n scores.
 
 Full self-attention scores every pair of positions: n² entries per head. Two
-ways around it, both taught in notebook 07:
+ways around it, both taught in notebook 11:
 
 - **Sparse patterns** let each query see only some keys. Longformer (Beltagy et
   al., 2020) combines a sliding window with a few global tokens; BigBird (Zaheer

@@ -7,7 +7,7 @@ the corpus as character ids with its held-out tail (``CharData``), the three
 learning-rate schedules (``lr_factor``), where a run is evaluated
 (``eval_steps``), the held-out loss and the end-of-run greedy-prediction scores
 (``heldout_loss``, ``continuation_metrics``), and ``load_sweep`` /
-``load_models`` for the shipped results. Taught in notebook 09.
+``load_models`` for the shipped results. Taught in notebook 14.
 
 >>> parse_size("3x64")
 (3, 64, 4)

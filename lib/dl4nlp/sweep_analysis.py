@@ -18,7 +18,7 @@ conventions (``CONVENTIONS``):
 >>> round(method_1.a.value, 2), round(method_1.b.value, 2)  # N_opt ∝ C^a, D_opt ∝ C^b
 (0.61, 0.39)
 
-Taught in notebook 09.
+Taught in notebook 14.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A small Transformer that puts a label on every position, and the tasks that probe it.
 
-Notebook 05 trains it to reverse strings and reads its attention maps, layer by
-layer; notebook 06 trains it to name each token's left neighbour with each kind
+Notebook 08 trains it to reverse strings and reads its attention maps, layer by
+layer; notebook 09 trains it to name each token's left neighbour with each kind
 of position information (none, learned, sinusoidal, rotary) and tests it beyond
 the training length, and trains a causal version with no positions at all to
 name its own position. One model, ``Tagger``, with a ``TaggerConfig``:
@@ -273,7 +273,7 @@ def bag_of_words_ceiling(length: int, vocab_size: int) -> float:
     return total / (length - 1)
 
 
-# --- training: one recipe for every tagger of notebooks 05 and 06 ---------------------------------
+# --- training: one recipe for every tagger of notebooks 08 and 09 ---------------------------------
 @dataclass(frozen=True)
 class Training:
     """How a tagger is trained: the task, the lengths of its training sequences, the schedule."""

@@ -3,7 +3,7 @@
 Each task is a self-contained function that draws a fresh batch from a
 ``torch.Generator``, so experiments reproduce exactly.
 
-``long_lag_task`` (notebooks 02 and 03) tests memory: the label is the first
+``long_lag_task`` (notebooks 03 and 04) tests memory: the label is the first
 token of the sequence, and ``lag`` distracting tokens follow it, so a model that
 reads the sequence left to right must carry one token across ``lag`` steps.
 """

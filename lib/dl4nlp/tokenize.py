@@ -1,4 +1,4 @@
-"""Normalising text before it is cut into tokens (notebook 03).
+"""Normalising text before it is cut into tokens (notebook 05).
 
 The vocabularies that turn text into ids are in ``dl4nlp.vocab``.
 """
@@ -14,7 +14,7 @@ def straighten_quotes(text: str) -> str:
     """``text`` with the curly double quotes “ and ” both replaced by the straight quote ``"``.
 
     With one symbol for opening and closing, a character model can only tell
-    what a ``"`` means by remembering whether a quotation is open (notebook 03).
+    what a ``"`` means by remembering whether a quotation is open (notebook 05).
 
     >>> straighten_quotes("“Yes,” he said.")
     '"Yes," he said.'

@@ -6,7 +6,7 @@ gradient descent: zero the gradients, compute the loss, backpropagate, measure
 It shows a progress bar and returns a ``History`` of loss, gradient norm and
 learning rate per step. A loss that becomes NaN or infinite stops the run and
 sets ``History.diverged`` instead of raising, so a notebook can show a
-diverging run next to a stable one (notebook 02's gradient clipping).
+diverging run next to a stable one (notebook 03's gradient clipping).
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ False``: the original Transformer and BERT) or before (``norm_first=True``:
 GPT-2, easier to train small). ``TransformerBlock`` is tested equal to
 ``torch.nn.TransformerEncoderLayer`` with copied weights. The config's four
 ``use_*`` switches take ingredients out (attention, feed-forward, residual
-connections, LayerNorm) for notebook 07's ablation. ``TransformerLM`` accepts a
+connections, LayerNorm) for notebook 10's ablation. ``TransformerLM`` accepts a
 ``dl4nlp.kv_cache.KVCache`` to decode one token at a time without recomputing
-the past. Used by notebooks 05-09; BERT (``dl4nlp.bert``) puts its own
+the past. Used by notebooks 08-11, 13 and 14; BERT (``dl4nlp.bert``) puts its own
 embeddings and heads around ``TransformerEncoder``; the decoder block with
 cross-attention is in ``dl4nlp.decoder``.
 """
@@ -37,7 +37,7 @@ from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
 from dl4nlp.positional import POSITIONAL_KINDS, make_positional
 
-INGREDIENTS = ("use_attention", "use_feed_forward", "use_residual", "use_layer_norm")  # notebook 07's switches
+INGREDIENTS = ("use_attention", "use_feed_forward", "use_residual", "use_layer_norm")  # notebook 10's switches
 
 
 @dataclass
@@ -56,7 +56,7 @@ class TransformerConfig:
     fast_attention: bool = False  # fused F.scaled_dot_product_attention (no weights to plot)
     tie_weights: bool = True  # language model: output layer shares the token embedding
     layer_norm_eps: float = 1e-5
-    # The ingredients of a block, each switchable for notebook 07's ablation (all on: the Transformer).
+    # The ingredients of a block, each switchable for notebook 10's ablation (all on: the Transformer).
     use_attention: bool = True
     use_feed_forward: bool = True
     use_residual: bool = True

@@ -1,11 +1,11 @@
 """Vocabularies: tokens <-> integer ids, the three kinds the course uses.
 
 - ``CharVocab``: the distinct characters of a corpus, sorted, nothing reserved
-  (character language models: notebooks 02, 03, 07, 09).
+  (character language models: notebooks 02, 03, 05, 10, 14).
 - ``WordVocab``: whole words, BERT's special tokens first, then words by falling
-  frequency; any other word becomes ``[UNK]`` (notebook 08).
+  frequency; any other word becomes ``[UNK]`` (notebook 12).
 - ``Seq2SeqVocab``: a fixed alphabet (or list of symbols) after PAD = 0, BOS = 1
-  and EOS = 2, for encoder-decoders; ``decode`` stops at EOS (notebooks 04-06).
+  and EOS = 2, for encoder-decoders; ``decode`` stops at EOS (notebooks 06-09).
 
 Each ``encode`` refuses what it cannot represent (CharVocab and Seq2SeqVocab raise
 on an unknown token; WordVocab maps it to ``[UNK]``), and each ``decode`` refuses

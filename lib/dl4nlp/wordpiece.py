@@ -16,7 +16,7 @@ model of Hugging Face's ``tokenizers``, against which this is tested).
 >>> wp.decode(wp.encode("playing plays"))
 'playing plays'
 
-Taught in notebook 08.
+Taught in notebook 12.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.bert_pretrain and of the loaders and helpers around notebook 08's BERT."""
+"""Bad inputs of dl4nlp.bert_pretrain and of the loaders and helpers around notebook 13's BERT."""
 
 import functools
 import random

@@ -98,7 +98,7 @@ def _():
     yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])
 
 
-# --- notebook 07 --------------------------------------------------------------------------
+# --- notebooks 10 and 11 ------------------------------------------------------------------
 def _config_cases(fn, wanted):
     from dl4nlp.decoder import Seq2SeqTransformerConfig
     from dl4nlp.transformer import TransformerConfig, TransformerLM

@@ -154,7 +154,7 @@ def _():
     yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
 
 
-# --- dl4nlp.experiments.length_normalisation (notebook 04) --------------------------------------
+# --- dl4nlp.experiments.length_normalisation (notebook 07) --------------------------------------
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.length_normalisation.LengthNormalisationResult",
@@ -178,7 +178,7 @@ def _():
     yield from vary(LN.length_normalisation_claim, {}, "result", [("a dict", {"words": 100}, "dict")])
 
 
-# --- dl4nlp.experiments.scaling (notebook 09) -------------------------------------------------
+# --- dl4nlp.experiments.scaling (notebook 14) -------------------------------------------------
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.scaling.ScheduleRace",

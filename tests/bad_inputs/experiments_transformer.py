@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.experiments.transformer (notebook 07's experiments).
+"""Bad inputs of dl4nlp.experiments.transformer (notebooks 10 and 11's experiments).
 
 Every case fails before any training starts (the experiments check their arguments first).
 """

@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.finetune, dl4nlp.objectives and dl4nlp.dialogue (notebook 08's tasks and objectives)."""
+"""Bad inputs of dl4nlp.finetune, dl4nlp.objectives and dl4nlp.dialogue (notebook 13's tasks and objectives)."""
 
 import functools
 import random

@@ -1,5 +1,5 @@
-"""Bad inputs of what notebooks 00-02 added: dl4nlp.scalar_nn, dl4nlp.bptt, dl4nlp.ngram, the gradient references of
-dl4nlp.autograd, and the experiments of notebooks 00-02 (every case fails before any training starts)."""
+"""Bad inputs of what notebooks 00-03 added: dl4nlp.scalar_nn, dl4nlp.bptt, dl4nlp.ngram, the gradient references of
+dl4nlp.autograd, and the experiments of notebooks 00-03 (every case fails before any training starts)."""
 
 import random
 
@@ -376,7 +376,7 @@ def _():
     )
 
 
-# --- experiments of notebooks 00-02 ----------------------------------------------------------------
+# --- experiments of notebooks 00-03 ----------------------------------------------------------------
 @cases("dl4nlp.experiments.start_here.matmul_precision")
 def _():
     yield from vary(start_here.matmul_precision, {}, "seed", SEEDS)

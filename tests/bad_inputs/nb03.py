@@ -1,4 +1,4 @@
-"""Bad inputs of what notebook 03 added: LSTM variants, lstm_trace, RecurrentTagger, RecurrentLMConfig,
+"""Bad inputs of what notebooks 04 and 05 added: LSTM variants, lstm_trace, RecurrentTagger, RecurrentLMConfig,
 nearest_centroid_accuracy, the char-LSTM recipe's split_text, the cell diagrams, and experiments.lstm / char_lstm."""
 
 import math

@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.phonemes and of the recipes of notebook 04 (dl4nlp.recipes.date_models, .phoneme_model)."""
+"""Bad inputs of dl4nlp.phonemes and of the recipes of notebook 06 (dl4nlp.recipes.date_models, .phoneme_model)."""
 
 import torch
 

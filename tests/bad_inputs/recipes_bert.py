@@ -1,4 +1,4 @@
-"""Bad inputs of the recipes of notebook 08 (tiny_bert, bert_learning_curve, bert_mask_sweep) and the sweep helpers.
+"""Bad inputs of the recipes of notebook 13 (tiny_bert, bert_learning_curve, bert_mask_sweep) and the sweep helpers.
 
 Every case fails before any training starts.
 """

@@ -1,4 +1,4 @@
-"""Bad inputs of notebook 07's recipes (dl4nlp.recipes.gpt_shakespeare and the recipes' command lines)."""
+"""Bad inputs of notebooks 10 and 11's recipes (dl4nlp.recipes.gpt_shakespeare and the recipes' command lines)."""
 
 import functools
 

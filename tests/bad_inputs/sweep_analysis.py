@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.sweep_analysis (the shipped sweep read by notebook 09)."""
+"""Bad inputs of dl4nlp.sweep_analysis (the shipped sweep read by notebook 14)."""
 
 import math
 

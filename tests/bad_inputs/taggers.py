@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.taggers, of RotaryAttention and rope_decay_bound, and of notebooks 05-06's experiments.
+"""Bad inputs of dl4nlp.taggers, of RotaryAttention and rope_decay_bound, and of notebooks 08-09's experiments.
 
 Every experiment case fails before any training starts (the experiments check their arguments first).
 """

@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.wordpiece and dl4nlp.bytelevel (the tokenizers of notebook 08)."""
+"""Bad inputs of dl4nlp.wordpiece and dl4nlp.bytelevel (the tokenizers of notebook 12)."""
 
 import functools
 

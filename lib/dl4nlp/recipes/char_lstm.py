@@ -1,4 +1,4 @@
-"""Recipe: the character-level LSTM language models of notebook 03.
+"""Recipe: the character-level LSTM language models of notebook 05.
 
     python -m dl4nlp.recipes.char_lstm --out data/char_lstm_sherlock.pt
 

@@ -1,4 +1,4 @@
-"""Recipe: the date translators of notebook 04 (``data/seq2seq_dates_{dot,general,additive}.pt``).
+"""Recipe: the date translators of notebook 06 (``data/seq2seq_dates_{dot,general,additive}.pt``).
 
     python -m dl4nlp.recipes.date_models --score dot --out data/seq2seq_dates_dot.pt
 

@@ -1,4 +1,4 @@
-"""Notebook 07's encoder-decoder Transformer on 04's dates, against 04's GRU with attention, across seeds.
+"""Notebook 11's encoder-decoder Transformer on 06's dates, against 06's GRU with attention, across seeds.
 
     python -m dl4nlp.recipes.date_transformer --out data/date_transformer.pt --threads 1
 

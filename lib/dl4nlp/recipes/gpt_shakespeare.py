@@ -1,4 +1,4 @@
-"""Train the character-level GPT of notebook 07 on ``tinyshakespeare.txt`` and write ``gpt_shakespeare.pt``.
+"""Train the character-level GPT of notebook 10 on ``tinyshakespeare.txt`` and write ``gpt_shakespeare.pt``.
 
     python -m dl4nlp.recipes.gpt_shakespeare --out data/gpt_shakespeare.pt --threads 1
 

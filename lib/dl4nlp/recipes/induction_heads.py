@@ -1,4 +1,4 @@
-"""Train notebook 07's two-layer attention-only models on repeated random sequences; ship seed 0's weights.
+"""Train notebook 11's two-layer attention-only models on repeated random sequences; ship seed 0's weights.
 
     python -m dl4nlp.recipes.induction_heads --out data/induction_heads.pt --threads 1
 

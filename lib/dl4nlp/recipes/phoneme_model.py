@@ -1,4 +1,4 @@
-"""Recipe: the spelling -> pronunciation model of notebook 04 (``data/seq2seq_cmudict.pt``).
+"""Recipe: the spelling -> pronunciation model of notebook 06 (``data/seq2seq_cmudict.pt``).
 
     python -m dl4nlp.recipes.phoneme_model --out data/seq2seq_cmudict.pt
 

@@ -1,4 +1,4 @@
-"""Notebook 04's bottleneck with more training: the no-attention reverser at several budgets, several seeds.
+"""Notebook 06's bottleneck with more training: the no-attention reverser at several budgets, several seeds.
 
     python -m dl4nlp.recipes.reverser_budget --out data/reverser_budget.json --threads 1
 
@@ -76,7 +76,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             experiment.train_reverser.cache_clear()  # a 10,000-step model is not needed again
     seeds = list(range(args.seeds))
     record = {
-        "what": "held-out sequence accuracy per input length of notebook 04's reverser without attention, after "
+        "what": "held-out sequence accuracy per input length of notebook 06's reverser without attention, after "
         "finished schedules of several lengths; with the attention model after 100 steps as the reference",
         "lengths": list(experiment.LENGTHS),
         "budgets": budgets,

@@ -1,4 +1,4 @@
-"""Notebook 02's two delicate claims over many seeds: the IRNN at lag 50, and clipping, as one JSON table.
+"""Notebook 03's two delicate claims over many seeds: the IRNN at lag 50, and clipping, as one JSON table.
 
     python -m dl4nlp.recipes.rnn_seed_sweep --out data/rnn_seed_sweep.json --threads 1
 
@@ -73,7 +73,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             print(f"seed {seed}: IRNN {done[seed]['irnn_lag50']:.3f}, clipped "
                   f"{[round(x, 2) for x in done[seed]['clipped_final']]}", flush=True)  # fmt: skip
     record = {
-        "what": "notebook 02 over many seeds: the IRNN's held-out accuracy at lag 50 (memory_by_lag) and the "
+        "what": "notebook 03 over many seeds: the IRNN's held-out accuracy at lag 50 (memory_by_lag) and the "
         "clipping experiment's final losses (clipping: four models per seed, unclipped and clipped at norm 1)",
         **spec,
         "seeds": [done[seed] for seed in range(args.seeds)],

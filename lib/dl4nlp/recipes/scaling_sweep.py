@@ -1,4 +1,4 @@
-"""The scaling sweep of notebook 09: tiny character-level Transformer LMs, tuned, at many sizes and budgets.
+"""The scaling sweep of notebook 14: tiny character-level Transformer LMs, tuned, at many sizes and budgets.
 
     python -m dl4nlp.recipes.scaling_sweep --out data/scaling_sweep.json --threads 1
 
@@ -22,7 +22,7 @@ Phases, each resumable (run the same command again after an interruption):
 Everything is written to a work folder keyed by the spec (a different spec never resumes another's
 runs); only when every run is finished are ``--out`` and ``<stem>_models.pt`` (each size's longest
 cosine run, float16, in the ``dl4nlp.checkpoint`` format) written, and never over existing files
-without ``--overwrite``. Taught in notebook 09.
+without ``--overwrite``. Taught in notebook 14.
 """
 
 from __future__ import annotations

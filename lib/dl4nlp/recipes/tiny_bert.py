@@ -1,4 +1,4 @@
-"""Recipe: the tiny BERT of notebook 08, pre-trained on Sherlock Holmes + TinyStories with its own WordPiece.
+"""Recipe: the tiny BERT of notebook 13, pre-trained on Sherlock Holmes + TinyStories with its own WordPiece.
 
     python -m dl4nlp.recipes.tiny_bert --out data/tiny_bert.pt
 

@@ -1,4 +1,4 @@
-"""Notebook 07's ablations across seeds: the ingredient ladder and the warm-up study, as one JSON table.
+"""Notebook 10's ablations across seeds: the ingredient ladder and the warm-up study, as one JSON table.
 
     python -m dl4nlp.recipes.transformer_ablation --out data/transformer_ablation.json --threads 1
 
@@ -77,7 +77,7 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
             save()
             print(f"warm-up seed {seed}: {done['warmup'][str(seed)]['heldout']}", flush=True)
     record = {
-        "what": "held-out losses (nats per character) of notebook 07's ingredient ladder and warm-up study",
+        "what": "held-out losses (nats per character) of notebook 10's ingredient ladder and warm-up study",
         "ladder_sizes": {**experiment.LADDER_SIZES, "steps": args.ladder_steps},
         "ladder_variants": {name: switches for name, switches in experiment.LADDER.items()},
         "warmup_sizes": {**experiment.WARMUP_SIZES, "steps": args.warmup_steps},
