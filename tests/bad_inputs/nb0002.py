@@ -281,6 +281,25 @@ def _():
     )
 
 
+@cases("dl4nlp.ngram.count_probabilities")
+def _():
+    good = dict(train_ids=torch.randint(5, (40,)), vocab_size=5)
+    yield from vary(ngram.count_probabilities, good, "order", [("3", 3, "3"), ("True", True, "True")])
+    yield from vary(ngram.count_probabilities, good, "add", [("0", 0.0, "0.0"), ("inf", float("inf"), "inf")])
+    yield from vary(
+        ngram.count_probabilities,
+        good,
+        "train_ids",
+        [("an id beyond the vocabulary", torch.tensor([0, 5]), "5"), ("float", torch.zeros(4), "float32")],
+    )
+    yield from vary(ngram.count_probabilities, good, "vocab_size", int_variants(1)[:2])
+    yield (
+        "a bigram model of one id",
+        lambda: ngram.count_probabilities(torch.tensor([1]), 5, order=2),
+        ("bigram", "1"),
+    )
+
+
 @cases("dl4nlp.ngram.count_model_loss")
 def _():
     train = torch.randint(5, (40,))

@@ -16,7 +16,7 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 02 · Why plain RNNs forget: vanishing and exploding gradients through time
 #
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/02_rnn_vanishing_gradient.ipynb)
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/03_rnns_forget.ipynb)
 #
 # A recurrent network reads a sentence one token at a time and carries
 # everything it has seen in a single hidden vector. In principle that vector can
