@@ -534,6 +534,29 @@ def _():
     yield from vary(rnn_seed_sweep.seed_row, {}, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
 
 
+@cases("dl4nlp.experiments.rnn.plot_jacobian_products")
+def _():
+    yield from vary(rnn.plot_jacobian_products, {}, "result", [("a dict", {0.5: [1.0]}, "dict")])
+
+
+@cases("dl4nlp.experiments.rnn.plot_clipping")
+def _():
+    yield from vary(rnn.plot_clipping, {}, "run", [("a list of losses", [[1.0, 0.5]], "list")])
+
+
+@cases("dl4nlp.experiments.rnn.plot_memory_by_lag")
+def _():
+    good = dict(accuracy={"IRNN": (1.0, 0.9)}, lags=(5, 50), larger_lr=0.3)
+    yield from vary(
+        rnn.plot_memory_by_lag,
+        good,
+        "accuracy",
+        [("a list", [(1.0, 0.9)], "list"), ("one number too few", {"IRNN": (1.0,)}, "IRNN")],
+    )
+    yield from vary(rnn.plot_memory_by_lag, good, "lags", [("a zero lag", (0, 50), "0"), ("a string", "5", "'5'")])
+    yield from vary(rnn.plot_memory_by_lag, good, "larger_lr", [("above 1", 1.5, "1.5")])
+
+
 @cases("dl4nlp.experiments.rnn.load_seed_sweep")
 def _():
     yield from vary(rnn.load_seed_sweep, {}, "path", [("a missing file", "no_such_sweep.json", "no_such_sweep.json"),
