@@ -131,9 +131,9 @@ def unigram_model(train_ids, V):
     return (counts + 1) / (counts.sum() + V)
 
 
-solved_1 = check("Exercise 1", lambda: unigram_model(train_ids, V), count_probabilities(train_ids, V, order=1),
-                 names=character_names)
-assert solved_1
+assert check("Exercise 1", lambda: unigram_model(train_ids, V), count_probabilities(train_ids, V, order=1),
+             names=character_names)
+solved_1 = True
 
 # %% [markdown]
 # From here on the notebook uses your model (or, if your exercise is not solved yet, the
@@ -200,9 +200,9 @@ def bigram_model(train_ids, V):
     return (counts + 1) / (counts.sum(dim=1, keepdim=True) + V)
 
 
-solved_2 = check("Exercise 2", lambda: bigram_model(train_ids, V).flatten(),
-                 count_probabilities(train_ids, V, order=2).flatten(), names=pair_names)
-assert solved_2
+assert check("Exercise 2", lambda: bigram_model(train_ids, V).flatten(),
+             count_probabilities(train_ids, V, order=2).flatten(), names=pair_names)
+solved_2 = True
 
 # %% [markdown]
 # Here is the table for the lowercase letters and the space: row $a$, column $c$ is
