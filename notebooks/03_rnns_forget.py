@@ -132,7 +132,7 @@ print(f"hidden states: {tuple(by_torch.shape)} (batch, time, hidden); largest di
       f"by hand {(by_hand - by_torch).abs().max().item():.0e}, library {(by_library - by_torch).abs().max().item():.0e}")
 
 # %% [markdown]
-# The three agree to float32 rounding (the check at the end of this section asserts it).
+# The three agree to float32 rounding.
 #
 # ### 1b. Teacher forcing and a loss summed over time
 #
@@ -393,8 +393,8 @@ claim(f"all {len(grads_by_hand)} gradients of dl4nlp.bptt.rnn_lm_gradients ({', 
 # \qquad
 # \frac{\partial J^{(T)}}{\partial h^{(t)}} = \frac{\partial J^{(T)}}{\partial h^{(T)}}\,\frac{\partial h^{(T)}}{\partial h^{(t)}} .$$
 #
-# (Matrices do not commute, so the order is part of the formula.) A loss at step $T$ reaches step
-# $t$ only through this product, and the total gradient of a weight sums such contributions over all steps.
+# (Matrices do not commute, so the order is part of the formula.) The total gradient of a weight
+# sums such contributions over all steps.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** The lecture slides write the same chain in the opposite order,
@@ -475,29 +475,6 @@ assert check("Exercise 3", prediction_3, end[1.0] < 1e-6)
 # ends at a few units instead of $1.5^{60} \approx 4\times10^{10}$, because larger weights push the units into
 # $\tanh$'s flat tails, where $\tanh' \approx 0$. Only a large radius still explodes.
 
-# %% [markdown]
-# ### The gradient that reaches each time step
-#
-# The same story, seen from the loss: we run `UnrolledRNN` with $W_h = \rho Q$ over
-# 60 steps, put a loss on the last hidden state only, and let autograd compute
-# $\lVert\partial J^{(T)}/\partial e^{(t)}\rVert$, the gradient that arrives at each input
-# (`dl4nlp.experiments.rnn.gradient_reaching_inputs`, built on `dl4nlp.gradflow.time_step_gradient_norms`).
-# `plot_gradient_norms` (from chapter 01) draws it, now against time instead of depth.
-
-# %%
-reaching = experiment.gradient_reaching_inputs(seed=0)
-plot_gradient_norms({f"ρ = {rho:g}": n for rho, n in reaching.norms.items()},
-                    xlabel="time step t (the loss is at t = 60)",
-                    title="Gradient of a loss at the last step, arriving at each input")
-plt.show()
-for rho, ratio in reaching.first_over_last.items():
-    print(f"ρ = {rho:g}: gradient at t = 1 / gradient at t = 60 = {ratio:.1e}")
-
-# %% [markdown]
-# With $\rho \le 1$, the first input receives less than a millionth of the gradient the last
-# input receives: whatever the first token said, the loss at the end barely moves the weights
-# to remember it.
-
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the product of Jacobians vanishes or explodes
 k = np.arange(distance + 1)
@@ -509,9 +486,6 @@ claim(f"with ρ ≤ 1 the influence of a step 60 back is below 1e-6: {', '.join(
       all(end[rho] < experiment.VANISHED for rho in (0.5, 0.9, 1.0)))
 claim(f"ρ = 1.5 ends above 1 ({end[1.5]:.1f}) but more than a billion times below 1.5^60 = {1.5**distance:.1e}; "
       f"ρ = 3 still explodes ({end[3.0]:.1e} > 1e3)", 1 < end[1.5] < 1e-9 * 1.5**distance and end[3.0] > 1e3)
-claim("with ρ ≤ 1 the first input receives less than a millionth of the last input's gradient: "
-      + ", ".join(f"{reaching.first_over_last[r]:.1e}" for r in (0.5, 0.9, 1.0)),
-      all(reaching.first_over_last[rho] < experiment.VANISHED for rho in (0.5, 0.9, 1.0)))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. The eigenvalue argument
@@ -584,8 +558,8 @@ assert check("Exercise 4", exercise_4, min(k for k in range(1000) if 0.9**k < 1e
 # ### Play with it
 #
 # Choose an eigenvalue $\lambda$ and a distance $k$. The curve shows $\log_{10}|\lambda|^j = j\,\log_{10}|\lambda|$ for
-# $j = 0 \dots k$ (a straight line: the logarithm turns powers into multiples, and keeps
-# $1.5^{2000} \approx 10^{352}$, far beyond the largest float, on the chart); the title gives the value at $k$.
+# $j = 0 \dots k$ (a straight line, which keeps $1.5^{2000} \approx 10^{352}$, far beyond the largest
+# float, on the chart); the title gives the value at $k$.
 
 # %%
 def power_of(eigenvalue, k):
@@ -754,15 +728,14 @@ assert check("Exercise 5", lambda: torch.cat([g.flatten() for g in exercise_5(gr
              names=clipped_names)
 
 # %% [markdown]
-# Now real runs. A ReLU RNN whose recurrent matrix starts at the identity (more on this "IRNN"
-# in section 6) learns the memory task of section 6 with a lag of 30 steps, by plain SGD with
-# momentum (learning rate 0.02, momentum 0.9, 300 steps). Nothing bounds a ReLU unit, so one step
-# on a cliff can make the loss overflow to infinity; the training loop then stops the run (it
-# *diverged*). A step that does not
-# overflow can still throw the weights so far that the network ends up predicting the same
-# distribution for every sequence, stuck at the loss $\log 4 \approx 1.39$ of guessing among four classes.
-# `dl4nlp.experiments.rnn.clipping` trains four such models (four seeds), each once without and
-# once with the gradient clipped to norm 1.
+# Now real runs. An "IRNN" (a ReLU RNN whose recurrent matrix starts at the identity; section 6)
+# learns the memory task of section 6 at lag 30 by SGD with momentum (learning rate 0.02, momentum
+# 0.9, 300 steps). Nothing bounds a ReLU unit, so one step on a cliff can make the loss overflow to
+# infinity; the training loop then stops the run (it *diverged*). A step that does not overflow
+# can still throw the weights so far that the network predicts the same distribution for every
+# sequence, stuck at the loss $\log 4 \approx 1.39$ of guessing among four classes.
+# `dl4nlp.experiments.rnn.clipping` trains four such models, each once without and once with the
+# gradient clipped to norm 1.
 
 # %%
 clip_run = experiment.clipping(seed=0)
@@ -784,8 +757,7 @@ for name, runs in [("no clipping", clip_run.unclipped), ("clipped at norm 1", cl
 # (128 models, each trained once unclipped and once clipped; about nine minutes), together with
 # the IRNN at lag 50 of the next section, and the notebook loads the results
 # (`dl4nlp.experiments.rnn.load_seed_sweep`). None of the 128 clipped runs diverges. Six stay
-# stuck, ending between 1.0 and 1.4 nats (log 4 is 1.39), never more than one in a set of four, so
-# at least three of four learn on every seed. Without clipping, at least three of four fail on
+# stuck, ending between 1.0 and 1.4 nats (log 4 is 1.39); at least three of four learn on every seed. Without clipping, at least three of four fail on
 # every seed. Clipping stops the explosion; it does not promise that a run learns.
 
 # %%
@@ -854,14 +826,12 @@ for row, label in zip(tokens.tolist(), labels.tolist()):
 # | tanh, $W_h = I$ | $\tanh$ | the identity (orthogonal) | 1 |
 # | IRNN | ReLU | the identity | 1 |
 #
-# Everything else starts equal in all three: the same embedding, read-out and input weights
-# (drawn from $\mathcal N(0, 0.1^2)$) and zero biases, as `dl4nlp.rnn.identity_init_` sets them
-# for the IRNN (`dl4nlp.experiments.rnn.memory_model`). So the first two differ only in $W_h$,
-# the last two only in the nonlinearity. The third is the IRNN of Le, Jaitly & Hinton (2015), who
-# propose recurrent networks of rectified linear units whose recurrent weight matrix starts at the
-# identity (or a scaled identity). Each is trained afresh at each lag for 200 Adam steps (learning
-# rate $3\times10^{-3}$, gradients clipped at norm 1, batches of 64) and scored on 1000 held-out
-# sequences minus those that occur in its training batches
+# Everything else starts equal: the same embedding, read-out and input weights (drawn from
+# $\mathcal N(0, 0.1^2)$) and zero biases (`dl4nlp.experiments.rnn.memory_model`), so the first two
+# differ only in $W_h$, the last two only in the nonlinearity. The third is the IRNN of Le, Jaitly &
+# Hinton (2015): rectified linear units, recurrent matrix starting at the identity. Each is trained
+# afresh at each lag for 200 Adam steps (learning rate $3\times10^{-3}$, clipped at norm 1, batches
+# of 64) and scored on 1000 held-out sequences minus those that occur in its training batches
 # (`dl4nlp.experiments.rnn.memory_by_lag`). Lag 2 is left out: its $4 \cdot 8^2 = 256$ possible
 # sequences all occur in training, so it cannot test memory on unseen ones. At lag 5 (of
 # $4 \cdot 8^5 = 131\,072$ possible sequences) between 60 and 120 of the 1000 held-out ones were seen
@@ -979,6 +949,35 @@ claim(f"over 32 seeds the IRNN solves lag 50 on {sweep_counts.irnn_solved} and r
 # - R. Pascanu, T. Mikolov, Y. Bengio, *On the difficulty of training recurrent neural networks*, ICML (2013).
 # - Q. V. Le, N. Jaitly, G. E. Hinton, *A simple way to initialize recurrent networks of rectified linear units*, arXiv:1504.00941 (2015).
 # - A. Karpathy, *The unreasonable effectiveness of recurrent neural networks* (2015), and *char-rnn*, character language models sampled like ours.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Going further: the gradient that reaches each time step
+#
+# *Optional.* Section 3's story, seen from the loss: we run `UnrolledRNN` with $W_h = \rho Q$ over
+# 60 steps, put a loss on the last hidden state only, and let autograd compute
+# $\lVert\partial J^{(T)}/\partial e^{(t)}\rVert$, the gradient that arrives at each input
+# (`dl4nlp.experiments.rnn.gradient_reaching_inputs`, built on `dl4nlp.gradflow.time_step_gradient_norms`).
+# `plot_gradient_norms` (from chapter 01) draws it, now against time instead of depth.
+
+# %%
+reaching = experiment.gradient_reaching_inputs(seed=0)
+plot_gradient_norms({f"ρ = {rho:g}": n for rho, n in reaching.norms.items()},
+                    xlabel="time step t (the loss is at t = 60)",
+                    title="Gradient of a loss at the last step, arriving at each input")
+plt.show()
+for rho, ratio in reaching.first_over_last.items():
+    print(f"ρ = {rho:g}: gradient at t = 1 / gradient at t = 60 = {ratio:.1e}")
+
+# %% [markdown]
+# With $\rho \le 1$, the first input receives less than a millionth of the gradient the last
+# input receives: whatever the first token said, the loss at the end barely moves the weights
+# to remember it.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the gradient that reaches the first step
+claim("with ρ ≤ 1 the first input receives less than a millionth of the last input's gradient: "
+      + ", ".join(f"{reaching.first_over_last[r]:.1e}" for r in (0.5, 0.9, 1.0)),
+      all(reaching.first_over_last[rho] < experiment.VANISHED for rho in (0.5, 0.9, 1.0)))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Going further: truncated backpropagation through time
