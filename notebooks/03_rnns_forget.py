@@ -749,16 +749,16 @@ for name, runs in [("no clipping", clip_run.unclipped), ("clipped at norm 1", cl
 # or end stuck above 1.3 nats. With clipping, the same models, data and learning rate train for
 # all 300 steps without diverging, and at least three of the four learn: they end below 0.9 nats
 # (the mean of their last 20 losses). How each run ends is chaotic: training next to a cliff
-# amplifies the last digit of every rounding, so the same run can end at 0.35 on one computer
-# and at 0.82 on another. What holds on every computer is "none diverges, at least three of four
-# learn".
+# amplifies the last digit of every rounding, so the same run can end differently on another
+# computer. What holds on every computer is "none diverges, at least three of four learn".
 #
 # **Over 32 seeds.** Seed 0 is one draw. We ran this experiment beforehand for seeds 0 to 31
 # (128 models, each trained once unclipped and once clipped; about nine minutes), together with
 # the IRNN at lag 50 of the next section, and the notebook loads the results
 # (`dl4nlp.experiments.rnn.load_seed_sweep`). None of the 128 clipped runs diverges. Six stay
-# stuck, ending between 1.0 and 1.4 nats (log 4 is 1.39); at least three of four learn on every seed. Without clipping, at least three of four fail on
-# every seed. Clipping stops the explosion; it does not promise that a run learns.
+# stuck, ending between 1.0 and 1.4 nats (log 4 is 1.39); at least three of four learn on every
+# seed. Without clipping, at least three of four fail on every seed. Clipping stops the
+# explosion; it does not promise that a run learns.
 
 # %%
 seed_sweep = experiment.load_seed_sweep()
