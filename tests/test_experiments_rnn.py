@@ -1,5 +1,5 @@
-"""The controls of notebook 03's memory experiment: what the three networks share, and held-out
-sequences that training never saw (the claims themselves are in tests/claims/test_02_rnn.py)."""
+"""The controls of chapter 03's memory experiment: what the three networks share, and held-out
+sequences that training never saw (the claims themselves are in tests/claims/test_03_rnns.py)."""
 
 import torch
 from torch import nn

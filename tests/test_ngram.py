@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from dl4nlp.ngram import count_model_loss, perplexity
+from dl4nlp.ngram import count_model_loss, count_probabilities, perplexity
 
 
 def test_unigram_and_bigram_closed_forms():
@@ -15,6 +15,14 @@ def test_unigram_and_bigram_closed_forms():
     bigram = -(math.log(3 / 5) + math.log(2 / 5)) / 2  # row 0: (1, 3, 1)/5; row 1: (1, 2, 2)/5
     assert count_model_loss(train, windows, 3, order=1) == pytest.approx(unigram, abs=1e-12)
     assert count_model_loss(train, windows, 3, order=2) == pytest.approx(bigram, abs=1e-12)
+
+
+def test_count_probabilities_closed_forms_and_rows_sum_to_one():
+    train = torch.tensor([0, 1, 1, 2, 0, 1])
+    assert count_probabilities(train, 3).tolist() == pytest.approx([3 / 9, 4 / 9, 2 / 9], abs=1e-15)
+    bigram = count_probabilities(train, 3, order=2, add=0.5)  # row 1: 1->1, 1->2 once each: (0.5, 1.5, 1.5) / 3.5
+    assert bigram[1].tolist() == pytest.approx([0.5 / 3.5, 1.5 / 3.5, 1.5 / 3.5], abs=1e-15)
+    assert bigram.dtype == torch.float64 and torch.allclose(bigram.sum(dim=1), torch.ones(3, dtype=torch.float64))
 
 
 def test_perplexity_is_e_to_the_loss_and_uniform_gives_the_vocabulary_size():

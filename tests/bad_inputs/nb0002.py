@@ -281,6 +281,25 @@ def _():
     )
 
 
+@cases("dl4nlp.ngram.count_probabilities")
+def _():
+    good = dict(train_ids=torch.randint(5, (40,)), vocab_size=5)
+    yield from vary(ngram.count_probabilities, good, "order", [("3", 3, "3"), ("True", True, "True")])
+    yield from vary(ngram.count_probabilities, good, "add", [("0", 0.0, "0.0"), ("inf", float("inf"), "inf")])
+    yield from vary(
+        ngram.count_probabilities,
+        good,
+        "train_ids",
+        [("an id beyond the vocabulary", torch.tensor([0, 5]), "5"), ("float", torch.zeros(4), "float32")],
+    )
+    yield from vary(ngram.count_probabilities, good, "vocab_size", int_variants(1)[:2])
+    yield (
+        "a bigram model of one id",
+        lambda: ngram.count_probabilities(torch.tensor([1]), 5, order=2),
+        ("bigram", "1"),
+    )
+
+
 @cases("dl4nlp.ngram.count_model_loss")
 def _():
     train = torch.randint(5, (40,))
@@ -513,6 +532,29 @@ exempt(
 @cases("dl4nlp.recipes.rnn_seed_sweep.seed_row")
 def _():
     yield from vary(rnn_seed_sweep.seed_row, {}, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
+
+
+@cases("dl4nlp.experiments.rnn.plot_jacobian_products")
+def _():
+    yield from vary(rnn.plot_jacobian_products, {}, "result", [("a dict", {0.5: [1.0]}, "dict")])
+
+
+@cases("dl4nlp.experiments.rnn.plot_clipping")
+def _():
+    yield from vary(rnn.plot_clipping, {}, "run", [("a list of losses", [[1.0, 0.5]], "list")])
+
+
+@cases("dl4nlp.experiments.rnn.plot_memory_by_lag")
+def _():
+    good = dict(accuracy={"IRNN": (1.0, 0.9)}, lags=(5, 50), larger_lr=0.3)
+    yield from vary(
+        rnn.plot_memory_by_lag,
+        good,
+        "accuracy",
+        [("a list", [(1.0, 0.9)], "list"), ("one number too few", {"IRNN": (1.0,)}, "IRNN")],
+    )
+    yield from vary(rnn.plot_memory_by_lag, good, "lags", [("a zero lag", (0, 50), "0"), ("a string", "5", "'5'")])
+    yield from vary(rnn.plot_memory_by_lag, good, "larger_lr", [("above 1", 1.5, "1.5")])
 
 
 @cases("dl4nlp.experiments.rnn.load_seed_sweep")

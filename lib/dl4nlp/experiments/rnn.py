@@ -1,4 +1,4 @@
-"""The experiments of notebook 02 (plain RNNs, vanishing and exploding gradients), as functions of a seed.
+"""The experiments of chapter 03 (plain RNNs, and why they forget), as functions of a seed.
 
 - ``jacobian_products``: ‖∂h(T)/∂h(T-k)‖ for W_h = ρQ, with and without tanh.
 - ``gradient_reaching_inputs``: the gradient a loss at the last of 60 steps sends to each input.
@@ -11,10 +11,12 @@
 - ``load_seed_sweep`` / ``seed_sweep_counts``: the IRNN at lag 50 and the clipping experiment
   over many seeds, from the table ``python -m dl4nlp.recipes.rnn_seed_sweep`` ships.
 - ``language_model``: a small RNN language model trained for 100 steps, its held-out
-  perplexity next to count-based unigram and bigram models, and a sample.
+  perplexity next to chapter 02's count-based unigram and bigram models, and a sample.
+- ``plot_jacobian_products``, ``plot_clipping``, ``plot_memory_by_lag``: the chapter's figures
+  (layout only; the notebook shows the call).
 
-Every function takes ``seed`` and returns a frozen dataclass; the thresholds the
-prose states are the constants below, shared with ``tests/claims/test_02_rnn.py``.
+Every experiment takes ``seed`` and returns a frozen dataclass; the thresholds the
+prose states are the constants below, shared with ``tests/claims/test_03_rnns.py``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from torch import nn
@@ -66,7 +69,7 @@ RADII = (0.5, 0.9, 1.0, 1.5, 3.0)
 VARIANTS = ("tanh, default W_h", "tanh, W_h = I", "IRNN (ReLU, W_h = I)")
 LAGS = (5, 10, 20, 50)  # lag 2 would hold nothing out: its 4 · 8² = 256 possible sequences all occur in training
 HELDOUT_SEQUENCES, HELDOUT_SEED = 1000, 12345  # the held-out batch, as in dl4nlp.tasks.long_lag_accuracy
-HELD_OUT_FRACTION = 0.05  # the last 5% of the corpus is never trained on (as in notebook 03)
+HELD_OUT_FRACTION = 0.05  # the last 5% of the corpus is never trained on (as in chapters 02 and 05)
 
 
 @dataclass(frozen=True)
@@ -353,7 +356,7 @@ _SWEEP_KEYS = ("seed", "irnn_lag50", "clipped_final", "clipped_diverged", "uncli
 
 
 def load_seed_sweep(path=None) -> dict:
-    """The shipped seed sweep of notebook 02 (``data/rnn_seed_sweep.json`` by default), checked complete."""
+    """The shipped seed sweep of chapter 03 (``data/rnn_seed_sweep.json`` by default), checked complete."""
     path = data_path(SEED_SWEEP) if path is None else path
     table = read_json(path, "the RNN seed sweep (JSON)")
     return _check_seed_sweep(table, str(path))
@@ -405,3 +408,67 @@ def seed_sweep_counts(table: dict) -> SeedSweepCounts:
         ),
         sets_with_unclipped_failing=sum(row["unclipped_failed"] >= 3 for row in rows),
     )
+
+
+# --- the chapter's figures (layout only) ------------------------------------------------
+def _check_record(name: str, value, kind: type) -> None:
+    if not isinstance(value, kind):
+        raise TypeError(
+            f"{name} must be a {kind.__name__} (what {kind.__name__.lower()}-making experiment returns); "
+            f"got {given(value)}"
+        )
+
+
+def plot_jacobian_products(result: JacobianProducts) -> plt.Figure:
+    """‖∂h(T)/∂h(t)‖ against the distance, one line per radius: without tanh (left) and with it (right)."""
+    _check_record("result", result, JacobianProducts)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    for ax, norms, name in [(axes[0], result.linear, "linear (no tanh)"), (axes[1], result.tanh, "tanh")]:
+        for rho, n in norms.items():
+            ax.plot(np.arange(result.distance + 1), n, label=f"ρ = {rho:g}")
+        ax.set_yscale("log")
+        ax.set_xlabel("distance T − t (steps back in time)")
+        ax.set_title(f"‖∂h(T)/∂h(t)‖, {name}")
+    axes[0].set_ylabel("spectral norm (log scale)")
+    axes[0].legend()
+    return fig
+
+
+def plot_clipping(run: Clipping) -> plt.Figure:
+    """Training losses of the unclipped (left) and clipped (right) runs, log scale floored at 0.01."""
+    _check_record("run", run, Clipping)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
+    panels = [(left, run.unclipped, run.unclipped_diverged, "no clipping"),
+              (right, run.clipped, run.clipped_diverged, "clipped at norm 1")]  # fmt: skip
+    for ax, runs, diverged, title in panels:
+        for seed, losses, gone in zip(run.seeds, runs, diverged):
+            label = f"seed {seed}" + (f" (diverged at step {len(losses)})" if gone else "")
+            ax.plot(np.maximum(losses, 1e-2), label=label)
+        ax.axhline(LOG4, color="grey", linestyle="--", linewidth=1)
+        ax.set(yscale="log", xlabel="step", title=title)
+        ax.legend(fontsize="small")
+    left.set_ylabel("training loss (log scale, floored at 0.01)\ndashed: log 4")
+    return fig
+
+
+def plot_memory_by_lag(accuracy: dict[str, tuple[float, ...]], lags: tuple[int, ...], larger_lr: float) -> plt.Figure:
+    """Held-out accuracy against the lag for each network, the IRNN at a larger learning rate as a cross at lag 50."""
+    if not isinstance(accuracy, dict) or not accuracy:
+        raise TypeError(f"accuracy must be a dict network -> accuracy per lag (memory_by_lag); got {given(accuracy)}")
+    lags = tuple(check_int("lags", lag) for lag in check_sequence("lags", lags))
+    for name, row in accuracy.items():
+        if len(check_sequence("accuracy", row)) != len(lags):
+            raise ValueError(f"accuracy[{name!r}] must hold one number per lag {lags}; got {given(row)}")
+    check_number("larger_lr", larger_lr, 0.0, 1.0)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for (variant, row), marker in zip(accuracy.items(), "o^s"):
+        ax.plot(lags, row, marker=marker, label=variant)
+    ax.plot([max(lags)], [larger_lr], marker="x", markersize=10, linestyle="", color="tab:green",
+            label="IRNN, learning rate 1e-2")  # fmt: skip
+    ax.axhline(CHANCE, color="grey", linestyle="--", label="chance (1 in 4)")
+    ax.set(xscale="log", xlabel="lag L (steps between the signal and the answer)", ylabel="held-out accuracy",
+           ylim=(0, 1.05), title="Remembering one token across L distractors (200 training steps)")  # fmt: skip
+    ax.set_xticks(lags, [str(lag) for lag in lags])
+    ax.minorticks_off()
+    ax.legend(fontsize="small")
+    return fig

@@ -1,4 +1,4 @@
-"""Notebook 02's claims on other seeds (the notebook asserts the same on seed 0)."""
+"""Chapter 03's claims on other seeds (the notebook asserts the same on seed 0)."""
 
 import numpy as np
 import pytest

@@ -1,0 +1,500 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: cellView,jupyter,slideshow,tags,-all
+#     notebook_metadata_filter: kernelspec,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# # 02 · Before recurrence: counting language models and perplexity
+#
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/02_before_recurrence.ipynb)
+#
+# A language model gives a probability to every possible next token. Before any neural
+# network, you can get one by counting: how often each character occurs in a million
+# characters of Shakespeare (a **unigram** model), and how often it follows each other
+# character (a **bigram** model). In this chapter you count both yourself, sample text from
+# them, and score them on text they never saw with **perplexity**, the number every later
+# chapter uses to compare language models. The bigram model's perplexity is the baseline
+# the recurrent network of chapter 03 has to beat. (For now this chapter is the n-gram
+# baseline chapter; its neural half, Bengio's MLP language model, word embeddings and
+# convolutions over text, will be added later.)
+#
+# **You will:**
+# - split a text into a training part and a held-out part, and check that they do not overlap;
+# - count a unigram and a bigram model with add-one smoothing, and sample text from each;
+# - define a language model's loss and its perplexity, and compute both on held-out text;
+# - see why a model must be scored on text it was not counted on, and why it needs smoothing;
+# - predict, then measure, whether one character of context is worth more than a thousand times more text.
+#
+# **Prerequisites:** chapter 00 (tensors and their shapes); the softmax and cross-entropy loss
+# of chapter 01 help but are not needed.
+#
+# **Study time:** about 1 hour for a person; **run time:** about 10 s on a laptop CPU.
+
+# %%
+# Set-up. In Google Colab (and only there) this first fetches the course and installs
+# its library `dl4nlp` without touching Colab's torch; elsewhere `make lab` did that.
+import os, subprocess, sys
+if "google.colab" in sys.modules or os.environ.get("DL4NLP_BOOTSTRAP") == "1":
+    _course = os.path.abspath("dl4nlp-course")
+    if not os.path.isdir(_course):
+        _url = os.environ.get("DL4NLP_REPO_URL", "https://github.com/dl4nlp-course/dl4nlp")
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", _url, _course], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", _course], check=True)
+    sys.path.insert(0, os.path.join(_course, "lib"))
+
+import dl4nlp
+
+device = dl4nlp.start(seed=0)
+
+
+# %%
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+
+from dl4nlp.data import load_text
+from dl4nlp.exercises import attempt, check
+from dl4nlp.ngram import count_model_loss, count_probabilities, perplexity
+from dl4nlp.notebook import claim
+from dl4nlp.vocab import CharVocab
+from dl4nlp.widgets import interactive_figure
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. A language model, and the simplest one: counting characters
+#
+# **Intuition.** A language model assigns a probability to a text. It does so one token at a
+# time: the probability of the whole text is the probability of its first token, times the
+# probability of the second given the first, and so on. A model is good when the tokens that
+# really come next get high probability.
+#
+# **The maths.** For a text $x_1, \dots, x_T$ the chain rule of probability gives, exactly,
+#
+# $$p(x_1, \dots, x_T) = \prod_{t=1}^{T} p(x_t \mid x_1, \dots, x_{t-1}).$$
+#
+# Every language model in this course is a way to estimate the factor
+# $p(x_t \mid x_1, \dots, x_{t-1})$. The crudest estimate ignores the context altogether: a
+# **unigram** model gives each token its frequency in a training text,
+# $p(c) = n(c) / N$, where $n(c)$ counts the occurrences of $c$ among the $N$ training tokens.
+#
+# Our tokens are the characters of Shakespeare's plays (the *tiny Shakespeare* corpus). We keep
+# the last 5% of the text apart and never count on it: it is the **held-out** text on which the
+# models are scored in section 3.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+text = load_text("tinyshakespeare.txt")
+vocab = CharVocab.from_text(text)  # the 65 distinct characters, each with an id
+ids = torch.tensor(vocab.encode(text))  # (N,) int64
+split = int(0.95 * len(ids))
+train_ids, heldout_ids = ids[:split], ids[split:]  # the first 95% and the last 5%
+V = len(vocab)
+print(f"{len(text):,} characters, {V} distinct; {len(train_ids):,} for training, {len(heldout_ids):,} held out")
+print("the first 60 training characters:", repr(text[:60]))
+
+# %% [markdown]
+# A probability of zero would be a problem: a character that never occurs in training would
+# be declared impossible, and section 3 shows what that costs. **Add-one smoothing** (Laplace's
+# rule) pretends that every character was seen once more than it was:
+#
+# $$p(c) = \frac{n(c) + 1}{N + V},$$
+#
+# with $V = 65$ the number of distinct characters, so that the probabilities still sum to 1.
+#
+# **Exercise 1.** Return the add-one unigram model as a float64 tensor of shape $(V,)$: entry
+# $c$ is $p(c)$ above. (`torch.bincount(ids, minlength=V)` counts how often each id occurs.)
+# The check names the first character whose probability differs.
+
+# %%
+def unigram_model(train_ids, V):
+    raise NotImplementedError  # your code here
+
+
+character_names = [repr(c) for c in vocab.chars]
+solved_1 = check("Exercise 1", lambda: unigram_model(train_ids, V), count_probabilities(train_ids, V, order=1),
+                 names=character_names)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 1
+def unigram_model(train_ids, V):
+    counts = torch.bincount(train_ids, minlength=V).double()  # (V,): n(c)
+    return (counts + 1) / (counts.sum() + V)
+
+
+assert check("Exercise 1", lambda: unigram_model(train_ids, V), count_probabilities(train_ids, V, order=1),
+             names=character_names)
+solved_1 = True
+
+# %% [markdown]
+# From here on the notebook uses your model (or, if your exercise is not solved yet, the
+# library's `dl4nlp.ngram.count_probabilities`, which computes the same). The twenty most
+# frequent characters:
+
+# %%
+unigram = attempt(lambda: unigram_model(train_ids, V), lambda: count_probabilities(train_ids, V, order=1),
+                  name="Exercise 1", solved=solved_1)
+top = unigram.argsort(descending=True)[:20]
+fig, ax = plt.subplots(figsize=(8, 3))
+ax.bar(range(20), unigram[top].numpy())
+ax.set_xticks(range(20), [{" ": "␣", "\n": "\\n"}.get(vocab.chars[i], vocab.chars[i]) for i in top.tolist()])
+ax.set(ylabel="p(c)", title="The unigram model: the 20 most frequent characters of the training text")
+plt.show()
+
+# %% [markdown]
+# The space is the most frequent character, about one character in seven, followed by the
+# vowel *e* and the letter *t*, as in most English text.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the unigram model is a probability distribution, led by the space
+first, second = top[0].item(), top[1].item()
+claim(f"the {V} unigram probabilities sum to 1 (to {abs(unigram.sum().item() - 1):.0e})",
+      abs(unigram.sum().item() - 1) < 1e-12)
+claim(f"the most frequent character is the space, p(' ') = {unigram[first]:.3f} (about 1 in 7), then "
+      f"{vocab.chars[second]!r} with {unigram[second]:.3f}",
+      vocab.chars[first] == " " and 1 / 8 < unigram[first].item() < 1 / 6 and vocab.chars[second] == "e")
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 2. Bigrams: one character of context
+#
+# **Intuition.** After a *q* comes a *u*; after a full stop, a space or a line break. A
+# **bigram** model keeps exactly one character of context: it estimates
+# $p(x_t \mid x_1, \dots, x_{t-1})$ by $p(x_t \mid x_{t-1})$, counted.
+#
+# **The maths.** With $n(a, c)$ the number of times character $c$ directly follows character
+# $a$ in the training text, and the same add-one smoothing,
+#
+# $$p(c \mid a) = \frac{n(a, c) + 1}{\sum_{c'} n(a, c') + V}.$$
+#
+# The model is a $V \times V$ table whose row $a$ is the distribution of the character after $a$.
+#
+# **Exercise 2.** Return the add-one bigram table, a float64 tensor of shape $(V, V)$ with
+# `table[a, c]` $= p(c \mid a)$. The pairs are `(train_ids[:-1], train_ids[1:])`; one way to count
+# them is `counts.index_put_((previous, following), ones, accumulate=True)`. The check names
+# the first pair whose probability differs.
+
+# %%
+def bigram_model(train_ids, V):
+    raise NotImplementedError  # your code here
+
+
+pair_names = [f"p({b!r} after {a!r})" for a in vocab.chars for b in vocab.chars]
+solved_2 = check("Exercise 2", lambda: bigram_model(train_ids, V).flatten(),
+                 count_probabilities(train_ids, V, order=2).flatten(), names=pair_names)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+def bigram_model(train_ids, V):
+    counts = torch.zeros(V, V, dtype=torch.float64)  # (V, V): previous -> following
+    ones = torch.ones(len(train_ids) - 1, dtype=torch.float64)
+    counts.index_put_((train_ids[:-1], train_ids[1:]), ones, accumulate=True)
+    return (counts + 1) / (counts.sum(dim=1, keepdim=True) + V)
+
+
+assert check("Exercise 2", lambda: bigram_model(train_ids, V).flatten(),
+             count_probabilities(train_ids, V, order=2).flatten(), names=pair_names)
+solved_2 = True
+
+# %% [markdown]
+# Here is the table for the lowercase letters and the space: row $a$, column $c$ is
+# $p(c \mid a)$, darker for more likely.
+
+# %%
+bigram = attempt(lambda: bigram_model(train_ids, V), lambda: count_probabilities(train_ids, V, order=2),
+                 name="Exercise 2", solved=solved_2)
+shown = [vocab.stoi[c] for c in " abcdefghijklmnopqrstuvwxyz"]
+fig, ax = plt.subplots(figsize=(6.5, 6))
+ax.imshow(bigram[shown][:, shown].numpy(), cmap="Blues")
+labels = ["␣"] + list("abcdefghijklmnopqrstuvwxyz")
+ax.set_xticks(range(len(shown)), labels)
+ax.set_yticks(range(len(shown)), labels)
+ax.set(xlabel="next character c", ylabel="previous character a", title="p(c | a), counted with add-one")
+ax.grid(False)
+plt.show()
+
+# %% [markdown]
+# The row of *q* is a single dark square. The counts behind it:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+q, u = vocab.stoi["q"], vocab.stoi["u"]
+q_pairs = train_ids[:-1] == q
+after_q = torch.bincount(train_ids[1:][q_pairs], minlength=V)
+print(f"'q' is followed by another character {int(q_pairs.sum())} times, by 'u' {int(after_q[u])} times")
+print(f"p('u' | 'q') = ({int(after_q[u])} + 1) / ({int(q_pairs.sum())} + {V}) = {bigram[q, u]:.3f}")
+
+# %% [markdown]
+# Every *q* of the training text is followed by *u*, yet the model gives *u* only 0.902: add-one
+# smoothing hands each of the other 64 characters a probability of $1/656$ after *q*. Smoothing
+# buys safety for unseen pairs at the price of some probability on the seen ones.
+#
+# **Sampling.** A language model is also a generator: draw the first character, then draw each
+# next one from the model's distribution, and repeat. For the unigram model every draw ignores
+# what came before; for the bigram model the draw uses the row of the previous character.
+
+# %%
+def sample_from_counts(probabilities, first, length, generator):
+    """Draw `length` characters after `first` from a unigram (V,) or bigram (V, V) table."""
+    drawn = [vocab.stoi[first]]
+    for _ in range(length):
+        row = probabilities if probabilities.dim() == 1 else probabilities[drawn[-1]]  # (V,)
+        drawn.append(torch.multinomial(row, 1, generator=generator).item())
+    return vocab.decode(drawn)
+
+
+for name, table in [("unigram", unigram), ("bigram", bigram)]:
+    print(f"--- {name} ---")
+    print(sample_from_counts(table, "\n", 200, torch.Generator().manual_seed(0)))
+
+# %% [markdown]
+# The unigram sample has the right letters in the wrong order. The bigram sample already has
+# word-sized chunks between spaces and now and then a short real word, because a space after a
+# vowel or a *t* before an *h* are one-character habits; but it forgets everything beyond the
+# previous character.
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Shannon printed samples like these in *A Mathematical Theory of Communication*
+# (1948), as "first-order" and "second-order" approximations to English. For the second he needed
+# no table: open a book at random, read on to the next occurrence of the previous letter, and
+# write down the letter that follows it.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the bigram table, and what smoothing costs
+row_sums = bigram.sum(dim=1)
+seen_pairs = torch.unique(train_ids[:-1] * V + train_ids[1:]).numel()  # distinct (previous, following) pairs
+claim(f"every one of the {V} rows of the bigram table sums to 1 (to {(row_sums - 1).abs().max().item():.0e})",
+      bool((row_sums - 1).abs().max() < 1e-12))
+claim(f"all {int(q_pairs.sum())} q's of the training text are followed by u, yet add-one smoothing gives "
+      f"p(u | q) = {bigram[q, u]:.3f}", int(after_q[u]) == int(q_pairs.sum()) == 591 and round(bigram[q, u].item(), 3) == 0.902)
+claim(f"the training text shows {seen_pairs:,} of the {V}² = {V * V:,} possible pairs; smoothing gives the other "
+      f"{V * V - seen_pairs:,} a small probability", seen_pairs == 1391)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 3. Perplexity, on held-out text
+#
+# **Intuition.** To compare language models, score the probability each gives to text it has
+# not seen. Take the logarithm, so that a product over a text becomes a sum, and average over
+# the predictions, so that texts of different lengths compare.
+#
+# **The maths.** A model's **loss** on a text is its average negative log-probability of the
+# token that really comes next, in nats:
+#
+# $$\ell = -\frac{1}{T}\sum_{t=1}^{T} \log p(x_t \mid x_1, \dots, x_{t-1}),
+# \qquad \text{perplexity} = e^{\ell}.$$
+#
+# This is the cross-entropy loss that neural language models are trained on. Its exponential,
+# the **perplexity**, reads as a count: a model with perplexity 12 is, on average, as uncertain
+# as if it chose uniformly among 12 characters at every step. A model that knows nothing gives
+# every one of the $V$ characters probability $1/V$; its loss is $\log V$ and its perplexity
+# exactly $V = 65$. A perfect model has perplexity 1.
+#
+# We score every model on the same 55,769 predictions: each held-out character after the
+# first, from the one before it. (`dl4nlp.ngram.perplexity` is `math.exp`, with a check
+# that its argument is a loss.)
+
+# %%
+def loss_on(model, ids):
+    """Mean negative log-probability (nats) of ids[1:], each predicted from the character before it."""
+    previous, following = ids[:-1], ids[1:]
+    probabilities = model[following] if model.dim() == 1 else model[previous, following]
+    return -probabilities.log().mean().item()
+
+
+uniform = torch.full((V,), 1 / V, dtype=torch.float64)
+models = {"uniform over 65 characters": uniform, "unigram counts": unigram, "bigram counts": bigram}
+heldout_loss = {name: loss_on(model, heldout_ids) for name, model in models.items()}
+training_loss = {name: loss_on(model, train_ids) for name, model in models.items()}
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{'':>27}  {'held-out text':>22}  {'training text':>22}")
+for name in models:
+    print(f"{name:>27}: loss {heldout_loss[name]:.2f}, perplexity {perplexity(heldout_loss[name]):4.1f}"
+          f"   loss {training_loss[name]:.2f}, perplexity {perplexity(training_loss[name]):4.1f}")
+
+# %% [markdown]
+# One character of context cuts the perplexity from 28.8 to 11.9. On its own training text each
+# count model does a little better than on held-out text (bigram 11.6 against 11.9): the
+# counts fit the text they were counted on. With a million characters and only $65^2$ pairs to
+# count, the gap is small; with less text it is not, as the figure below shows.
+#
+# **Why held-out text.** A model scored on its own training text is rewarded for memorising it.
+# And the held-out text must not simply repeat the training text: none of its 858 windows of 65
+# characters occurs anywhere in the training part (the check at the end of this section searches
+# for every one).
+#
+# **Why smoothing.** Some pairs occur in the held-out text that the training text never shows.
+# Without smoothing they would get probability zero:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+raw_counts = torch.zeros(V, V)
+raw_counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1), accumulate=True)
+unseen = raw_counts[heldout_ids[:-1], heldout_ids[1:]] == 0  # (55769,)
+unseen_pairs = sorted({vocab.decode(pair) for pair in torch.stack([heldout_ids[:-1], heldout_ids[1:]], 1)[unseen].tolist()})
+print(f"{int(unseen.sum())} held-out predictions are pairs never seen in training ({len(unseen_pairs)} distinct):")
+print(unseen_pairs)
+
+# %% [markdown]
+# A single probability of zero makes $-\log p = \infty$, so the unsmoothed bigram model's
+# held-out loss and perplexity would be infinite, however good its other 55,593 predictions.
+# Add-one smoothing keeps every prediction finite.
+#
+# **Exercise 3 (predict, then run).** The bigram model above was counted on 1,059,624
+# characters. Count it instead on the first **2,000** characters only (the opening of the first
+# scene). Before running anything, predict: is its held-out perplexity *lower* than that of the
+# unigram model counted on all 1,059,624 characters (28.8)? Set `prediction_3` to `True` or
+# `False`, then run the cell: it counts the small model and checks your prediction.
+
+# %%
+prediction_3 = None  # True: the bigram model of 2,000 characters beats the full unigram model
+
+small_bigram_perplexity = perplexity(loss_on(count_probabilities(train_ids[:2000], V, order=2), heldout_ids))
+print(f"bigram counted on 2,000 characters: held-out perplexity {small_bigram_perplexity:.1f}")
+check("Exercise 3", prediction_3, small_bigram_perplexity < perplexity(heldout_loss["unigram counts"]));
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+prediction_3 = True  # 21.8 against 28.8: one character of context beats 500 times more text
+assert check("Exercise 3", prediction_3, small_bigram_perplexity < perplexity(heldout_loss["unigram counts"]))
+
+# %% [markdown]
+# Context wins: the bigram model of 2,000 characters reaches about 21.8, though more than half
+# of the 4,225 pairs never occur in so little text. But it fits its own 2,000 characters far
+# better (the gap between the training and held-out curves below), and its add-one smoothing
+# now matters a lot.
+#
+# ### Play with it
+#
+# Choose how many training characters to count and the smoothing constant $k$ (add $k$ to every
+# count instead of 1). The figure shows the held-out perplexity of both models, and the bigram
+# model's perplexity on its own training characters, as the training text grows.
+
+# %%
+sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, len(train_ids)]
+
+
+def draw_perplexity(characters, k):
+    """Held-out (and training) perplexity of add-k unigram and bigram models counted on the first characters."""
+    curves = {"unigram, held-out": [], "bigram, held-out": [], "bigram, its training text": []}
+    for n in sizes:
+        counted = train_ids[:n]
+        curves["unigram, held-out"].append(perplexity(loss_on(count_probabilities(counted, V, 1, k), heldout_ids)))
+        bigram_n = count_probabilities(counted, V, 2, k)
+        curves["bigram, held-out"].append(perplexity(loss_on(bigram_n, heldout_ids)))
+        curves["bigram, its training text"].append(perplexity(loss_on(bigram_n, counted)))
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for (name, values), style in zip(curves.items(), ["-", "-", ":"]):
+        ax.plot(sizes, values, style, label=name)
+    ax.axvline(characters, color="grey", linewidth=1)
+    at = sizes.index(characters)
+    ax.set(xscale="log", xlabel="training characters counted", ylabel="perplexity", ylim=(0, None),
+           title=f"k = {k:g}, {characters:,} characters: bigram held-out perplexity "
+                 f"{curves['bigram, held-out'][at]:.1f}")
+    ax.legend()
+    return fig
+
+
+interactive_figure(
+    draw_perplexity,
+    characters=widgets.SelectionSlider(options=sizes, value=2000, description="characters"),
+    k=widgets.FloatSlider(value=1.0, min=0.01, max=2.0, step=0.01, description="k"),
+)
+
+# %% [markdown]
+# With little text, a smaller $k$ helps the bigram model (on 2,000 characters, $k = 0.1$ gives
+# about 18.3 instead of 21.8); with the whole text, $k$ hardly matters. How to share probability
+# with unseen events is the subject of a whole literature on smoothing (Chen & Goodman, 1998).
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: perplexity on held-out text
+train_text = text[:split]
+windows = heldout_ids[: (len(heldout_ids) // 65) * 65].reshape(-1, 65)  # (858, 65)
+in_training = sum(vocab.decode(window.tolist()) in train_text for window in windows)
+ppl = {name: perplexity(loss) for name, loss in heldout_loss.items()}
+ppl_training = {name: perplexity(loss) for name, loss in training_loss.items()}
+small_k = perplexity(loss_on(count_probabilities(train_ids[:2000], V, 2, 0.1), heldout_ids))
+claim(f"the uniform model's perplexity is exactly the number of characters: {ppl['uniform over 65 characters']:.6f}",
+      abs(ppl["uniform over 65 characters"] - 65) < 1e-9)
+claim(f"on held-out text, bigram {ppl['bigram counts']:.1f} < unigram {ppl['unigram counts']:.1f} < uniform 65",
+      round(ppl["bigram counts"], 1) == 11.9 and round(ppl["unigram counts"], 1) == 28.8)
+claim(f"the library's dl4nlp.ngram.count_model_loss gives the same bigram loss "
+      f"({count_model_loss(train_ids, heldout_ids[None], V, order=2):.6f})",
+      abs(count_model_loss(train_ids, heldout_ids[None], V, order=2) - heldout_loss["bigram counts"]) < 1e-12)
+claim(f"each count model does better on its training text: unigram {ppl_training['unigram counts']:.1f} "
+      f"< {ppl['unigram counts']:.1f}, bigram {ppl_training['bigram counts']:.1f} < {ppl['bigram counts']:.1f}",
+      ppl_training["unigram counts"] < ppl["unigram counts"] and ppl_training["bigram counts"] < ppl["bigram counts"])
+claim(f"none of the {len(windows)} held-out windows of 65 characters occurs in the training text",
+      in_training == 0 and len(windows) == 858)
+claim(f"{int(unseen.sum())} held-out predictions ({len(unseen_pairs)} distinct pairs) were never seen in training: "
+      f"without smoothing the held-out perplexity would be infinite", int(unseen.sum()) == 176 and len(unseen_pairs) == 12)
+claim(f"counted on 2,000 characters, the bigram model ({small_bigram_perplexity:.1f}) still beats the unigram model "
+      f"counted on all {len(train_ids):,} ({ppl['unigram counts']:.1f}); with k = 0.1 it reaches {small_k:.1f}",
+      round(small_bigram_perplexity, 1) == 21.8 and round(small_k, 1) == 18.3)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Summary
+#
+# - A language model factors the probability of a text into next-token probabilities,
+#   $p(x_1, \dots, x_T) = \prod_t p(x_t \mid x_1, \dots, x_{t-1})$. Counting estimates them: a unigram
+#   model ignores the context, a bigram model keeps the previous character.
+# - Add-one smoothing, $(n + 1) / (N + V)$, keeps every probability above zero. It costs something on
+#   what was seen (every one of the 591 q's is followed by u, yet $p(u \mid q) = 0.902$) and saves
+#   everything on what was not: 176 held-out predictions are pairs never seen in training, and
+#   one zero makes the perplexity infinite.
+# - The loss is the mean negative log-probability of the true next token; the perplexity $e^{\text{loss}}$
+#   is the number of equally likely choices the model is as unsure as. On held-out Shakespeare:
+#   65 for guessing, 28.8 for unigram counts, 11.9 for bigram counts.
+# - Score on held-out text: every count model does better on the text it was counted on (bigram
+#   11.6 against 11.9 with a million characters; 2,000 characters widen the gap). Context is worth
+#   more than data: a bigram model of 2,000 characters (21.8) beats the unigram model of 1,059,624
+#   (28.8).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## What comes next
+#
+# Chapter 03 trains a recurrent neural network as a character language model on the same split and
+# compares its held-out perplexity with these unigram and bigram baselines: in 100 training steps
+# it gets below the bigram model. It then asks why such a network forgets what it read a few dozen
+# characters earlier. (This chapter is, for now, the n-gram baseline chapter; Bengio's neural
+# probabilistic language model, word embeddings and convolutions over text will join it later.)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# - C. E. Shannon, *A mathematical theory of communication*, Bell System Technical Journal (1948): letter
+#   and pair approximations to English, sampled from frequency tables.
+# - C. E. Shannon, *Prediction and entropy of printed English*, Bell System Technical Journal (1951).
+# - S. F. Chen, J. Goodman, *An empirical study of smoothing techniques for language modeling*,
+#   Harvard TR-10-98 (1998).
+# - D. Jurafsky, J. H. Martin, *Speech and Language Processing* (3rd edition draft), chapter
+#   "N-gram language models": perplexity, held-out sets and Laplace smoothing.
+# - A. Karpathy, *char-rnn* (2015), the origin of the tiny Shakespeare corpus.
+
+# %% [markdown] slideshow={"slide_type": "skip"}
+# ## Instructor notes
+#
+# - Nothing in this chapter is trained and nothing is shipped: every number is counted from
+#   `data/tinyshakespeare.txt` in float64 at run time (about 10 s, most of it the check cell's
+#   search for held-out windows in the training text and the widget's 14 sizes). Counting is exact
+#   and the logarithms are float64, so the printed numbers (28.8, 11.9, 21.8, 18.3, 176 pairs) are
+#   the same on every CPU and torch version; the check cells assert them by rounding to one
+#   decimal, far from any rounding boundary.
+# - The samples use `torch.multinomial` with a fixed generator; they are not compared by nbval,
+#   since a future torch may draw differently.
+# - The split (first 95% / last 5%) is the one of `dl4nlp.experiments.rnn.shakespeare_split`, which
+#   chapter 03's RNN language model uses. Chapter 03 scores the same count models on the RNN's
+#   4,096 held-out predictions (64 windows of 65 characters), where the bigram model gets 11.2
+#   instead of 11.9 and the unigram model 28.7 instead of 28.8: a shorter, different sample of the
+#   same held-out text.
+# - This chapter will grow (issue 23's table of contents): Bengio et al.'s MLP language model
+#   (2003), word embeddings and convolutions over text are to be added by a later issue.
