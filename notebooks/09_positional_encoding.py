@@ -14,31 +14,30 @@
 # ---
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# # 06 · Positional encoding: telling "John loves Mary" from "Mary loves John"
-#
-# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/06_positional_encoding.ipynb)
+# # 09 · Positional encoding: telling "John loves Mary" from "Mary loves John"
 #
 # Self-attention compares every word with every other word, and it does so
 # without ever looking at *where* the words are. Shuffle a sentence and a
 # Transformer encoder without positional information returns the same
-# vectors, shuffled. In this notebook you will prove that, then add the
-# Transformer's sinusoidal position codes, derive and check the three
+# vectors, shuffled. In this chapter you will see that on the lecture's example,
+# then build the Transformer's sinusoidal position codes, derive and check the three
 # properties that make them useful, train small models with and without
 # positions on a task that needs word order, and watch what happens on
 # sequences longer than any seen in training.
 #
 # **You will:**
-# - show that a self-attention encoder without positions treats a sentence as a bag of words;
+# - see that a self-attention encoder without positions treats a sentence as a bag of words;
 # - build the sinusoidal encoding from the idea of counting in binary, and see it as a heatmap;
 # - verify that a shift by $k$ positions is one fixed rotation, that $PE(p)\cdot PE(q)$ depends only on $p-q$, and that the codes stay bounded;
-# - see why added positions mix content with absolute position, and how relative positions and rotary embeddings (RoPE) avoid it; compute RoPE's long-term decay bound;
-# - train models with no, learned, sinusoidal and rotary positions on a task that needs order, compare them with the best any order-blind model can do, test them beyond the training length and find out by experiment why they fail there;
-# - watch a causal model with no positional encoding at all learn where its tokens are;
-# - read a published comparison on GLUE, and check its arithmetic.
+# - see what added positions do inside an attention score, and how relative positions and rotary embeddings (RoPE) change it; compute RoPE's long-term decay bound and what it does and does not promise;
+# - predict, then measure, how models with no, learned, sinusoidal and rotary positions fare on a task that needs order, at and beyond the training length, and find out by experiment why they fail beyond it;
+# - watch a causal model with no positional encoding at all learn where its tokens are.
 #
-# **Prerequisites:** notebook 05 (self-attention, multi-head attention, the Transformer block).
+# **Prerequisites:** chapter 08 (self-attention, multi-head attention, permutation equivariance).
 #
-# **Run time:** about 30 seconds on a laptop CPU.
+# [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/09_positional_encoding.ipynb)
+#
+# **Study time:** about 2 hours for a person; **run time:** about 40 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -68,7 +67,8 @@ import torch
 from dl4nlp.diagrams import tagger_diagram
 from dl4nlp.exercises import check
 from dl4nlp.experiments import positional
-from dl4nlp.plots import plot_accuracy_by_position, plot_position_heatmap
+from dl4nlp.notebook import claim
+from dl4nlp.plots import plot_position_heatmap
 from dl4nlp.positional import (binary_encoding, clipped_relative_positions, frequencies, make_positional,
                                rope_decay_bound, rotary, shift_matrix, sinusoidal_encoding)
 from dl4nlp.taggers import Tagger, bag_of_words_ceiling
@@ -78,25 +78,12 @@ from dl4nlp.widgets import interactive_figure
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Why positions are needed: self-attention sees a bag of words
 #
-# **Intuition.** A self-attention layer scores every pair of words by the dot
-# product of a query and a key, and mixes values by those scores. Nothing in
-# that computation says which word came first. The feed-forward layers and
-# LayerNorms act on each position separately. So if you permute the input
-# words, every intermediate result is permuted in the same way.
-#
-# **The maths.** Let $P$ be a permutation matrix acting on the rows (words) of $X \in \mathbb{R}^{T\times C}$. Then
-#
-# $$\operatorname{softmax}\!\Big(\frac{(PXW_Q)(PXW_K)^\top}{\sqrt{d_k}}\Big)\,PXW_V
-#   = P\,\operatorname{softmax}\!\Big(\frac{XW_Q (XW_K)^\top}{\sqrt{d_k}}\Big)P^\top P\,XW_V
-#   = P\,\operatorname{SelfAttention}(X),$$
-#
-# because permuting the rows and columns of a score matrix permutes the rows of
-# its row-wise softmax, and $P^\top P = I$. The encoder is *permutation
-# equivariant*: $\operatorname{Enc}(PX) = P\,\operatorname{Enc}(X)$. Any pooled summary of the
-# outputs (their mean, their sum) is then exactly the same for every word order.
-#
-# We test it on the lecture's example with a randomly initialised two-layer
-# encoder from `dl4nlp.transformer` and random word vectors.
+# Chapter 08 showed that self-attention is *permutation-equivariant*: permute the
+# words and every output is permuted the same way, $\operatorname{Enc}(PX) = P\,\operatorname{Enc}(X)$,
+# because permuting the rows and columns of a score matrix permutes the rows of its
+# row-wise softmax. Any pooled summary of the outputs (their mean, their sum) is then
+# exactly the same for every word order. Here is what that means for the lecture's
+# example, with a randomly initialised two-layer encoder and random word vectors.
 
 # %%
 words = ["John", "loves", "Mary"]
@@ -124,17 +111,16 @@ for kind in positions:
     print(f"positions {kind:>10}: " + ", ".join(f"{k}: {v:.1e}" for k, v in difference[kind].items()))
 
 # %% [markdown]
-# **Checkpoint.** Without positions, "Mary loves John" gives exactly the outputs of
-# "John loves Mary" in the other order, the same pooled vector, and "John" gets
-# the same vector whether he loves or is loved. With sinusoidal positions added,
-# all three differ clearly.
+# Without positions, "Mary loves John" gives exactly the outputs of "John loves Mary"
+# in the other order, the same pooled vector, and "John" gets the same vector whether
+# he loves or is loved. With sinusoidal positions added, all three differ.
 
-# %%
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: a bag of words without positions, word order with them
 for name, value in difference["none"].items():
-    assert value < 1e-5, f"without positions, {name} should be equal up to rounding; differs by {value}"
+    claim(f"without positions, {name}: equal up to rounding (differ by {value:.1e} < 1e-5)", value < 1e-5)
 for name, value in difference["sinusoidal"].items():
-    assert value > 0.05, f"with positions, {name} should differ; differs by only {value}"
-print("no positions: a bag of words; sinusoidal positions: word order matters")
+    claim(f"with sinusoidal positions, {name}: differ by {value:.2f} (> 0.05)", value > 0.05)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. From counting in binary to sinusoids
@@ -150,16 +136,12 @@ print("no positions: a bag of words; sinusoidal positions: word order matters")
 bits = binary_encoding(16, 4)  # (16, 4), least significant bit first
 for pos in range(16):
     print(f"{pos:2d}: " + " ".join(str(int(b)) for b in bits[pos].flip(0)))  # most significant bit first
-
-# %%
-# NBVAL_CHECK_OUTPUT
 periods = []
 for j in range(4):
     column = bits[:, j]
     first_repeat = next(p for p in range(1, 17) if torch.equal(column[p:], column[: 16 - p]))
     periods.append(first_repeat)
 print("period of bit 0, 1, 2, 3:", periods)
-assert periods == [2, 4, 8, 16], "bit j repeats every 2^(j+1) positions"
 
 # %% [markdown]
 # **The maths.** The Transformer (Vaswani et al., 2017) replaces the square
@@ -173,7 +155,36 @@ assert periods == [2, 4, 8, 16], "bit j repeats every 2^(j+1) positions"
 # wavelength is $2\pi / \omega_i$ positions: from $2\pi \approx 6.3$ positions for the
 # first pair to almost $2\pi \cdot 10000$ for the last, a geometric progression like
 # the binary periods 2, 4, 8, 16. Using a sine *and* a cosine per frequency puts
-# each pair on a circle, which is what makes section 3 work.
+# each pair on a circle, which is what makes section 3 work. The codes are *added* to
+# the word embeddings, not concatenated: the model width stays $d_{\text{model}}$.
+#
+# **Exercise 1.** Return the wavelength, in positions, of every sinusoid pair for
+# $d_{\text{model}} = 64$ (a tensor of 32 values), using only the formula.
+
+# %%
+def exercise_1():
+    raise NotImplementedError  # your code here: one wavelength per pair i = 0..31
+
+
+# The reference measures each wavelength from the table itself: the first return of the angle to 0 mod 2π.
+_angles = torch.atan2(sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 0::2],
+                      sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 1::2])  # angle turned in one step
+exercise_1_reference = 2 * math.pi / _angles
+PAIRS = [f"the wavelength of pair {i}" for i in range(32)]
+check("Exercise 1", exercise_1, exercise_1_reference, names=PAIRS);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 1
+def exercise_1():
+    i = torch.arange(32, dtype=torch.float64)
+    frequency = 10000 ** (-2 * i / 64)  # angle per position of pair i
+    return 2 * math.pi / frequency
+
+
+assert check("Exercise 1", exercise_1, exercise_1_reference, names=PAIRS)
+
+# %% [markdown]
+# The same for the paper's width, 512, computed by the library:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -183,9 +194,6 @@ print(f"wavelength of pair 0: {wavelengths[0]:.4f}, pair 1: {wavelengths[1]:.4f}
       f"pair 255: {wavelengths[-1]:.1f} positions")
 ratios = wavelengths[1:] / wavelengths[:-1]
 print(f"each pair's wavelength is {ratios[0]:.6f} times the previous one's (10000^(2/512))")
-assert math.isclose(wavelengths[0], 2 * math.pi, rel_tol=1e-12)
-assert torch.allclose(ratios, torch.full_like(ratios, 10000 ** (2 / 512)), rtol=1e-12)
-assert wavelengths[-1] < 2 * math.pi * 10000
 
 # %% [markdown]
 # Here is the table for 50 positions and 512 dimensions, the figure from the
@@ -202,18 +210,6 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# **Checkpoint.** The library's table is the formula: spot-checked against
-# `math.sin` and `math.cos`, and every value lies in $[-1, 1]$.
-
-# %%
-for pos, i in [(0, 0), (1, 0), (7, 3), (49, 100), (23, 255)]:
-    angle = pos / 10000 ** (2 * i / 512)
-    assert math.isclose(table[pos, 2 * i].item(), math.sin(angle), abs_tol=1e-6), (pos, i)
-    assert math.isclose(table[pos, 2 * i + 1].item(), math.cos(angle), abs_tol=1e-6), (pos, i)
-assert table.abs().max() <= 1.0
-print("table == formula at the spot checks; all values in [-1, 1]")
-
-# %% [markdown]
 # ### Play with it
 #
 # Change the model width, the base (10000 in the paper) and the highlighted
@@ -221,39 +217,27 @@ print("table == formula at the spot checks; all values in [-1, 1]")
 # start to look alike; a large base leaves most columns almost constant.
 
 # %%
-# The widget redraws one figure, laid out once: a redraw puts the new table into the same image, moves the
-# outline to the chosen position and the code's line to the new values (no new axes, no new colorbar).
-pe_figure, (pe_map, pe_code) = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.25})
-plot_position_heatmap(sinusoidal_encoding(50, 512), ax=pe_map, highlight=0)
-(pe_line,) = pe_code.plot([], [], linewidth=1)
-pe_code.set_ylim(-1.1, 1.1)
-pe_code.set_yticks([-1, -0.5, 0, 0.5, 1])
-pe_code.set_xlabel("dimension")
-plt.close(pe_figure)  # shown by the widget below, not by this cell
-
-
-def draw_positional_encoding(d_model, base, position):
-    """Heatmap of 50 positions and the code of one position (the widget's plain function)."""
-    pe = sinusoidal_encoding(50, d_model, base=base)  # (50, d_model)
-    image = pe_map.images[0]
-    image.set_data(pe.numpy())
-    image.set_extent((-0.5, d_model - 0.5, 49.5, -0.5))
-    pe_map.set_xlim(-0.5, d_model - 0.5)
-    for line, edge in zip(pe_map.lines, (position - 0.5, position + 0.5)):  # the outline of the chosen row
-        line.set_ydata([edge, edge])
-    pe_map.set_title(f"d_model = {d_model}, base = {base:g}")
-    pe_line.set_data(range(d_model), pe[position].numpy())
-    pe_code.set_xlim(-0.02 * d_model, 1.02 * d_model)
-    pe_code.set_title(f"PE({position})")
-    return pe_figure
-
-
 interactive_figure(
-    draw_positional_encoding,
+    positional.sinusoid_explorer(50),
     d_model=widgets.IntSlider(value=128, min=16, max=512, step=16, description="d_model"),
     base=widgets.FloatLogSlider(value=10000, base=10, min=1, max=6, step=0.25, description="base"),
     position=widgets.IntSlider(value=10, min=0, max=49, description="position"),
 )
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: binary periods, the wavelengths, and the table is the formula
+claim(f"bit j repeats every 2^(j+1) positions: periods {periods}", periods == [2, 4, 8, 16])
+claim(f"pair 0's wavelength is 2π = {wavelengths[0]:.4f} (to 1e-12 relative)",
+      math.isclose(wavelengths[0], 2 * math.pi, rel_tol=1e-12))
+claim(f"each wavelength is 10000^(2/512) = {10000 ** (2 / 512):.6f} times the previous (to 1e-12 relative)",
+      torch.allclose(ratios, torch.full_like(ratios, 10000 ** (2 / 512)), rtol=1e-12))
+claim(f"the last, {wavelengths[-1]:.1f}, is below 2π·10000 = {2 * math.pi * 10000:.1f}", bool(wavelengths[-1] < 2 * math.pi * 10000))
+spots = [(0, 0), (1, 0), (7, 3), (49, 100), (23, 255)]
+claim(f"the library's table equals sin and cos of pos / 10000^(2i/512) (to 1e-6) at (pos, i) = {spots}",
+      all(math.isclose(table[p, 2 * i].item(), math.sin(p / 10000 ** (2 * i / 512)), abs_tol=1e-6)
+          and math.isclose(table[p, 2 * i + 1].item(), math.cos(p / 10000 ** (2 * i / 512)), abs_tol=1e-6)
+          for p, i in spots))
+claim(f"every value lies in [-1, 1] (largest magnitude {table.abs().max():.1f})", bool(table.abs().max() <= 1.0))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. Three properties, each computed
@@ -268,23 +252,55 @@ interactive_figure(
 #
 # The matrix depends on the offset $k$ but not on the position. Stacking one
 # such rotation per pair gives a block-diagonal matrix $M_k$ with
-# $PE(pos + k) = M_k\,PE(pos)$ for *every* $pos$. A linear layer can therefore
-# learn "look $k$ words back" once and apply it everywhere; this was the
+# $PE(pos + k) = M_k\,PE(pos)$ for *every* $pos$. A linear map can therefore
+# express "look $k$ words away" once, for every position; this was the
 # paper's motivation for the sinusoids. `dl4nlp.positional.shift_matrix(k, d)` builds $M_k$.
+#
+# **Exercise 2.** For a single pair with frequency $\omega = 0.3$, write the
+# $2\times2$ matrix that maps $(\sin \omega p, \cos \omega p)$ to
+# $(\sin \omega (p+4), \cos \omega (p+4))$ and return it as a tensor.
+
+# %%
+def exercise_2():
+    omega, k = 0.3, 4
+    raise NotImplementedError  # your code here
+
+
+# The reference solves for the matrix from two positions: Y = M X, so M = Y X^-1.
+_omega = 0.3
+_X = torch.tensor([[math.sin(_omega * p), math.cos(_omega * p)] for p in (0, 1)], dtype=torch.float64).T
+_Y = torch.tensor([[math.sin(_omega * (p + 4)), math.cos(_omega * (p + 4))] for p in (0, 1)], dtype=torch.float64).T
+exercise_2_reference = _Y @ torch.linalg.inv(_X)
+ROWS = ["row 1 (the sine's)", "row 2 (the cosine's)"]
+check("Exercise 2", exercise_2, exercise_2_reference, names=ROWS);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+def exercise_2():
+    omega, k = 0.3, 4
+    c, s = math.cos(omega * k), math.sin(omega * k)
+    return torch.tensor([[c, s], [-s, c]], dtype=torch.float64)  # the angle-addition formulas above
+
+
+assert check("Exercise 2", exercise_2, exercise_2_reference, names=ROWS)
+
+# %% [markdown]
+# The library's $M_k$ does the same for all 256 pairs of $d_{\text{model}} = 512$ at once:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 pe64 = sinusoidal_encoding(400, 512, dtype=torch.float64)  # (400, 512), float64 for a tight check
 print("the block of M_1 for pair 0 (frequency 1):")
 print(shift_matrix(1, 512)[:2, :2].numpy().round(6))
+shifts = {}
 for k in [1, 7, 50, 199]:
     M = shift_matrix(k, 512)
     moved = pe64[: 400 - k] @ M.T  # every position at once: row pos becomes M_k PE(pos)
     error = (moved - pe64[k:]).abs().max().item()
     orthogonal = torch.allclose(M.T @ M, torch.eye(512, dtype=torch.float64), atol=1e-12)
+    shifts[k] = error < 1e-9, orthogonal
     print(f"k = {k:3d}: max |M_k PE(pos) - PE(pos + k)| over {400 - k} positions < 1e-9: {error < 1e-9}; "
           f"M_k is a rotation: {orthogonal}")
-    assert error < 1e-9 and orthogonal
 
 # %% [markdown]
 # ### 3b. The dot product depends only on the distance
@@ -315,20 +331,37 @@ axes[1].plot(offsets[:201].numpy(), closed_form[:201].numpy())
 axes[1].set(title="the same, as a function of the distance |p - q|", xlabel="distance", ylabel="dot product")
 fig.tight_layout()
 plt.show()
-
-# %% [markdown]
-# **Checkpoint.** Every entry of the 100 × 100 table equals the closed form at
-# $|p - q|$; the value at distance 0 is 256; it falls monotonically over the
-# first distances and stays below its peak for every distance up to 2000.
-
-# %%
-# NBVAL_CHECK_OUTPUT
-assert torch.allclose(gram, closed_form[distance], atol=1e-9), "PE(p).PE(q) should depend on |p - q| only"
-assert torch.allclose(gram, gram.T, atol=1e-12)
-assert math.isclose(closed_form[0].item(), 256.0, abs_tol=1e-9)
-assert first_rise >= 40 and closed_form[1:].max() < closed_form[0] - 5
 print(f"monotonically falling from distance 0 to {first_rise}; "
       f"largest value beyond distance 0 (up to 2000): {closed_form[1:].max():.1f} < 256")
+
+# %% [markdown]
+# **Exercise 3.** For $d_{\text{model}} = 512$, find the smallest distance $k \ge 1$
+# at which $PE(0)\cdot PE(k)$ falls below half of $PE(0)\cdot PE(0)$.
+
+# %%
+def exercise_3():
+    raise NotImplementedError  # your code here
+
+
+def first_below_half(k):
+    """True when PE(0).PE(k) < 128 and no smaller distance already was."""
+    pe = sinusoidal_encoding(k + 1, 512, dtype=torch.float64)
+    dots = pe @ pe[0]
+    return bool(dots[k] < 128 and (dots[1:k] >= 128).all())
+
+
+check("Exercise 3", lambda: first_below_half(exercise_3()), True);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+def exercise_3():
+    k = torch.arange(1, 5000, dtype=torch.float64)
+    dots = torch.cos(k[:, None] * frequencies(512)).sum(1)  # the closed form of section 3b
+    return int(k[(dots < 128).nonzero()[0]])
+
+
+assert check("Exercise 3", lambda: first_below_half(exercise_3()), True)
+print(f"PE(0).PE(k) first drops below half its peak at k = {exercise_3()}")
 
 # %% [markdown]
 # ### 3c. The values stay bounded
@@ -342,8 +375,20 @@ print(f"monotonically falling from distance 0 to {first_rise}; "
 # NBVAL_CHECK_OUTPUT
 far = sinusoidal_encoding(10001, 512, dtype=torch.float64)
 norms = far.norm(dim=1)
-assert far.abs().max() <= 1.0 and torch.allclose(norms, torch.full_like(norms, 16.0), atol=1e-9)
-print(f"positions 0..10000: all values in [-1, 1]; every code has length {norms.min():.6f}..{norms.max():.6f}")
+print(f"positions 0..10000: largest |value| {far.abs().max():.1f}; every code has length {norms.min():.6f}..{norms.max():.6f}")
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: one rotation per shift, a dot product of the distance, bounded codes
+claim(f"M_k PE(pos) = PE(pos + k) to 1e-9 at every position, and M_k is a rotation (to 1e-12), for k = {list(shifts)}",
+      all(moved_ok and orthogonal for moved_ok, orthogonal in shifts.values()))
+claim("every entry of the 100 × 100 table PE(p)·PE(q) equals the closed form at |p - q| (to 1e-9); the table is symmetric",
+      torch.allclose(gram, closed_form[distance], atol=1e-9) and torch.allclose(gram, gram.T, atol=1e-12))
+claim(f"its value at distance 0 is {closed_form[0].item():.1f} = 256 (to 1e-9)",
+      math.isclose(closed_form[0].item(), 256.0, abs_tol=1e-9))
+claim(f"it falls monotonically up to distance {first_rise} (at least 40) and stays more than 5 below 256 up to 2000 "
+      f"(largest {closed_form[1:].max():.1f})", first_rise >= 40 and bool(closed_form[1:].max() < closed_form[0] - 5))
+claim(f"positions 0..10000: every value in [-1, 1], every code of length 16 (to 1e-9; {norms.min():.6f}..{norms.max():.6f})",
+      bool(far.abs().max() <= 1.0) and torch.allclose(norms, torch.full_like(norms, 16.0), atol=1e-9))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. The case for relative positions, and rotary embeddings
@@ -357,20 +402,22 @@ print(f"positions 0..10000: all values in [-1, 1]; every code has length {norms.
 #   + \underbrace{p_i W_Q W_K^\top x_j^\top}_{\text{position–content}}
 #   + \underbrace{p_i W_Q W_K^\top p_j^\top}_{\text{position–position}} .$$
 #
-# Two of the four terms mix the *content* of one word with the *absolute position*
-# of the other, and even the position–position term is a function of $i - j$ alone only
-# for special $W_Q W_K^\top$ (section 3b had $W_Q W_K^\top = I$). So the same two words,
-# three positions apart, score differently at the start of a sentence and further on:
-# "look 3 words back" has to be learned separately at every position. Relative schemes
-# change the terms: Shaw, Uszkoreit and Vaswani (2018) learn one vector per *offset*
-# $j - i$, clipped to $[-K, K]$, and use it inside attention in place of absolute
-# positions. The table of offsets, clipped at $K = 3$, for 8 positions:
+# The position–position term *can* depend on the offset alone: with codes as rows,
+# $p_{i+k} = p_i M_k^\top$ (section 3a), so if $W_Q W_K^\top = M_k^\top$ the term is
+# $p_{i+k} \cdot p_j$, a function of $i - j$ only, largest at $j = i + k$ (section 3b).
+# "Look $k$ words away" is then one matrix for every position. But nothing builds this
+# in: $W_Q W_K^\top$ is learned, and the same matrix also serves the content–content
+# term. And the two cross terms mix the *content* of one word with the *absolute
+# position* of the other, so the same two words, three positions apart, generally score
+# differently at the start of a sentence and further on. Relative schemes change the
+# terms: Shaw, Uszkoreit and Vaswani (2018) learn one vector per *offset* $j - i$,
+# clipped to $[-K, K]$, and use it inside attention in place of absolute positions. The
+# table of offsets, clipped at $K = 3$, for 8 positions:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 offsets_table = clipped_relative_positions(8, 3)
 print(offsets_table.numpy())
-assert all(offsets_table[i, j] == max(-3, min(3, j - i)) for i in range(8) for j in range(8))
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** T5 (Raffel et al., 2020) adds a learned scalar per bucket of offsets to the
@@ -384,14 +431,10 @@ assert all(offsets_table[i, j] == max(-3, min(3, j - i)) for i in range(8) for j
 # rotations of section 3a. Since rotations compose, the rotated query at $m$ and key at
 # $n$ have the score $q^\top R_{n-m}\, k$: content, turned by an angle that depends on the
 # offset only. There is no cross term at all. Earlier relative schemes keep the sum and
-# edit its terms (Shaw et al. put a learned vector per clipped offset into the key side of
-# the score); RoFormer replaces the addition by this multiplication. LLaMA and many other
-# recent open language models use it.
-#
-# **Checkpoint.** The same query and key content, three positions apart, at two places
-# in the sequence: with added sinusoids and random projections the score changes; with
-# `dl4nlp.positional.rotary` it is the same to 1e-9, and it still tells left from right.
-# The readable and the complex-number implementations of RoPE agree, and lengths are kept.
+# edit its terms; RoFormer replaces the addition by this multiplication. LLaMA and many
+# other recent open language models use it. Below: the same query and key content, three
+# positions apart, at three places in the sequence, with added sinusoids (and random
+# projections) and with `dl4nlp.positional.rotary`.
 
 # %%
 generator = torch.Generator().manual_seed(0)
@@ -405,19 +448,15 @@ def added_score(m, n):
     return ((q[0] + pe[m]) @ W_Q @ W_K.T @ (k[0] + pe[n])).item()
 
 
-def rope_score(m, n):
-    return (rotary(q, positions=[m]) * rotary(k, positions=[n])).sum().item()
+def rope_score(m, n, key=k):
+    """Score of content q at position m against content ``key`` at position n, both rotated."""
+    return (rotary(q, positions=[m]) * rotary(key, positions=[n])).sum().item()
 
 
 pairs = [(5, 2), (40, 37), (1003, 1000)]
 for m, n in pairs:
     print(f"query at {m:4d}, key at {n:4d}: added sinusoids {added_score(m, n):+9.4f}   rotary {rope_score(m, n):+.6f}")
-assert max(added_score(m, n) for m, n in pairs) - min(added_score(m, n) for m, n in pairs) > 0.1
-assert all(math.isclose(rope_score(m, n), rope_score(3, 0), abs_tol=1e-9) for m, n in pairs)
-assert not math.isclose(rope_score(5, 2), rope_score(2, 5), abs_tol=1e-3), "unlike 3b, RoPE can tell left from right"
-x = torch.randn(2, 4, 10, 64, generator=generator)  # (B, H, T, d)
-assert torch.allclose(rotary(x), rotary(x, fast=True), atol=1e-5)
-assert torch.allclose(rotary(x).norm(dim=-1), x.norm(dim=-1), atol=1e-4)
+x = torch.randn(2, 4, 10, 64, generator=generator)  # (B, H, T, d): a batch for the two implementations of RoPE
 
 # %% [markdown]
 # **Long-term decay.** Su et al. (2021, §3.4.3) bound the size of a rotary score. Write
@@ -431,7 +470,7 @@ assert torch.allclose(rotary(x).norm(dim=-1), x.norm(dim=-1), atol=1e-4)
 # and the paper plots $\frac{1}{d/2}\sum_j |S_j|$, the "relative upper bound", against the
 # distance $m - n$. It depends only on the distance and the frequencies, so we can
 # compute it (`dl4nlp.positional.rope_decay_bound`, checked against random scores in
-# the tests). At distance 0 every $|S_j| = j$, so the bound is $d/4 + 1/2$.
+# the library's tests). At distance 0 every $|S_j| = j$, so the bound is $d/4 + 1/2$.
 
 # %%
 distances = torch.arange(0, 1001)
@@ -440,37 +479,64 @@ fig, ax = plt.subplots(figsize=(8, 3.5))
 ax.plot(distances.numpy(), bound.numpy())
 ax.set(xlabel="relative distance m - n", ylabel="relative upper bound", title="Long-term decay of RoPE (d = 128)")
 plt.show()
-first_rise = int((bound[1:] > bound[:-1]).nonzero()[0])
+first_bound_rise = int((bound[1:] > bound[:-1]).nonzero()[0])
 print(f"bound at distance 0: {bound[0]:.1f} (= 128/4 + 1/2); at 100: {bound[100]:.1f}; "
-      f"largest beyond 100: {bound[100:].max():.1f}; first rises at distance {first_rise}")
+      f"largest beyond 100: {bound[100:].max():.1f}; first rises at distance {first_bound_rise}")
 
 # %% [markdown]
-# **Checkpoint.** The bound starts at $d/4 + 1/2 = 32.5$, falls to less than 40 % of that
-# beyond distance 100 and stays there up to 1000; it is not monotone (it first rises
-# again after distance 18). A bound is not a score: a query and key can still score highly
-# far apart, but their largest possible agreement shrinks with the distance.
+# The bound falls below 40 % of its start beyond distance 100, but not monotonically.
+# What does it promise? Read the inequality: the factor $\max_i |h_{i+1} - h_i|$ belongs to
+# one fixed pair of contents $q, k$. So for *given* content, the bound on how strongly
+# those two can agree shrinks with the distance. It does not say that far-apart tokens
+# cannot agree strongly: a rotation keeps lengths, so a key whose content is the query's
+# own, turned back by the offset, scores $|q|\,|k|$, the largest any score can be, at
+# every distance. A model can learn such content when it needs to look far.
 
 # %%
-assert math.isclose(bound[0].item(), 32.5, rel_tol=1e-12)
-assert bound[100:].max() < 0.4 * bound[0]
-assert first_rise == 18, first_rise
+far_key = rotary(q, positions=[-1000])  # the query's content, turned back by 1000 positions
+aligned = rope_score(1000, 0, key=far_key)
+print(f"a key at distance 1000 aligned with the query: score {aligned:.6f}; "
+      f"|q| |k| = {(q.norm() * far_key.norm()).item():.6f}")
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: relative offsets, RoPE's scores and its decay bound
+claim("the offsets table is j - i clipped to [-3, 3]",
+      all(offsets_table[i, j] == max(-3, min(3, j - i)) for i in range(8) for j in range(8)))
+added = [added_score(m, n) for m, n in pairs]
+claim(f"with added sinusoids, the same contents 3 apart score differently by place: spread {max(added) - min(added):.2f} (> 0.1)",
+      max(added) - min(added) > 0.1)
+claim(f"with RoPE the score is the same at {pairs} (to 1e-9)",
+      all(math.isclose(rope_score(m, n), rope_score(3, 0), abs_tol=1e-9) for m, n in pairs))
+claim(f"and RoPE tells left from right: {rope_score(5, 2):.3f} vs {rope_score(2, 5):.3f}",
+      not math.isclose(rope_score(5, 2), rope_score(2, 5), abs_tol=1e-3))
+claim("the readable and complex-number implementations of RoPE agree (to 1e-5) and keep lengths (to 1e-4)",
+      torch.allclose(rotary(x), rotary(x, fast=True), atol=1e-5)
+      and torch.allclose(rotary(x).norm(dim=-1), x.norm(dim=-1), atol=1e-4))
+claim(f"the decay bound starts at {bound[0].item():.1f} = 128/4 + 1/2 (to 1e-12 relative)",
+      math.isclose(bound[0].item(), 32.5, rel_tol=1e-12))
+claim(f"it stays below 40 % of that from distance 100 to 1000 (largest {bound[100:].max():.1f})",
+      bool(bound[100:].max() < 0.4 * bound[0]))
+claim(f"it is not monotone: it first rises again after distance {first_bound_rise} (18)", first_bound_rise == 18)
+claim(f"an aligned key still scores |q| |k| at distance 1000: {aligned:.6f} (to 1e-9)",
+      math.isclose(aligned, (q.norm() * far_key.norm()).item(), abs_tol=1e-9))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Learned, sinusoidal or rotary? A task that needs order
 #
 # BERT and GPT-2 do not use the sinusoids: they learn one vector per position, an
 # `nn.Embedding(max_len, d_model)` trained with everything else (Gehring et al. used
-# the same idea for convolutional sequence-to-sequence models in 2017). Which kind is
-# better, and what happens on sequences longer than any seen in training?
+# the same idea for convolutional sequence-to-sequence models in 2017). Vaswani et al.
+# (2017) found that learned and sinusoidal positions gave "nearly identical results",
+# and chose the sinusoids because they "may allow the model to extrapolate" to sequences
+# longer than any seen in training. Here we test both hopes.
 #
 # A task that cannot be solved without positions: **output, at every position, the
 # token that came just before it.** The input is a random sequence over 16 symbols.
-# Four one-layer Transformer taggers (`dl4nlp.taggers.Tagger`, the model notebook 05
+# Four one-layer Transformer taggers (`dl4nlp.taggers.Tagger`, the model chapter 08
 # used for reversal) differ only in their position information: none, learned,
 # sinusoidal, rotary. Each trains for 150 steps on sequences of 8 to 16 tokens; then
 # we test on fresh sequences of length 16 and of length 48, three times longer than
-# anything seen in training. The runs are `dl4nlp.experiments.positional.extrapolation`,
-# re-checked on other seeds by the claims tests.
+# anything seen in training.
 #
 # **How well can a model without positions do?** Not just chance ($1/16$). Without
 # positions the encoder sees, at position $t$, its own token $a$ and the *multiset* of the
@@ -479,7 +545,7 @@ assert first_rise == 18, first_rise
 # $c'_b = c_b - [b = a]$. The best guess is the most frequent other token, and averaging
 # over the random counts gives the **bag-of-words ceiling**, which
 # `dl4nlp.taggers.bag_of_words_ceiling` computes exactly (by enumerating the shapes of
-# the counts; the tests check it against every sequence of small cases).
+# the counts).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -507,7 +573,18 @@ fig.tight_layout()
 plt.show()
 labels = {kind: [box.label for box in tagger_diagram(taggers[kind]).boxes.values()] for kind in positional.KINDS}
 differs = {kind: [i for i, (a, b) in enumerate(zip(labels["none"], labels[kind])) if a != b] for kind in labels}
-assert differs == {"none": [], "learned": [2], "sinusoidal": [2], "rope": [3]}, differs  # the position box or attention
+
+# %% [markdown]
+# **Exercise 4 (predict, then run).** The three models with positions will solve the
+# task at length 16. Which of the four models will still solve it (at least 90 % of
+# tokens right) on positions 16–47 of the length-48 sequences, positions that none of
+# them saw in training? Answer with a dict, one `True` or `False` per model, *before*
+# you run the next cell.
+
+# %%
+def exercise_4():
+    raise NotImplementedError  # return {"none": ..., "learned": ..., "sinusoidal": ..., "rope": ...}
+
 
 # %%
 result = positional.extrapolation(seed=0)  # tests the four trained taggers at length 16 and 48
@@ -515,44 +592,44 @@ print("accuracy:   length 16   | length 48: positions 1-15, positions 16-47")
 for kind in positional.KINDS:
     print(f"{kind:>10}: {result.of('in_range', kind):9.3f}   | {result.of('long_start', kind):22.3f}, "
           f"{result.of('beyond', kind):.3f}")
-fig = plot_accuracy_by_position({kind: torch.tensor(a) for kind, a in zip(result.kinds, result.by_position)},
-                                train_length=positional.TRAINING.max_length, chance=1 / positional.VOCAB,
-                                first_position=1, title="Previous-token task on sequences of length 48 (trained on 8-16)")
-fig.axes[0].axhline(result.ceiling_long, color="black", linestyle="-.", linewidth=1, label="bag-of-words ceiling")
-fig.axes[0].legend(fontsize="small", loc="center right")
+positional.plot_extrapolation(result)
 plt.show()
+solves_beyond = {kind: result.of("beyond", kind) >= 0.9 for kind in positional.KINDS}
+check("Exercise 4", exercise_4, solves_beyond);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 4
+def exercise_4():
+    # None of them: the learned rows beyond 15 were never trained, and the sinusoidal and rotary models meet
+    # positions or distances they never saw (the rest of this section finds out why that hurts).
+    return {"none": False, "learned": False, "sinusoidal": False, "rope": False}
+
+
+assert check("Exercise 4", exercise_4, solves_beyond)
 
 # %% [markdown]
 # **What it shows.**
 #
-# - *Without positions* the model is at the bag-of-words ceiling, 0.19 against a ceiling
-#   of 0.197: it has learned the best order-blind strategy ("guess the most common other
-#   token"), and no amount of training could take it higher.
-# - *Learned, sinusoidal and rotary positions* all solve the task at the training length.
-# - *Beyond the training length* none of them carries over. The learned table has
-#   nothing to offer beyond position 15: those rows never received a gradient and are
-#   still their random initial values; the model is no better there than the order-blind
-#   one (the dash-dotted line is the bag-of-words ceiling at length 48). The sinusoidal and
-#   rotary models get far fewer of the new positions right than of the trained ones.
+# - *Without positions* the model is at the bag-of-words ceiling (compare its accuracy
+#   at length 16 with 0.197): it has learned the best order-blind strategy ("guess the
+#   most common other token"), and no amount of training could take it higher.
+# - *Learned, sinusoidal and rotary positions* all solve the task at the training length,
+#   as Vaswani et al. found for the first two.
+# - *Beyond the training length* none of them carries over: here the hope of
+#   extrapolation fails. The learned table has nothing to offer beyond position 15: those
+#   rows never received a gradient and are still their random initial values; the model
+#   is no better there than the order-blind one (the dash-dotted line is the bag-of-words
+#   ceiling at length 48). The sinusoidal and rotary models get far fewer of the new
+#   positions right than of the trained ones.
 # - Both the sinusoidal and the rotary model even lose accuracy on the *first* 15 positions
 #   when the sequence is longer. The figure alone does not say why; an experiment does, next.
-#
-# **Checkpoint.** The claims above, on seed 0 (the same function checks seeds 1–3 in
-# `tests/claims/test_06_positional.py`). Without positions the accuracy is within 0.03 of
-# the ceiling and never above it beyond sampling error; the models with positions reach
-# at least 0.9 at length 16; beyond it the learned model is within 0.1 of the ceiling and
-# the other two below 0.7.
 
-# %%
-claims = positional.extrapolation_claims(result)
-for claim in list(claims)[:5]:
-    assert claims[claim], (claim, result)
-assert round(result.of("in_range", "none"), 2) == 0.19 and round(result.ceiling, 3) == 0.197  # the numbers above, seed 0
-print("; ".join(list(claims)[:5]))
-untouched = taggers["learned"].position.embedding.weight.detach()[positional.TRAINING.max_length:]
-torch.manual_seed(0)  # train_tagger draws the initial weights right after torch.manual_seed(seed)
-initial = Tagger(replace(positional.CONFIG, positional="learned")).position.embedding.weight.detach()
-assert torch.equal(untouched, initial[positional.TRAINING.max_length:]), "rows >= 16 were never trained"
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Does the kind of position information matter in a large model? Wang et al.
+# (2021) pre-trained BERT with thirteen variants and fine-tuned each on GLUE: having
+# positions at all is worth 3.9 to 5.9 points of the mean score, which kind at most 2.0.
+# The "mean" in their table leaves out one of the nine tasks (WNLI) without saying so;
+# "Going further" checks the arithmetic.
 
 # %% [markdown]
 # **Why longer inputs hurt the trained positions: an intervention.** In training, no key
@@ -565,34 +642,42 @@ assert torch.equal(untouched, initial[positional.TRAINING.max_length:]), "rows >
 # hide every key 16 or more positions away, and score every position.
 
 # %%
+rope_unmasked = (15 * result.of("long_start", "rope") + 32 * result.of("beyond", "rope")) / 47
 print(f"sinusoidal, positions 1-15 of length 48: {result.of('long_start', 'sinusoidal'):.3f}; "
       f"keys beyond 15 hidden: {result.sinusoidal_masked_start:.3f} (length 16: {result.of('in_range', 'sinusoidal'):.3f})")
-print(f"rotary, positions 1-47 of length 48: {(15 * result.of('long_start', 'rope') + 32 * result.of('beyond', 'rope')) / 47:.3f}; "
-      f"keys 16 or more away hidden: {result.rope_windowed:.3f}")
+print(f"rotary, positions 1-47 of length 48: {rope_unmasked:.3f}; "
+      f"keys 16 or more away hidden: {result.rope_windowed:.3f} (length 16: {result.of('in_range', 'rope'):.3f})")
 
 # %% [markdown]
 # Hiding what was never seen in training brings the accuracy back: for the sinusoidal
-# model on the first 15 positions, and for the rotary model on positions 1 to 47 alike,
-# since with the window every query–key distance is one it was trained on. So the
-# rotary model did learn "look one to the left" as a relative rule; what broke it was
-# attention to distances never trained. This is why schemes that extrapolate well bias
-# or restrict attention by distance (ALiBi's penalty grows with the distance, so far-away
-# keys lose the softmax by construction). The sinusoidal model has no such fix beyond
-# position 15: the codes there are new to it whatever we mask.
-#
-# **Checkpoint.** Both models lose at least 0.05 on positions 1–15 of long sequences;
-# with the mask, both are back within 0.05 of their accuracy at the training length (the
-# rotary model averaged over all 47 positions).
+# model on the first 15 positions, and for the rotary model on every position of the
+# length-48 sequences, since with the window every query–key distance is one it was
+# trained on. So the rotary model did learn "look one to the left" as a relative rule;
+# what broke it was attention to distances never trained. This is why schemes that
+# extrapolate well bias or restrict attention by distance (ALiBi's penalty grows with the
+# distance, so far-away keys lose the softmax by construction). The sinusoidal model has
+# no such fix beyond position 15: the codes there are new to it whatever we mask.
 
-# %%
-for claim in list(claims)[5:]:
-    assert claims[claim], (claim, result)
-print("; ".join(list(claims)[5:]))
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: what the four taggers learned, and what the intervention shows
+claim(f"the four taggers differ only in the position box (learned, sinusoidal) or in attention (rope): {differs}",
+      differs == {"none": [], "learned": [2], "sinusoidal": [2], "rope": [3]})
+claim(f"the bag-of-words ceiling at length 16 is {result.ceiling:.3f}", round(result.ceiling, 3) == 0.197)
+print("accuracy at length 16: " + ", ".join(f"{kind} {result.of('in_range', kind):.3f}" for kind in result.kinds)
+      + "; beyond the training length: " + ", ".join(f"{kind} {result.of('beyond', kind):.3f}" for kind in result.kinds)
+      + f"; ceiling at length 48 {result.ceiling_long:.3f}")
+for sentence, holds in positional.extrapolation_claims(result).items():
+    claim(f"{sentence} (seed 0)", holds)
+untouched = taggers["learned"].position.embedding.weight.detach()[positional.TRAINING.max_length:]
+torch.manual_seed(0)  # train_tagger draws the initial weights right after torch.manual_seed(seed)
+initial = Tagger(replace(positional.CONFIG, positional="learned")).position.embedding.weight.detach()
+claim("the learned table's rows 16 and beyond are exactly their initial values: never trained",
+      torch.equal(untouched, initial[positional.TRAINING.max_length:]))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. The exception: a causal mask is a source of position
 #
-# Section 1's proof needs every position to see every other. A decoder does not: with a
+# Section 1's argument needs every position to see every other. A decoder does not: with a
 # causal mask, position $t$ attends to positions $0..t$ only. Then the first token sees
 # one token and the last sees all of them, and the number of tokens a position can see
 # *is* its position. Haviv et al. (2022) found that causal language models trained with
@@ -609,36 +694,58 @@ print("; ".join(list(claims)[5:]))
 
 # %%
 causal = positional.causal_positions(seed=0)
-fig, ax = plt.subplots(figsize=(8, 3.5))
-positions_axis = range(1, causal.length)
-ax.plot(positions_axis, causal.bidirectional, marker="o", label="bidirectional, no positions")
-ax.plot(positions_axis, causal.causal, marker="o", label="causal mask, no positions")
-ax.axhline(causal.chance, color="grey", linestyle=":", label="chance = 1/15")
-ax.set(xlabel="position", ylabel="accuracy", ylim=(-0.02, 1.05), title="Naming one's own position")
-ax.legend()
+positional.plot_causal_positions(causal)
 plt.show()
 print(f"mean accuracy: bidirectional {sum(causal.bidirectional) / 15:.3f}, causal {sum(causal.causal) / 15:.3f}, "
-      f"chance {causal.chance:.3f}")
+      f"chance {causal.chance:.3f}; causal, worst position: {min(causal.causal):.3f}")
 
 # %% [markdown]
-# **Checkpoint.** The bidirectional model stays at chance (within 0.03, never above it
-# beyond sampling error); the causal one, with no positional encoding, names its own
-# position with at least 0.9 accuracy at every position. Permutation equivariance is a
+# The bidirectional model stays at chance; the causal one, with no positional encoding,
+# learns to name its own position, far above chance. Permutation equivariance is a
 # property of *unmasked* self-attention: decoders get some sense of position for free,
 # encoders like BERT do not.
 
-# %%
-causal_claims = positional.causal_claims(causal)
-for claim, holds in causal_claims.items():
-    assert holds, (claim, causal)
-print("; ".join(causal_claims))
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the causal mask alone gives positions
+for sentence, holds in positional.causal_claims(causal).items():
+    claim(f"{sentence} (seed 0)", holds)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 7. What the comparison on GLUE says
+# ## Summary
 #
-# Wang et al. (2021, *On Position Embeddings in BERT*) pre-trained BERT with
-# each kind of position embedding and fine-tuned it on GLUE. Their table, from
-# the lecture (APE: absolute, RPE: relative position embedding):
+# - Self-attention is permutation equivariant: without positions, "Mary loves John" is "John loves Mary" reordered, and its pooled vector is identical.
+# - The sinusoidal encoding is a smooth version of counting in binary: pair $i$ turns with frequency $10000^{-2i/d}$, wavelengths from $2\pi$ to nearly $2\pi\cdot 10000$ positions.
+# - A shift by $k$ is one fixed rotation $M_k$ for every position; $PE(p)\cdot PE(q) = \sum_i \cos\omega_i(p-q)$ depends only on the distance, falls off from its peak $d/2 = 256$, and cannot tell left from right; every code has length $\sqrt{d/2} = 16$.
+# - Added positions bring content–position cross terms into every attention score, and scoring by offset alone is something the model must learn, not something built in; relative schemes (Shaw et al., T5, ALiBi) and rotary embeddings make scores depend on offsets instead. RoPE's decay bound for fixed content falls, unevenly, with the distance (below 40 % of its start beyond distance 100), yet an aligned query and key still score $|q||k|$ at any distance.
+# - Without positions a model can reach the bag-of-words ceiling (0.197 on the previous-token task at length 16) and no further. Learned, sinusoidal and rotary positions all solve the task within the training length; none extrapolates: learned rows beyond it are never trained, and the sinusoidal and rotary models are thrown off by keys at positions or distances never seen. Masking those keys restores them (for RoPE, at every position of the length-48 sequences we tested).
+# - A causal mask alone lets a model without positional encoding learn where its tokens are; bidirectional encoders cannot.
+
+# %% [markdown]
+# ## What comes next
+#
+# Chapter 10 assembles the whole Transformer, with attention, positions, feed-forward
+# layers, residual connections and LayerNorm, as a GPT written from scratch, and trains it.
+
+# %% [markdown]
+# ## References
+#
+# - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).
+# - J. Gehring, M. Auli, D. Grangier, D. Yarats, Y. N. Dauphin, *Convolutional sequence to sequence learning*, ICML (2017).
+# - P. Shaw, J. Uszkoreit, A. Vaswani, *Self-attention with relative position representations*, NAACL (2018).
+# - J. Devlin, M.-W. Chang, K. Lee, K. Toutanova, *BERT: Pre-training of deep bidirectional Transformers for language understanding*, NAACL (2019).
+# - C. Raffel et al., *Exploring the limits of transfer learning with a unified text-to-text Transformer* (T5), JMLR (2020).
+# - J. Su, Y. Lu, S. Pan, A. Murtadha, B. Wen, Y. Liu, *RoFormer: Enhanced Transformer with rotary position embedding* (2021; Neurocomputing, 2024).
+# - B. Wang et al., *On position embeddings in BERT*, ICLR (2021).
+# - A. Haviv, O. Ram, O. Press, P. Izsak, O. Levy, *Transformer language models without positional encodings still learn positional information*, Findings of EMNLP (2022).
+# - O. Press, N. A. Smith, M. Lewis, *Train short, test long: Attention with linear biases enables input length extrapolation* (ALiBi), ICLR (2022).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Going further
+#
+# *Optional.* **What the comparison on GLUE says.** Wang et al. (2021, *On Position
+# Embeddings in BERT*) pre-trained BERT with each kind of position embedding and
+# fine-tuned it on GLUE. Their table, from the lecture (APE: absolute, RPE: relative
+# position embedding):
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -670,150 +777,74 @@ for name, (scores, mean, std) in GLUE.items():
 # problems with the data set's construction noted by GLUE and the fact that every system
 # submitted to GLUE until then had scored below the 65.1 % of always predicting the
 # majority class. Every WNLI score in this table, 33.8 to 51.5, is below that baseline
-# too. It matters: averaged over all
-# nine columns every mean is 3.3 to 5.0 points lower, and the order changes. BERT's own
+# too. It matters: averaged over all nine columns every mean is 3.3 to 5.0 points lower, and the order changes. BERT's own
 # learned absolute embedding, second of thirteen (tied) on the eight-task mean, is tenth on
 # the nine-task mean, because its WNLI score (37.5) is the second lowest.
-#
-# **Checkpoint.** What the table supports: (1) every row's stated mean is the
-# eight-task mean, to rounding; (2) the smallest gap between a model with positions
-# and the one without is 3.9 points (fixed sinusoidal APE, 80.5, against 76.6), the
-# largest 5.9, by far the largest effect in the table; (3) among the variants with
-# positions the spread is 2.0 points, and BERT's own learned absolute embedding (82.2) is
-# within 0.3 of the best row, which combines it with learnable sinusoidal relative
-# embeddings (82.5); (4) fixed sinusoids as absolute positions do worst of those (80.5).
-# These are single BERT models fine-tuned on GLUE, each row a mean ± standard deviation
-# over runs; differences of a few tenths are within the stated deviations.
 
-# %%
+# %% [markdown]
+# What the table supports: having positions matters most. The smallest gap between a
+# model with positions and the one without is 3.9 points (fixed sinusoidal APE, 80.5,
+# against 76.6), the largest 5.9, by far the largest effect in the table. Among the
+# variants with positions the spread is 2.0 points, and BERT's own learned absolute
+# embedding (82.2) is within 0.3 of the best row, which combines it with learnable
+# sinusoidal relative embeddings (82.5); fixed sinusoids as absolute positions do worst
+# of those (80.5). These are single BERT models fine-tuned on GLUE, each row a mean ±
+# standard deviation over runs; differences of a few tenths are within the stated
+# deviations.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the GLUE table's arithmetic
 means = {name: mean for name, (_, mean, _) in GLUE.items()}
-for name, (scores, mean, _) in GLUE.items():
-    assert abs(sum(scores[:8]) / 8 - mean) <= 0.05 + 1e-9, f"{name}: stated mean is not the 8-task mean"
-with_positions = {n: m for n, m in means.items() if n != "BERT without PE"}
-assert round(min(with_positions.values()) - means["BERT without PE"], 1) == 3.9
-assert round(max(with_positions.values()) - means["BERT without PE"], 1) == 5.9
-assert round(max(with_positions.values()) - min(with_positions.values()), 1) == 2.0
 nine = {name: sum(scores) / 9 for name, (scores, _, _) in GLUE.items()}
-assert all(3.2 < means[n] - nine[n] < 5.0 for n in GLUE)
+claim("every row's stated mean is the mean of the first eight tasks, leaving WNLI out (to 0.05)",
+      all(abs(sum(scores[:8]) / 8 - mean) <= 0.05 + 1e-9 for scores, mean, _ in GLUE.values()))
+with_positions = {n: m for n, m in means.items() if n != "BERT without PE"}
+gains = (min(with_positions.values()) - means["BERT without PE"], max(with_positions.values()) - means["BERT without PE"])
+claim(f"positions are worth {gains[0]:.1f} to {gains[1]:.1f} points over BERT without them",
+      (round(gains[0], 1), round(gains[1], 1)) == (3.9, 5.9))
+spread = max(with_positions.values()) - min(with_positions.values())
+claim(f"which kind of positions: a spread of {spread:.1f} points", round(spread, 1) == 2.0)
+drops = [means[n] - nine[n] for n in GLUE]
+claim(f"over all nine tasks every mean is {min(drops):.1f} to {max(drops):.1f} points lower (between 3.2 and 5.0)",
+      all(3.2 < d < 5.0 for d in drops))
 bert_ape = "fully learnable (BERT-style) APE"
-ranks = [1 + sorted(table.values(), reverse=True).index(table[bert_ape]) for table in (means, nine)]
-assert ranks == [2, 10], ranks
-assert sorted(scores[8] for scores, _, _ in GLUE.values())[1] == GLUE[bert_ape][0][8] == 37.5
+ranks = [1 + sorted(column.values(), reverse=True).index(column[bert_ape]) for column in (means, nine)]
+claim(f"BERT's own learned APE ranks {ranks[0]} on the eight-task mean, {ranks[1]} on the nine-task mean", ranks == [2, 10])
+claim("its WNLI score, 37.5, is the second lowest",
+      sorted(scores[8] for scores, _, _ in GLUE.values())[1] == GLUE[bert_ape][0][8] == 37.5)
 wnli = [scores[8] for scores, _, _ in GLUE.values()]
-assert (min(wnli), max(wnli)) == (33.8, 51.5) and max(wnli) < 65.1, "every WNLI score is below the majority class"
-assert max(with_positions, key=with_positions.get) == "fully learnable APE + learnable sin. RPE"
-assert max(with_positions.values()) - means["fully learnable (BERT-style) APE"] <= 0.3 + 1e-9
-assert min(with_positions, key=with_positions.get) == "fixed sin. APE"
-print("positions matter by 3.9 to 5.9 points; which kind matters by at most 2.0")
+claim(f"every WNLI score ({min(wnli)} to {max(wnli)}) is below the 65.1 of always predicting the majority class",
+      (min(wnli), max(wnli)) == (33.8, 51.5) and max(wnli) < 65.1)
+claim("the best row combines the learned APE with learnable sinusoidal RPE; the learned APE alone is within 0.3 of it",
+      max(with_positions, key=with_positions.get) == "fully learnable APE + learnable sin. RPE"
+      and max(with_positions.values()) - means[bert_ape] <= 0.3 + 1e-9)
+claim("fixed sinusoidal APE does worst of the variants with positions",
+      min(with_positions, key=with_positions.get) == "fixed sin. APE")
 
-# %% [markdown] slideshow={"slide_type": "slide"}
-# ## Exercises
+# %% [markdown] slideshow={"slide_type": "skip"}
+# ## Instructor notes
 #
-# **Exercise 1.** Return the wavelength, in positions, of every sinusoid pair
-# for $d_{\text{model}} = 64$ (a tensor of 32 values), using only the formula.
-
-# %%
-def exercise_1():
-    # your code here: one wavelength per pair i = 0..31
-    raise NotImplementedError
-
-
-# The reference measures each wavelength from the table itself: the first return of the angle to 0 mod 2π.
-_angles = torch.atan2(sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 0::2],
-                      sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 1::2])  # angle turned in one step
-exercise_1_reference = 2 * math.pi / _angles
-check("Exercise 1", exercise_1, exercise_1_reference);
-
-# %% [markdown]
-# *Solution (click the cell below to reveal it).*
-
-# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 1
-def exercise_1():
-    i = torch.arange(32, dtype=torch.float64)
-    frequency = 10000 ** (-2 * i / 64)  # angle per position of pair i
-    return 2 * math.pi / frequency
-
-
-assert check("Exercise 1", exercise_1, exercise_1_reference)
-
-# %% [markdown]
-# **Exercise 2.** For a single pair with frequency $\omega = 0.3$, write the
-# $2\times2$ matrix that maps $(\sin \omega p, \cos \omega p)$ to
-# $(\sin \omega (p+4), \cos \omega (p+4))$ and return it as a tensor.
-
-# %%
-def exercise_2():
-    omega, k = 0.3, 4
-    raise NotImplementedError
-
-
-# The reference solves for the matrix from two positions: Y = M X, so M = Y X^-1.
-_omega = 0.3
-_X = torch.tensor([[math.sin(_omega * p), math.cos(_omega * p)] for p in (0, 1)], dtype=torch.float64).T
-_Y = torch.tensor([[math.sin(_omega * (p + 4)), math.cos(_omega * (p + 4))] for p in (0, 1)], dtype=torch.float64).T
-exercise_2_reference = _Y @ torch.linalg.inv(_X)
-check("Exercise 2", exercise_2, exercise_2_reference);
-
-# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 2
-def exercise_2():
-    omega, k = 0.3, 4
-    c, s = math.cos(omega * k), math.sin(omega * k)
-    return torch.tensor([[c, s], [-s, c]], dtype=torch.float64)  # the angle-addition formulas of section 3a
-
-
-assert check("Exercise 2", exercise_2, exercise_2_reference)
-
-# %% [markdown]
-# **Exercise 3.** For $d_{\text{model}} = 512$, find the smallest distance $k \ge 1$
-# at which $PE(0)\cdot PE(k)$ falls below half of $PE(0)\cdot PE(0)$.
-
-# %%
-def exercise_3():
-    raise NotImplementedError
-
-
-def first_below_half(k):
-    """True when PE(0).PE(k) < 128 and no smaller distance already was."""
-    pe = sinusoidal_encoding(k + 1, 512, dtype=torch.float64)
-    dots = pe @ pe[0]
-    return bool(dots[k] < 128 and (dots[1:k] >= 128).all())
-
-
-check("Exercise 3", lambda: first_below_half(exercise_3()), True);
-
-# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 3
-def exercise_3():
-    k = torch.arange(1, 5000, dtype=torch.float64)
-    dots = torch.cos(k[:, None] * frequencies(512)).sum(1)  # the closed form of section 3b
-    return int(k[(dots < 128).nonzero()[0]])
-
-
-assert check("Exercise 3", lambda: first_below_half(exercise_3()), True)
-print(f"PE(0).PE(k) first drops below half its peak at k = {exercise_3()}")
-
-# %% [markdown] slideshow={"slide_type": "slide"}
-# ## Summary
-#
-# - Self-attention is permutation equivariant: without positions, "Mary loves John" is "John loves Mary" reordered, and its pooled vector is identical.
-# - The sinusoidal encoding is a smooth version of counting in binary: pair $i$ turns with frequency $10000^{-2i/d}$, wavelengths from $2\pi$ to nearly $2\pi\cdot 10000$ positions.
-# - A shift by $k$ is one fixed rotation $M_k$ for every position; $PE(p)\cdot PE(q) = \sum_i \cos\omega_i(p-q)$ depends only on the distance, falls off from its peak $d/2$, and cannot tell left from right; every code has length $\sqrt{d/2}$.
-# - Added positions put content–position cross terms into every attention score; relative schemes (Shaw et al., T5, ALiBi) and rotary embeddings make scores depend on offsets instead. RoPE's scores have a bound that decays, unevenly, with the distance.
-# - Without positions a model can reach the bag-of-words ceiling (0.197 on the previous-token task at length 16) and no further. Learned, sinusoidal and rotary positions all solve the task within the training length; none extrapolates: learned rows beyond it are never trained, and the sinusoidal and rotary models are thrown off by keys at positions or distances never seen. Masking those keys restores them (for RoPE, at every length).
-# - A causal mask alone lets a model without positional encoding learn where its tokens are; bidirectional encoders cannot.
-# - On GLUE, having positions matters by 3.9 to 5.9 points, their kind by at most 2.0 (and the slide's mean leaves WNLI out).
-#
-# **Next:** notebook 07 assembles the whole Transformer (attention, feed-forward layers, residual connections, LayerNorm, the decoder) and trains one; notebook 08 then turns it into BERT.
-#
-# **References**
-# - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).
-# - J. Gehring, M. Auli, D. Grangier, D. Yarats, Y. N. Dauphin, *Convolutional sequence to sequence learning*, ICML (2017).
-# - P. Shaw, J. Uszkoreit, A. Vaswani, *Self-attention with relative position representations*, NAACL (2018).
-# - J. Devlin, M.-W. Chang, K. Lee, K. Toutanova, *BERT: Pre-training of deep bidirectional Transformers for language understanding*, NAACL (2019).
-# - C. Raffel et al., *Exploring the limits of transfer learning with a unified text-to-text Transformer* (T5), JMLR (2020).
-# - J. Su, Y. Lu, S. Pan, A. Murtadha, B. Wen, Y. Liu, *RoFormer: Enhanced Transformer with rotary position embedding* (2021; Neurocomputing, 2024).
-# - A. Haviv, O. Ram, O. Press, P. Izsak, O. Levy, *Transformer language models without positional encodings still learn positional information*, Findings of EMNLP (2022).
-# - B. Wang et al., *On position embeddings in BERT*, ICLR (2021).
-# - O. Press, N. A. Smith, M. Lewis, *Train short, test long: Attention with linear biases enables input length extrapolation* (ALiBi), ICLR (2022).
+# - **The experiments** (sections 5 and 6) are `dl4nlp.experiments.positional.extrapolation(seed)`
+#   and `causal_positions(seed)`: one-layer taggers (d = 32, two heads), 150 Adam steps on
+#   sequences of 8 to 16 tokens (300 steps of length 16 for the position task), trained live
+#   in a few seconds each; test sequences come from their own generator and are checked
+#   disjoint from every training sequence. The notebook asserts `extrapolation_claims` and
+#   `causal_claims` on seed 0; `tests/claims/test_09_positional.py` asserts the same claims
+#   on seeds 1–3. The thresholds live in the module (`SOLVES`, `CEILING_SLACK`,
+#   `NEAR_CEILING_BEYOND`, `UNSOLVED_BEYOND`, `DIP`, `RECOVERED`, `CAUSAL_MIN`,
+#   `BIDIRECTIONAL_SLACK`); the prose quotes none of them, so a restated threshold does not
+#   make the text false. Exercise 4's "solves" is 0.9, the module's `SOLVES`; its answer
+#   (all False) follows from the extrapolation claims.
+# - **Portability.** Sections 1–4 are exact or float64 computations with tolerances far above
+#   rounding (1e-9 on sums of 256 cosines, 1e-12 relative on closed forms); the float32 ones
+#   use 1e-6 to 1e-4. The taggers are live training runs; their claims have wide margins and
+#   are re-checked under a second CPU kernel configuration (`ATEN_CPU_CAPABILITY=default`,
+#   `ONEDNN_MAX_CPU_ISA=SSE41`, `MKL_ENABLE_INSTRUCTIONS=SSE4_2`). The previous version
+#   asserted that the order-blind model's accuracy rounds to 0.19 on seed 0; the check now
+#   asserts the claim that holds on every machine (within 0.03 of the ceiling, never above
+#   it beyond sampling error), since a live run's second decimal can move between CPU kernels.
+# - **Caveats worth saying in class.** The masking intervention changes two things at once:
+#   which positions or distances the queries can see, and how many keys compete in the
+#   softmax. The RoPE window result was measured at length 48 only.
+# - **The GLUE audit** (Going further) is arithmetic on the published table as the lecture
+#   shows it (Wang et al., 2021); it needs no run.
