@@ -408,8 +408,8 @@ print("largest difference, by hand vs torch.nn.MultiheadAttention:", f"{(by_hand
 # first 64 *columns*, and each of those columns is a learned mix of all 512 input
 # dimensions. So a head does not see a slice of the word vector: it sees the whole
 # vector, through its own $512 \times 64$ projection, and attends in a 64-dimensional
-# space. $W^O$ is where the heads' results are mixed. Eight heads of 64 cost the same
-# parameters as one head of 512: $4d^2 + 4d$ whatever $h$.
+# space. $W^O$ is where the heads' results are mixed. The parameter count, $4d^2 + 4d$,
+# does not depend on $h$: eight heads of 64 cost what one head of 512 would.
 
 # %%
 paper_attention = MultiHeadAttention(512, 8)
@@ -789,14 +789,14 @@ for sentence, holds in experiments.heads_claims(heads).items():
 # - Counted exactly, one head costs $4nd^2 + 2n^2d$ multiply-adds and a GRU layer $6nd^2$: attention does less arithmetic below $n = d$; its $n \times n$ weights grow 256-fold when $n$ grows 16-fold.
 # - In a trained two-layer reverser, attention in the second layer is much sharper than in the first and reads the mirrored position, the lookup the task needs; the first layer's heads are soft. Compare heads on one colour scale.
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Self-attention cannot tell "dog bites man" from "man bites dog". Chapter 09 gives it a
 # sense of order: sinusoidal, learned and rotary positional encodings, what each
 # promises, and what happens on sequences longer than any seen in training.
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).

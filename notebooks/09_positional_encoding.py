@@ -37,7 +37,7 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/09_positional_encoding.ipynb)
 #
-# **Study time:** about 2 hours for a person; **run time:** about 40 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 30 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -489,11 +489,11 @@ print(f"bound at distance 0: {bound[0]:.1f} (= 128/4 + 1/2); at 100: {bound[100]
 # one fixed pair of contents $q, k$. So for *given* content, the bound on how strongly
 # those two can agree shrinks with the distance. It does not say that far-apart tokens
 # cannot agree strongly: a rotation keeps lengths, so a key whose content is the query's
-# own, turned back by the offset, scores $|q|\,|k|$, the largest any score can be, at
+# own, turned by the offset, scores $|q|\,|k|$, the largest any score can be, at
 # every distance. A model can learn such content when it needs to look far.
 
 # %%
-far_key = rotary(q, positions=[-1000])  # the query's content, turned back by 1000 positions
+far_key = rotary(q, positions=[1000])  # the query's content, turned by the offset: R(1000) q
 aligned = rope_score(1000, 0, key=far_key)
 print(f"a key at distance 1000 aligned with the query: score {aligned:.6f}; "
       f"|q| |k| = {(q.norm() * far_key.norm()).item():.6f}")
@@ -626,7 +626,8 @@ assert check("Exercise 4", exercise_4, solves_beyond)
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** Does the kind of position information matter in a large model? Wang et al.
-# (2021) pre-trained BERT with thirteen variants and fine-tuned each on GLUE: having
+# (2021) pre-trained BERT in thirteen configurations, one without positions, and
+# fine-tuned each on GLUE: having
 # positions at all is worth 3.9 to 5.9 points of the mean score, which kind at most 2.0.
 # The "mean" in their table leaves out one of the nine tasks (WNLI) without saying so;
 # "Going further" checks the arithmetic.
@@ -720,13 +721,13 @@ for sentence, holds in positional.causal_claims(causal).items():
 # - Without positions a model can reach the bag-of-words ceiling (0.197 on the previous-token task at length 16) and no further. Learned, sinusoidal and rotary positions all solve the task within the training length; none extrapolates: learned rows beyond it are never trained, and the sinusoidal and rotary models are thrown off by keys at positions or distances never seen. Masking those keys restores them (for RoPE, at every position of the length-48 sequences we tested).
 # - A causal mask alone lets a model without positional encoding learn where its tokens are; bidirectional encoders cannot.
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # Chapter 10 assembles the whole Transformer, with attention, positions, feed-forward
 # layers, residual connections and LayerNorm, as a GPT written from scratch, and trains it.
 
-# %% [markdown]
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - A. Vaswani et al., *Attention is all you need*, NeurIPS (2017).
