@@ -1,4 +1,4 @@
-"""Notebook 05's experiment: what the heads of a small trained Transformer attend to, as a function of a seed.
+"""Chapter 08's experiment: what the heads of a small trained Transformer attend to, as a function of a seed.
 
 A two-layer ``dl4nlp.taggers.Tagger`` (d = 32, two heads per layer, sinusoidal
 positions) learns to reverse strings of 8 letters over 10 symbols
@@ -9,7 +9,7 @@ moves it. ``reversal_heads`` reports the test accuracy and, per layer and head,
 how sharp the attention is (the mean largest weight of a query and the mean
 entropy of its weights) and how much weight lands on the mirrored position.
 
-The thresholds the notebook and ``tests/claims/test_05_self_attention.py``
+The thresholds the notebook and ``tests/claims/test_08_self_attention.py``
 assert are the named constants below.
 """
 

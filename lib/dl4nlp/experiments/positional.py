@@ -1,4 +1,4 @@
-"""Notebook 06's experiments on position information, as functions of a seed.
+"""Chapter 09's experiments on position information, as functions of a seed.
 
 Every model is a one-layer ``dl4nlp.taggers.Tagger`` (d = 32, two heads) trained
 the same way (``TRAINING``): 150 Adam steps on random sequences of 8 to 16
@@ -14,7 +14,7 @@ from every training sequence.
 - ``causal_positions``: no positions at all, a bidirectional encoder against a
   causal one, trained to output each token's own position.
 
-The thresholds the notebook and ``tests/claims/test_06_positional.py`` assert are
+The thresholds the notebook and ``tests/claims/test_09_positional.py`` assert are
 the named constants below.
 """
 
@@ -248,3 +248,104 @@ def causal_claims(result: CausalPositionResult) -> dict[str, bool]:
         ),
         "causal far above bidirectional": causal >= CAUSAL_MIN > bidirectional,
     }
+
+
+# --- figures (the notebook's plumbing: layout, reference lines, legends) ---------------------------
+def plot_extrapolation(result: ExtrapolationResult):
+    """Accuracy at each position of length-48 sequences, one line per kind, with the bag-of-words ceiling.
+
+    >>> import matplotlib
+    >>> result = ExtrapolationResult(("none",), (0.2,), (0.2,), (0.1,), ((0.2,) * 47,), 0.197, 0.134, 0.2, 0.2, 10)
+    >>> figure = plot_extrapolation(result)
+    >>> [line.get_label() for line in figure.axes[0].lines][-1]
+    'bag-of-words ceiling'
+    >>> matplotlib.pyplot.close(figure)
+    """
+    if not isinstance(result, ExtrapolationResult):
+        raise TypeError(f"result must be a ExtrapolationResult; got {type(result).__name__}")
+    from dl4nlp.plots import plot_accuracy_by_position
+
+    figure = plot_accuracy_by_position(
+        {kind: torch.tensor(a) for kind, a in zip(result.kinds, result.by_position)},
+        train_length=TRAINING.max_length,
+        chance=1 / VOCAB,
+        first_position=1,
+        title=f"Previous-token task, length {LONG} (trained on {TRAINING.min_length}-{TRAINING.max_length})",
+    )
+    ax = figure.axes[0]
+    ax.axhline(result.ceiling_long, color="black", linestyle="-.", linewidth=1, label="bag-of-words ceiling")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the curves, never on them
+    figure.tight_layout()
+    return figure
+
+
+def plot_causal_positions(result: CausalPositionResult):
+    """Accuracy at naming one's own position, bidirectional against causal, with chance marked.
+
+    >>> import matplotlib
+    >>> figure = plot_causal_positions(CausalPositionResult(3, (0.5, 0.5), (1.0, 0.9), 0.5))
+    >>> len(figure.axes[0].lines)
+    3
+    >>> matplotlib.pyplot.close(figure)
+    """
+    if not isinstance(result, CausalPositionResult):
+        raise TypeError(f"result must be a CausalPositionResult; got {type(result).__name__}")
+    import matplotlib.pyplot as plt
+
+    figure, ax = plt.subplots(figsize=(8, 3.5))
+    positions = range(1, result.length)
+    ax.plot(positions, result.bidirectional, marker="o", label="bidirectional, no positions")
+    ax.plot(positions, result.causal, marker="o", label="causal mask, no positions")
+    ax.axhline(result.chance, color="grey", linestyle=":", label=f"chance = 1/{result.length - 1}")
+    ax.set(xlabel="position", ylabel="accuracy", ylim=(-0.02, 1.05), title="Naming one's own position")
+    ax.legend(fontsize="small", loc="center right")
+    return figure
+
+
+def sinusoid_explorer(length: int = 50):
+    """The widget's drawing function for sinusoidal codes: ``draw(d_model, base, position)`` returns one figure.
+
+    The figure is laid out once (heatmap of ``length`` positions and the code of one
+    position); each call puts the new table into the same image, moves the outline to
+    ``position`` and redraws the code's line, with no new axes or colour bar.
+
+    >>> import matplotlib
+    >>> draw = sinusoid_explorer(20)
+    >>> figure = draw(d_model=32, base=10000.0, position=3)
+    >>> figure.axes[1].get_title()
+    'PE(3)'
+    >>> matplotlib.pyplot.close(figure)
+    """
+    if isinstance(length, bool) or not isinstance(length, int) or length < 2:
+        raise ValueError(f"length must be an integer of at least 2 (positions to show); got {length!r}")
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.plots import plot_position_heatmap
+    from dl4nlp.positional import sinusoidal_encoding
+
+    figure, (heatmap, code) = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [3, 2], "wspace": 0.25})
+    plot_position_heatmap(sinusoidal_encoding(length, 512), ax=heatmap, highlight=0)
+    (line,) = code.plot([], [], linewidth=1)
+    code.set_ylim(-1.1, 1.1)
+    code.set_yticks([-1, -0.5, 0, 0.5, 1])
+    code.set_xlabel("dimension")
+    plt.close(figure)  # shown by whoever calls draw, not when it is made
+
+    def draw(d_model: int, base: float, position: int):
+        """Heatmap of the positions and the code of one position."""
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < length:
+            raise ValueError(f"position must be an integer in [0, {length - 1}]; got {position!r}")
+        table = sinusoidal_encoding(length, d_model, base=base)  # (length, d_model); checks d_model and base
+        image = heatmap.images[0]
+        image.set_data(table.numpy())
+        image.set_extent((-0.5, d_model - 0.5, length - 0.5, -0.5))
+        heatmap.set_xlim(-0.5, d_model - 0.5)
+        for outline, edge in zip(heatmap.lines, (position - 0.5, position + 0.5)):  # the chosen row's outline
+            outline.set_ydata([edge, edge])
+        heatmap.set_title(f"d_model = {d_model}, base = {base:g}")
+        line.set_data(range(d_model), table[position].numpy())
+        code.set_xlim(-0.02 * d_model, 1.02 * d_model)
+        code.set_title(f"PE({position})")
+        return figure
+
+    return draw

@@ -1,4 +1,4 @@
-"""Notebook 06's experiment-level claims, re-run on the claim seeds (notebook 06 asserts them on seed 0).
+"""Chapter 09's experiment-level claims, re-run on the claim seeds (chapter 09 asserts them on seed 0).
 
 Budget: about 10 s per seed on an idle 2-core CPU (four previous-token taggers and two position taggers).
 """

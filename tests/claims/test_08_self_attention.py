@@ -1,4 +1,4 @@
-"""Notebook 05's experiment-level claims, re-run on the claim seeds (notebook 05 asserts them on seed 0).
+"""Chapter 08's experiment-level claims, re-run on the claim seeds (chapter 08 asserts them on seed 0).
 
 Budget: a few seconds per seed on an idle 2-core CPU (one small model trained per seed).
 """
