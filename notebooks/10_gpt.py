@@ -149,7 +149,8 @@ for variant, switches in ex.LADDER.items():
         library = ex.copy_into_library_block(mine, switches, norm_first)
         block_gaps[variant, norm_first] = (mine(x), library(x, causal=True))
 largest = max((a - b).abs().max().item() for a, b in block_gaps.values())
-print(f"our Block against dl4nlp's TransformerBlock, {len(block_gaps)} variants: largest difference {largest:.0e}")
+print(f"our Block against dl4nlp's TransformerBlock, {len(ex.LADDER)} variants, post-LN and pre-LN: "
+      f"largest difference {largest:.0e}")
 
 # %% [markdown]
 # **Multi-head attention is several smaller heads side by side.** With
@@ -263,8 +264,9 @@ claim(f"live: residual connections lower the held-out loss by {gain:.2f} nats (m
       f"to {live.heldout[1]:.3f}, below the bigram model's {live.bigram:.3f}",
       gain >= ex.RESIDUAL_GAIN and live.heldout[1] < live.bigram)
 spread = max(abs(seeds_table[0][v] - loss) for v, loss in zip(live.variants, live.heldout))
-claim(f"the live run lands on the shipped seed 0 (largest difference {spread:.3f} nats, within the "
-      f"{ex.LADDER_KERNEL_SPREAD} nats processors differ by)", spread < ex.LADDER_KERNEL_SPREAD)
+claim(f"the live run lands on seed 0 of the runs made beforehand: largest difference {spread:.3f} nats (less than "
+      f"{ex.LADDER_KERNEL_SPREAD}, the margin for rounding differences between processors)",
+      spread < ex.LADDER_KERNEL_SPREAD)
 for seed, losses in seeds_table.items():
     claims = ex.ladder_claims(losses, table["ladder"][seed]["bigram"], table["ladder"][seed]["unigram"])
     claim(f"seed {seed}: residuals gain {losses['+ feed-forward'] - losses['+ residual']:.2f} nats, "
@@ -790,6 +792,6 @@ claim(f"greedy decoding loops: {piece!r} occurs {count} times (at least 5), and 
 # - `data/transformer_ablation.json`: the ingredient ladder (six variants, seeds 0-4) and the warm-up study (seeds 0-2), by `python -m dl4nlp.recipes.transformer_ablation --out data/transformer_ablation.json --threads 1` (torch 2.13.0+cpu, one thread; the recipe was killed and continued with `--resume`). The sizes are `ex.LADDER_SIZES` and `ex.WARMUP_SIZES`; the claims' thresholds are named constants in `dl4nlp.experiments.transformer` (`RESIDUAL_GAIN` 0.2, `FULL_BLOCK_MARGIN` 0.05, `LAYER_NORM_EFFECT` 0.05, `POST_OVER_PRE_DEEPEST` 1.5).
 # - `data/gpt_shakespeare.pt`: by `python -m dl4nlp.recipes.gpt_shakespeare --out data/gpt_shakespeare.pt --threads 1` (seed 0, 2,500 steps of 16 windows, 890 CPU seconds in two sessions, continued bit for bit with `--resume`); float16 weights, the vocabulary and the recipe's provenance, with a SHA-256 that `load_gpt` verifies. Its held-out loss 1.566 was measured on all 435 held-out windows; the notebook recomputes it on 64.
 #
-# **How the claims are checked beyond this run.** `tests/claims/test_10_gpt.py` re-runs the live ladder step and the gradient norms on seeds 1-3 and checks the shipped table's seeds one by one. The live ladder run is compared with the shipped seed 0 only to within `ex.LADDER_KERNEL_SPREAD` nats: 250 steps of training carry the rounding differences between CPU kernels, and the spread was measured under this machine's kernels and under `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`. Float64 equalities (our block against the library's and PyTorch's, the KV cache) use `dl4nlp.numerics.agree` with the number of terms of the computation, not a fixed 1e-12: ATen's default kernels sum in another order. The "average the past" cell prints rounded means, because float32 gives 3.000000238418579 on some processors.
+# **How the claims are checked beyond this run.** `tests/claims/test_10_gpt.py` re-runs the live ladder step and the gradient norms on seeds 1-3 and checks the shipped table's seeds one by one. The live ladder run is compared with the shipped seed 0 only to within 0.03 nats (`ex.LADDER_KERNEL_SPREAD`): 250 steps of training carry the rounding differences between CPU kernels. Measured on an AMD EPYC (AVX-512): seed 0's "+ feed-forward" is 2.7829 in the table, 2.7835 with the machine's own kernels and with AVX2 kernels, and 2.7934 under `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`, a spread of 0.0105 (the "+ residual" step agrees to 1e-6); the earlier 0.005 failed there. The claims test uses the same margin for seeds 1-3. Float64 equalities (our block against the library's and PyTorch's, the KV cache) use `dl4nlp.numerics.agree` with the number of terms of the computation, not a fixed 1e-12: ATen's default kernels sum in another order. The "average the past" cell prints rounded means, because float32 gives 3.000000238418579 on some processors.
 #
 # **Timings.** The whole notebook runs in about 40 s on a 2-core laptop CPU; the longest cell is the live ladder (two trainings of 250 steps).

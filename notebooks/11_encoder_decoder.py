@@ -495,6 +495,8 @@ masks = {"full (bidirectional)": torch.ones(n, n, dtype=torch.bool),
          "BigBird: all three": bigbird_mask(n, 3, [0, 32], 3, torch.Generator().manual_seed(0))}
 for name, mask in masks.items():
     print(f"{name:>24}: {int(mask.sum()):5d} of {n * n} entries ({mask.float().mean():.1%})")
+
+# %%
 window_entries = int(masks["sliding window (w = 3)"].sum())
 solved_2 = check("Exercise 2", exercise_2, window_entries)
 

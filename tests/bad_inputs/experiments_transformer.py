@@ -358,7 +358,7 @@ def _():
 @cases("dl4nlp.experiments.transformer.kv_timing_figure")
 def _():
     good = dict(lengths=[16, 32], full=[1.0, 2.0], cached=[1.0, 1.0])
-    yield from vary(E.kv_timing_figure, good, "lengths", [("empty", [], "0"), ("a string", "16", "str")])
+    yield from vary(E.kv_timing_figure, good, "lengths", [("empty", [], "[]"), ("a string", "16", "str")])
     yield from vary(E.kv_timing_figure, good, "full", [("one too short", [1.0], "1")])
 
 
@@ -374,7 +374,7 @@ def _():
 
 @cases("dl4nlp.experiments.transformer.date_race_figure")
 def _():
-    yield from vary(E.date_race_figure, {}, "comparisons", [("empty", [], "none"), ("a string", "seeds", "str")])
+    yield from vary(E.date_race_figure, {}, "comparisons", [("empty", [], "[]"), ("a string", "seeds", "str")])
 
 
 @cases("dl4nlp.experiments.transformer.encoder_decoder_maps_figure")

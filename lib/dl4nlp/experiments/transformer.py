@@ -925,7 +925,7 @@ def date_race_figure(comparisons: Sequence[dict]):
 
     comparisons = list(check_sequence("comparisons", comparisons, what="the seeds' comparisons (dicts)"))
     if not comparisons:
-        raise ValueError("comparisons must hold at least one seed's comparison; got none")
+        raise ValueError("comparisons must hold at least one seed's comparison; got []")
     bins = [f"{low}-{high}" for low, high in comparisons[0]["bins"]]
     steps = comparisons[0]["steps"]
     fig, axes = plt.subplots(1, len(steps), figsize=(13, 3.6), sharey=True, squeeze=False)
