@@ -120,8 +120,7 @@ def exercise_1(Q_dec, K_mem, V_mem, source_length):
     return torch.softmax(scores, dim=-1) @ V_mem
 
 
-solved_1 = check("Exercise 1", lambda: exercise_1(Q_dec, K_mem, V_mem, source_length), exercise_1_reference)
-assert solved_1
+assert check("Exercise 1", lambda: exercise_1(Q_dec, K_mem, V_mem, source_length), exercise_1_reference)
 
 # %% [markdown]
 # **Compare with PyTorch.** The library's cross-attention is
@@ -263,7 +262,8 @@ claim(f"on all {len(comparisons)} seeds the GRU reaches 100 % in every bin after
       f"the Transformer's weakest bin is seed 0's longest dates, {weakest:.1%}",
       min(c["gru"][-1][i] for c in comparisons for i in range(len(bins))) == 1.0
       and weakest == comparisons[0]["transformer"][-1][-1] and 0.938 <= weakest < 0.939)
-claim(f"the Transformer translates {source!r} to {output!r}", output == "1998-03-07")
+claim(f"the Transformer is pre-LN and translates {source!r} to {output!r}",
+      date_model.config.norm_first and output == "1998-03-07")
 for (_step, character, field), shares in field_shares.items():
     claim(f"writing {character!r}, the cross-attention puts its largest share on the {field}: {shares[field]:.2f} "
           "(at least 0.3)", max(shares, key=shares.get) == field and shares[field] >= 0.3)
@@ -352,11 +352,11 @@ plt.show()
 # In the map, rows in the repeat light up on an offset diagonal: the head at
 # position $t$ attends to $t - m + 1$, the token that followed the earlier
 # occurrence of the current one, which is exactly what comes next. Every
-# layer-2 head does this, with more than 0.8 of its weight, about ten times what
-# uniform attention would give. The first half of the circuit is less clear:
+# layer-2 head does this, with more than 0.8 of its weight, at least nine times
+# what uniform attention would give. The first half of the circuit is less clear:
 # no layer-1 head puts even half of its weight on the previous position (0.15 to
-# 0.39 above), so the information about the previous token is spread over
-# several heads, mixed with other positions. Still, the model has learned to
+# 0.39 above), so the information about the previous token seems to be spread
+# over several heads, mixed with other positions. Still, the model has learned to
 # learn from its context.
 #
 # The same holds for every trained seed: the repeat's loss ends far below
@@ -380,8 +380,9 @@ def induction_claim(where, first, repeat, layer_2, uniform):
 
 induction_claim("seed 0's model on 512 fresh sequences", first_loss, repeat_loss, induction[1], uniform)
 claim(f"on the fresh sequences every layer-2 head puts more than 0.8 on prefix matches ({min(induction[1]):.2f} "
-      f"at least), and no layer-1 head half its weight on the previous position ({max(previous[0]):.2f} at most)",
-      min(induction[1]) > ex.SHARP_INDUCTION and max(previous[0]) < 0.5)
+      f"at least, {min(induction[1]) / uniform:.1f} times uniform, at least 9), and no layer-1 head half its weight "
+      f"on the previous position ({max(previous[0]):.2f} at most)",
+      min(induction[1]) > ex.SHARP_INDUCTION and min(induction[1]) >= 9 * uniform and max(previous[0]) < 0.5)
 for run in induction_runs:
     induction_claim(f"seed {run['seed']}, trained", run["first_loss"][-1], run["repeat_loss"][-1],
                     run["induction_attention"][1], run["uniform_attention"])
@@ -471,9 +472,9 @@ blockwise64, fused64 = blockwise_attention(q64, k64, v64, 128), F.scaled_dot_pro
 # **Sparse patterns** save operations by letting each query see only some keys.
 # Longformer (Beltagy et al., 2020) combines a **sliding window** with a few
 # **global** tokens that see and are seen by everything; BigBird (Zaheer et al.,
-# 2020) adds a few **random** keys per query. Both are encoders: every query may
-# look both ways, so the baseline is full bidirectional attention, all $n^2$
-# entries.
+# 2020) adds a few **random** keys per query. Both were designed for BERT-like
+# encoders, where every query may look both ways, so the baseline is full
+# bidirectional attention, all $n^2$ entries (a causal mask would keep about half).
 #
 # **Exercise 2 (predict, then run).** In a sequence of 64 positions, a sliding
 # window with $w = 3$ lets each query see itself and up to 3 keys on each side.
@@ -506,8 +507,7 @@ def exercise_2():
     return 64 * 7 - 2 * (1 + 2 + 3)  # 7 keys per query, less the keys that would fall off either end
 
 
-solved_2 = check("Exercise 2", exercise_2, window_entries)
-assert solved_2
+assert check("Exercise 2", exercise_2, window_entries)
 
 # %%
 ex.mask_figure(masks)

@@ -57,10 +57,13 @@ def test_layer_gradient_norms(seed):
 
 
 def test_warmup_runs_table(table):
-    """``warmup_runs`` on the table's seeds: everything trains; post-LN within 0.15 nats of pre-LN."""
+    """``warmup_runs`` on the table's seeds: everything trains; post-LN within 0.15 nats of pre-LN; warm-up changes
+    no run by 0.05 nats or more."""
     assert table["warmup_sizes"] == ex.WARMUP_SIZES
     assert len(table["warmup"]) >= 3
     for row in table["warmup"]:
         losses = dict(zip(row["runs"], row["heldout"]))
         assert not any(row["diverged"]), row
         assert abs(losses["post-LN, no warm-up"] - losses["pre-LN, no warm-up"]) < 0.15, losses
+        for placement in ("post-LN", "pre-LN"):  # chapter 10: warm-up changes no run by 0.05 nats or more
+            assert abs(losses[f"{placement}, warm-up"] - losses[f"{placement}, no warm-up"]) < 0.05, losses

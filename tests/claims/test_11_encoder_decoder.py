@@ -34,8 +34,9 @@ def test_induction_heads_on_every_trained_seed():
         first, repeat, induction, previous, uniform = ex.induction_scores(model, fresh)
         assert repeat < ex.INDUCTION_LOSS and abs(first - math.log(32)) < ex.CHANCE_TOLERANCE
         assert max(induction[1]) >= max(ex.INDUCTION_ATTENTION, ex.INDUCTION_OVER_UNIFORM * uniform)
-        # chapter 11: every layer-2 head is sharp; no layer-1 head puts half its weight on the previous position
-        assert min(induction[1]) > ex.SHARP_INDUCTION and max(previous[0]) < 0.5, (induction, previous)
+        # chapter 11: every layer-2 head sharp (9 times uniform); no layer-1 head half on the previous position
+        assert min(induction[1]) > ex.SHARP_INDUCTION and min(induction[1]) >= 9 * uniform, (induction, uniform)
+        assert max(previous[0]) < 0.5, previous
 
 
 def date_claims(c):
