@@ -408,7 +408,7 @@ for row in warmup_rows:
           "of pre-LN (less than 0.15)", not any(row["diverged"]) and gap < 0.15)
     for placement in ("post-LN", "pre-LN"):
         change = losses[f"{placement}, warm-up"] - losses[f"{placement}, no warm-up"]
-        claim(f"seed {row['seed']}: warm-up changes {placement}'s held-out loss by {change:+.2f} nats (less than 0.05 "
+        claim(f"seed {row['seed']}: warm-up changes {placement}'s held-out loss by {change:+.3f} nats (less than 0.05 "
               "either way)", abs(change) < 0.05)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
