@@ -35,7 +35,7 @@
 #
 # **Prerequisites:** chapters 01 (residual connections), 08 (self-attention and multi-head attention) and 09 (positional encoding).
 #
-# **Study time:** about 2 hours for a person; **run time:** about 40 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 25 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -794,4 +794,4 @@ claim(f"greedy decoding loops: {piece!r} occurs {count} times (at least 5), and 
 #
 # **How the claims are checked beyond this run.** `tests/claims/test_10_gpt.py` re-runs the live ladder step and the gradient norms on seeds 1-3 and checks the shipped table's seeds one by one. The live ladder run is compared with the shipped seed 0 only to within 0.03 nats (`ex.LADDER_KERNEL_SPREAD`): 250 steps of training carry the rounding differences between CPU kernels. Measured on an AMD EPYC (AVX-512): seed 0's "+ feed-forward" is 2.7829 in the table, 2.7835 with the machine's own kernels and with AVX2 kernels, and 2.7934 under `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`, a spread of 0.0105 (the "+ residual" step agrees to 1e-6); the earlier 0.005 failed there. The claims test uses the same margin for seeds 1-3. Float64 equalities (our block against the library's and PyTorch's, the KV cache) use `dl4nlp.numerics.agree` with the number of terms of the computation, not a fixed 1e-12: ATen's default kernels sum in another order. The "average the past" cell prints rounded means, because float32 gives 3.000000238418579 on some processors.
 #
-# **Timings.** The whole notebook runs in about 40 s on a 2-core laptop CPU; the longest cell is the live ladder (two trainings of 250 steps).
+# **Timings.** `make bench` on a shared, busy 2-core CPU: 53 s for the whole notebook, 20 s for the longest cell, the live ladder (two trainings of 250 steps; the same cell took 6.6 s in the previous benchmark of the unsplit notebook, on a quieter machine), 0.37 s for the slowest redraw of the sampling widget. The other live trainings (the GPT, 120 steps) take a few seconds.

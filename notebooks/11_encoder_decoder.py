@@ -35,7 +35,7 @@
 #
 # **Prerequisites:** chapters 06 (attention in an encoder–decoder, the date task), 08 (self-attention) and 10 (the Transformer block, the causal mask, the KV cache).
 #
-# **Study time:** about 1.5 hours for a person; **run time:** about 25 s on a laptop CPU.
+# **Study time:** about 1.5 hours for a person; **run time:** about 15 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -585,4 +585,4 @@ claim(f"BigBird's entries per query stay between {min(per_query):.1f} and {max(p
 #
 # **How the claims are checked beyond this run.** `tests/claims/test_11_encoder_decoder.py` checks every seed of both shipped results against the same claims, that they were made at the sizes the experiments module fixes today, and the shipped induction model on fresh sequences for seeds 1-3. Nothing in this notebook compares a live training run with a shipped number: the live date training only has to halve its loss. Float64 equalities use `dl4nlp.numerics.agree` with the number of terms of the computation (2,048 keys for the attention kernels), not a fixed 1e-12, so that they hold under ATen's default kernels too (`ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`, checked with nbval).
 #
-# **Timings.** The notebook runs in about 25 s on a 2-core laptop CPU; the longest cell is the live date training (60 steps).
+# **Timings.** `make bench` on a shared, busy 2-core CPU: 19 s for the whole notebook, 8 s for the longest cell, the live date training (60 steps).
