@@ -401,6 +401,8 @@ claim(f"at {norms.depths[-1]} blocks post-LN's gradient exceeds pre-LN's in ever
       f"times in the first and {post[-1] / pre[-1]:.2f} in the last",
       all(a > b for a, b in zip(post, pre)) and post[-1] / pre[-1] > post[0] / pre[0])
 claim(f"pre-LN's gradients are level within a factor of 2 ({max(pre) / min(pre):.2f})", max(pre) / min(pre) < 2.0)
+claim(f"on seed 0 post-LN's own gradient rises from {post[0]:.2f} in the first block to {post[-1]:.2f} in the last",
+      post[-1] > post[0])
 for row in warmup_rows:
     losses = dict(zip(row["runs"], row["heldout"]))
     gap = abs(losses["post-LN, no warm-up"] - losses["pre-LN, no warm-up"])
