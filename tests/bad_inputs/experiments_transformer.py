@@ -1,4 +1,4 @@
-"""Bad inputs of dl4nlp.experiments.transformer (notebooks 10 and 11's experiments).
+"""Bad inputs of dl4nlp.experiments.transformer (chapters 10 and 11: experiments and plumbing).
 
 Every case fails before any training starts (the experiments check their arguments first).
 """
@@ -317,3 +317,77 @@ def _():
         ],
     )
     yield from vary(E.ladder_claims, good, "bigram", [("negative", -1.0, "-1.0"), ("text", "2.4", "str")])
+
+
+# --- the plumbing chapters 10 and 11 call ---------------------------------------------------
+def _block() -> nn.Module:
+    return nn.Module()
+
+
+@cases("dl4nlp.experiments.transformer.copy_into_library_block")
+def _():
+    good = dict(mine=_block(), switches={}, norm_first=False)
+    yield from vary(E.copy_into_library_block, good, "mine", [("a string", "block", "str")])
+    yield from vary(E.copy_into_library_block, good, "switches", [("a list", ["use_residual"], "list")])
+    yield from vary(E.copy_into_library_block, good, "norm_first", [("a string", "yes", "'yes'")])
+
+
+@cases("dl4nlp.experiments.transformer.ladder_figure")
+def _():
+    live = E.LadderResult(0, ("+ residual",), (1.5,), 2.0, 3.0, 10)
+    yield from vary(E.ladder_figure, dict(table={"ladder": []}, live=live), "table", [("a list", [], "list")])
+    yield from vary(E.ladder_figure, dict(table={"ladder": []}, live=live), "live", [("a dict", {}, "dict")])
+
+
+@cases("dl4nlp.experiments.transformer.gradient_norm_figure")
+def _():
+    yield from vary(E.gradient_norm_figure, {}, "norms", [("a dict", {}, "dict"), ("a list", [[1.0]], "list")])
+
+
+@cases("dl4nlp.experiments.transformer.generation_step_seconds")
+def _():
+    torch.manual_seed(0)
+    model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, max_len=8))
+    good = dict(model=model, n=4, use_cache=True)
+    yield from vary(E.generation_step_seconds, good, "model", [("a string", "gpt", "str")])
+    yield from vary(E.generation_step_seconds, good, "n", int_variants(2)[:3] + [("beyond the context", 9, "9")])
+    yield from vary(E.generation_step_seconds, good, "use_cache", [("a string", "yes", "'yes'")])
+    yield from vary(E.generation_step_seconds, good, "repeats", int_variants(1)[:2])
+
+
+@cases("dl4nlp.experiments.transformer.kv_timing_figure")
+def _():
+    good = dict(lengths=[16, 32], full=[1.0, 2.0], cached=[1.0, 1.0])
+    yield from vary(E.kv_timing_figure, good, "lengths", [("empty", [], "[]"), ("a string", "16", "str")])
+    yield from vary(E.kv_timing_figure, good, "full", [("one too short", [1.0], "1")])
+
+
+@cases("dl4nlp.experiments.transformer.sampling_explorer")
+def _():
+    torch.manual_seed(0)
+    model = TransformerLM(TransformerConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, max_len=8))
+    good = dict(model=model, vocab=None, prompt="ab")
+    yield from vary(E.sampling_explorer, good, "model", [("a string", "gpt", "str")])
+    yield from vary(E.sampling_explorer, good, "prompt", [("empty", "", "''"), ("an int", 3, "int")])
+    yield from vary(E.sampling_explorer, good, "shown", int_variants(1)[:2])
+
+
+@cases("dl4nlp.experiments.transformer.date_race_figure")
+def _():
+    yield from vary(E.date_race_figure, {}, "comparisons", [("empty", [], "[]"), ("a string", "seeds", "str")])
+
+
+@cases("dl4nlp.experiments.transformer.encoder_decoder_maps_figure")
+def _():
+    good = dict(maps={}, source_labels=["a"], output_labels=["b"])
+    yield from vary(
+        E.encoder_decoder_maps_figure,
+        good,
+        "maps",
+        [("a list", [], "list"), ("no cross", {"encoder": 1, "decoder": 1}, "cross")],
+    )
+
+
+@cases("dl4nlp.experiments.transformer.mask_figure")
+def _():
+    yield from vary(E.mask_figure, {}, "masks", [("a list", [], "list"), ("empty", {}, "{}")])

@@ -1,0 +1,61 @@
+"""Chapter 11's claims on other seeds.
+
+The costly experiments (the induction heads, the race against chapter 06's GRU)
+were run by their recipes on several seeds, with the same experiment functions
+at the module's sizes; here their shipped numbers are checked seed by seed, that
+they were made at the sizes the module fixes today, and the shipped induction
+model on fresh sequences for every seed of ``CLAIM_SEEDS``.
+"""
+
+import math
+
+from dl4nlp.experiments import CLAIM_SEEDS
+from dl4nlp.experiments import transformer as ex
+
+
+def test_induction_heads_on_every_trained_seed():
+    """``train_induction_model`` / ``induction_heads`` on the recipe's seeds, and the shipped model on fresh data."""
+    import torch
+
+    model, checkpoint = ex.load_induction_model()
+    assert checkpoint.extra["sizes"] == ex.INDUCTION_SIZES
+    runs = checkpoint.provenance["results"]["seeds"]
+    assert [r["seed"] for r in runs] == list(range(len(runs))) and len(runs) >= 4
+    for run in runs:
+        layer_2 = run["induction_attention"][1]
+        assert run["repeat_loss"][-1] < ex.INDUCTION_LOSS, run["seed"]
+        assert abs(run["first_loss"][-1] - math.log(32)) < ex.CHANCE_TOLERANCE, run["seed"]
+        assert max(layer_2) >= ex.INDUCTION_ATTENTION, run["seed"]
+        assert max(layer_2) >= ex.INDUCTION_OVER_UNIFORM * run["uniform_attention"], run["seed"]
+    sharp = [max(run["induction_attention"][1]) >= ex.SHARP_INDUCTION for run in runs]
+    assert sum(sharp) >= ex.SHARP_FRACTION * len(runs), sharp
+    for seed in CLAIM_SEEDS:
+        fresh = ex.repeat_batch(256, torch.Generator().manual_seed(100 + seed))
+        first, repeat, induction, previous, uniform = ex.induction_scores(model, fresh)
+        assert repeat < ex.INDUCTION_LOSS and abs(first - math.log(32)) < ex.CHANCE_TOLERANCE
+        assert max(induction[1]) >= max(ex.INDUCTION_ATTENTION, ex.INDUCTION_OVER_UNIFORM * uniform)
+        # chapter 11: every layer-2 head sharp (9 times uniform); no layer-1 head half on the previous position
+        assert min(induction[1]) > ex.SHARP_INDUCTION and min(induction[1]) >= 9 * uniform, (induction, uniform)
+        assert max(previous[0]) < 0.5, previous
+
+
+def date_claims(c):
+    """Chapter 11's race on one seed: equal sizes; the GRU ahead in every bin before the end, the Transformer's
+    worst bin after 200 steps the longest dates; both above their floors in every bin at the end."""
+    transformer, gru = c["parameters"]
+    assert abs(transformer - gru) / gru < 0.02
+    assert c["steps"][1] == 200
+    for t_row, g_row in zip(c["transformer"][:-1], c["gru"][:-1]):
+        assert all(g >= t for t, g in zip(t_row, g_row)), c
+    assert min(c["transformer"][1]) == c["transformer"][1][-1], c
+    assert min(c["transformer"][-1]) >= ex.DATE_TRANSFORMER_FLOOR and min(c["gru"][-1]) >= ex.DATE_GRU_FLOOR, c
+
+
+def test_date_comparison_on_every_trained_seed():
+    """``compare_on_dates`` / ``date_comparison`` on the recipe's seeds (three, made at today's sizes)."""
+    model, checkpoint = ex.load_date_transformer()
+    assert checkpoint.extra["sizes"] == ex.DATE_SIZES and checkpoint.config["d_model"] == ex.DATE_SIZES["d_model"]
+    comparisons = checkpoint.provenance["results"]["seeds"]
+    assert [c["seed"] for c in comparisons] == [0, 1, 2]
+    for c in comparisons:
+        date_claims(c)
