@@ -178,12 +178,28 @@ def _():
     yield from vary(LN.length_normalisation_claim, {}, "result", [("a dict", {"words": 100}, "dict")])
 
 
-# --- dl4nlp.experiments.scaling (notebook 09) -------------------------------------------------
+# --- dl4nlp.experiments.scaling (chapter 14) -------------------------------------------------
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.scaling.ScheduleRace",
     "dl4nlp.experiments.scaling.SweepClaims",
 )
+exempt(
+    "figure plumbing of chapter 14's widgets: takes no arguments",
+    "dl4nlp.experiments.scaling.power_of_ten_formatter",
+    "dl4nlp.experiments.scaling.attention_share_figure",
+)
+
+
+@cases("dl4nlp.experiments.scaling.emergence_drawer")
+def _():
+    from dl4nlp.experiments import scaling as X
+
+    good = dict(claims={}, fronts={})
+    yield from vary(
+        X.emergence_drawer, good, "claims", [("a list", [], "list"), ("a dict of strings", {0: "a"}, "dict")]
+    )
+    yield from vary(X.emergence_drawer, good, "fronts", [("a list", [], "list"), ("other seeds", {3: []}, "dict")])
 
 
 @cases("dl4nlp.experiments.scaling.schedule_race")

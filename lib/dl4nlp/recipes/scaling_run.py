@@ -172,7 +172,7 @@ def _load(path: Path) -> dict:
         raise ValueError(f"{path} is not a readable sweep checkpoint ({type(error).__name__}: {error})") from None
 
 
-class _Schedule:
+class _Schedule(torch.optim.lr_scheduler.LRScheduler):  # only .optimizer and .step() are used; no super().__init__
     """Sets the learning rate of every step from ``lr_factor`` (its whole state is the step)."""
 
     def __init__(self, optimizer: torch.optim.Optimizer, run: Run, settings: Settings, step: int):
