@@ -1058,7 +1058,7 @@ claim(f"the middle size {sizes[len(sizes) // 2]} has the lowest held-out loss of
       f"({longest_loss[sizes[len(sizes) // 2]]:.3f})", min(longest_loss, key=longest_loss.get) == sizes[len(sizes) // 2])
 
 # %% [markdown]
-### F. A live schedule race
+# ### F. A live schedule race
 #
 # The sweep took about 40 CPU-minutes; one of its comparisons takes a few seconds.
 # `schedule_race` trains the `1x8` model for 512 steps at its chosen rate three ways,
