@@ -1,4 +1,4 @@
-"""Notebook 09's experiments: a live schedule race, and the claims about the shipped sweep, per seed.
+"""Chapter 14's experiments: a live schedule race, the claims about the shipped sweep per seed, and figures.
 
 ``schedule_race(seed)`` trains one small model three ways with the same initial
 weights and batches (cosine, constant, and warmup-stable-decay branched off the
@@ -6,12 +6,14 @@ constant run) and returns their final held-out losses: the live version of the
 sweep's schedule comparison. ``sweep_claims(results, seed)`` computes, from the
 shipped sweep (``dl4nlp.sweep.load_sweep()``), every number the notebook's prose
 interprets, for one of the sweep's two seeds; the notebook asserts them on seed 0
-and ``tests/claims/test_09_scaling.py`` on both. Helpers select runs from the
+and ``tests/claims/test_14_scaling.py`` on both. Helpers select runs from the
 results with ``dl4nlp.sweep_analysis``.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +107,7 @@ def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.
 # ---- the claims about the shipped sweep, for one seed -----------------------------------------
 @dataclass(frozen=True)
 class SweepClaims:
-    """Every number notebook 09's prose interprets, computed from the shipped sweep for one seed."""
+    """Every number chapter 14's prose interprets, computed from the shipped sweep for one seed."""
 
     seed: int
     schedules: tuple  # dicts: size, steps, cosine, wsd, constant, longest_cosine_at_steps
@@ -205,3 +207,122 @@ def _floor_interval(n: np.ndarray, loss: np.ndarray, fit, n_bootstrap: int = 200
 
 
 __all__ = ["ScheduleRace", "SweepClaims", "schedule_race", "sweep_claims", "fit_slope"]
+
+
+# ---- figures of the notebook's widgets (layout kept out of the student's cells) ----------------
+def power_of_ten_formatter():
+    """Tick labels ``1e3`` for decades on a log axis, without mathtext (which is slow to redraw).
+
+    >>> power_of_ten_formatter()(1000.0, 0)
+    '1e3'
+    """
+    import matplotlib.ticker
+
+    return matplotlib.ticker.FuncFormatter(lambda value, _: f"1e{math.log10(value):.0f}")
+
+
+def attention_share_figure():
+    """A figure for the attention-share widget and its drawing function ``draw(d_model, n)``.
+
+    What no control changes is drawn once; a redraw moves the chosen curve, the marker and the bars of
+    this one figure (fixed spacing instead of tight_layout, decade labels without mathtext).
+    """
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    from dl4nlp.scaling import attention_share
+
+    contexts = np.geomspace(16, 10**5.5, 200)
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.91, wspace=0.25)
+    for d in (64, 768, 12288):
+        left.plot(contexts, [attention_share(n, d) for n in contexts], label=f"d = {d}", alpha=0.5)
+    (chosen,) = left.plot(contexts, 0 * contexts, "k")
+    marker = left.axvline(512, color="grey", ls=":")
+    left.set(xscale="log", xlabel="context length n", ylabel="attention's share of forward FLOPs", ylim=(-0.05, 1.05))
+    left.xaxis.set_major_formatter(power_of_ten_formatter())
+    left.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    bars = right.bar(["linear layers\n24 d²", "attention\n2 n d"], [1, 1], color=["tab:blue", "tab:orange"])
+    right.set(ylabel="FLOPs per token per layer")
+    for ax in (left, right):  # labels at fixed places: no measuring of tick labels per redraw
+        ax.xaxis.set_label_coords(0.5, -0.1)
+        ax.yaxis.set_label_coords(-0.1, 0.5)
+    left.set_title("share = n / (12 d + n)", y=1)
+    plt.close(figure)  # shown by the widget, not by the cell that builds it
+
+    def draw_attention_share(d_model, n):
+        """Forward FLOPs per token split into linear layers and attention (Kaplan's count)."""
+        chosen.set_ydata([attention_share(c, d_model) for c in contexts])
+        chosen.set_label(f"d = {d_model} (chosen)")
+        left.legend(fontsize="small", loc="upper left")
+        marker.set_xdata([n, n])
+        linear, attention = 24 * d_model**2, 2 * n * d_model
+        for bar, flops in zip(bars, (linear, attention)):
+            bar.set_height(flops)
+        right.set_ylim(0, 1.05 * max(linear, attention))
+        right.set_title(f"d = {d_model}, n = {n:,.0f}: {attention_share(n, d_model):.0%}", y=1)
+        return figure
+
+    return draw_attention_share
+
+
+def emergence_drawer(claims: dict, fronts: dict):
+    """The drawing function ``draw(k, log_scale)`` of the emergence widget, cached per control value.
+
+    ``claims``: seed -> SweepClaims; ``fronts``: seed -> the envelope's finished runs (their greedy scores).
+    Word completion scored all-or-nothing and letter by letter, and exact match of the next k characters,
+    along the envelope of both seeds, against training compute, on the same axes.
+    """
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    if not isinstance(claims, dict) or not all(isinstance(c, SweepClaims) for c in claims.values()):
+        raise TypeError(f"claims must map seeds to SweepClaims; got {given(claims)}")
+    if not isinstance(fronts, dict) or set(fronts) != set(claims):
+        raise ValueError(f"fronts must map the same seeds as claims {sorted(claims)} to runs; got {given(fronts)}")
+    seeds = sorted(claims)
+
+    @functools.cache  # moving back to a value redraws nothing
+    def draw_emergence(k, log_scale):
+        fig, ax = plt.subplots(figsize=(8.5, 4.6))
+        for seed, style in zip(seeds, ("-", "--")):
+            c = claims[seed]
+            ax.plot(
+                c.frontier_flops,
+                c.completion_chars,
+                "o" + style,
+                color="tab:blue",
+                markersize=4,
+                label=f"completion, letters right (seed {seed})",
+            )
+            ax.plot(
+                c.frontier_flops,
+                c.completion_exact,
+                "s" + style,
+                color="tab:red",
+                markersize=4,
+                label=f"completion, whole word right (seed {seed})",
+            )
+            ax.plot(
+                c.frontier_flops,
+                [r["final"]["exact_match"][k - 1] for r in fronts[seed]],
+                "^" + style,
+                color="grey",
+                markersize=4,
+                label=f"next {k} characters all right (seed {seed})",
+            )
+        ax.set(
+            xscale="log",
+            yscale="log" if log_scale else "linear",
+            ylim=(1e-4, 1) if log_scale else (0, 1),
+            xlabel="training compute C (counted FLOPs)",
+            ylabel="score on the same held-out predictions",
+        )
+        ax.set_title("the same predictions, scored continuously and all-or-nothing", y=1)
+        for axis in (ax.xaxis, ax.yaxis) if log_scale else (ax.xaxis,):
+            axis.set_major_formatter(power_of_ten_formatter())
+            axis.set_minor_locator(matplotlib.ticker.NullLocator())  # decades only: cheaper redraws
+        ax.legend(fontsize="x-small", ncol=2, loc="lower right" if log_scale else "upper left")
+        return fig
+
+    return draw_emergence

@@ -1,4 +1,4 @@
-"""Notebook 09's claims: on both seeds of the shipped sweep, and the live schedule race on other seeds."""
+"""Chapter 14's claims: on both seeds of the shipped sweep, and the live schedule race on other seeds."""
 
 import functools
 import math
