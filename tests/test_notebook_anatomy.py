@@ -19,7 +19,7 @@ MAIN_LINE_WORDS = 3_500  # ... and 3,500 words of prose
 CLOSING = ["## Summary", "## What comes next", "## References"]
 ASSERT = re.compile(r"^\s*assert\b", re.MULTILINE)
 MAINTAINERS_WORDS = re.compile(r"\brecipes?\b|claims suite|\bCI\b|provenance|an earlier version", re.IGNORECASE)
-CONSTANT_NAME = re.compile(r"`[A-Z][A-Z0-9]*_[A-Z0-9_]+`")
+CONSTANT_NAME = re.compile(r"`(?!(?:DL4NLP|ATEN|ONEDNN|MKL|CUDA|PYTORCH)_)[A-Z][A-Z0-9]*_[A-Z0-9_]+`")  # not env vars
 
 
 def cells(py: Path) -> list:

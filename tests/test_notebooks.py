@@ -121,3 +121,15 @@ def test_every_section_starts_a_slide(py):
                 assert number == 0 and cell.metadata.get("slideshow", {}).get("slide_type") == wanted, (
                     f"cell {index}: section {line!r} must open its own cell with slide_type 'slide'"
                 )
+
+
+def test_fifteen_chapters_numbered_in_course_order():
+    """DESIGN.md §3: one notebook per lecture, 00 to 14."""
+    assert [p.stem[:2] for p in TWINS] == [f"{n:02d}" for n in range(15)]
+
+
+@pytest.mark.parametrize("py", TWINS, ids=IDS)
+def test_the_readme_lists_every_chapter_with_its_colab_badge(py):
+    readme = (ROOT / "README.md").read_text()
+    assert f"(notebooks/{py.stem}.ipynb)" in readme, f"README's topic map has no row for {py.stem}"
+    assert notebook_template.colab_url(f"{py.stem}.ipynb") in readme, f"README has no Colab badge for {py.stem}"

@@ -91,7 +91,12 @@ def _check_optimizer_holds(optimizer: torch.optim.Optimizer, params: list[torch.
 
 def _check_scheduler(scheduler: Any, optimizer: Optional[torch.optim.Optimizer]) -> None:
     """A learning-rate schedule of the optimiser that ``train`` steps (not of another one)."""
-    check_type("scheduler", scheduler, torch.optim.lr_scheduler.LRScheduler, "a torch.optim.lr_scheduler or None")
+    if not callable(getattr(scheduler, "step", None)) or not hasattr(scheduler, "optimizer"):  # duck-typed, like
+        # torch's own schedulers and the scaling sweep's, which sets every step's rate from the run's schedule
+        raise TypeError(
+            "scheduler must be a learning-rate scheduler (an object with .step() and .optimizer, such as "
+            f"torch.optim.lr_scheduler's) or None; got {given(scheduler)}"
+        )
     if optimizer is None:
         raise ValueError(
             "scheduler must schedule the optimizer that train steps; got a scheduler but optimizer=None "

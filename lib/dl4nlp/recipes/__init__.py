@@ -322,11 +322,9 @@ def not_reproducible_here(record: Mapping[str, Any]) -> Optional[str]:
     >>> not_reproducible_here({"environment": {"torch": "0.1", "torch_threads": 1}}).startswith("bit-for-bit needs")
     True
     """
-    environment = record.get("environment") if isinstance(record, Mapping) else None
-    threads = _environment(record, "torch_threads")
-    with recorded_threads({"environment": {"torch_threads": threads}}):
+    recorded = (_environment(record, "torch"), record["environment"].get("kernel_fingerprint"))
+    with recorded_threads(record):  # the fingerprint of the thread count the recipe ran on
         here = (torch.__version__, kernel_fingerprint())
-    recorded = (_environment(record, "torch"), environment.get("kernel_fingerprint"))
     if recorded != here:
         return f"bit-for-bit needs the recorded torch and kernel fingerprint {recorded}; this machine has {here}"
     return None
