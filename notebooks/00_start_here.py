@@ -274,7 +274,7 @@ targets = 2 * inputs - 1 + 0.1 * torch.randn(50, generator=generator)  # (50,)
 
 w = torch.zeros((), requires_grad=True)
 b = torch.zeros((), requires_grad=True)
-for step in range(200):
+for _ in range(200):
     loss = ((w * inputs + b - targets) ** 2).mean()  # forward: the mean squared error
     loss.backward()  # backward: fills w.grad and b.grad
     with torch.no_grad():

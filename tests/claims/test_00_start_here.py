@@ -1,6 +1,7 @@
-"""Notebook 00's claims on other seeds: the primer's logistic regression learns; and about precision: on the CPU, autocast changes nothing and
-a float32 matrix product agrees with float64 to float32 rounding; bfloat16 rounding (emulated on
-the CPU) stays within bfloat16's rounding but is visibly, thousands of times, larger."""
+"""Notebook 00's claims on other seeds: the primer's logistic regression learns; and about precision:
+on the CPU, autocast changes nothing and a float32 matrix product agrees with float64 to float32
+rounding; bfloat16 rounding (emulated on the CPU) stays within bfloat16's rounding but is visibly,
+thousands of times, larger."""
 
 import pytest
 

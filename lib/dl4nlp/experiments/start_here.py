@@ -128,6 +128,8 @@ def train(model: torch.nn.Module, loss_fn, inputs: torch.Tensor, targets: torch.
         raise ValueError(f"inputs and targets must hold one row per example; got {len(inputs)} and {len(targets)}")
     check_int("steps", steps)
     check_number("lr", lr, 0.0)
+    if not lr > 0:
+        raise ValueError(f"lr must be positive; got {lr!r}")
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
     for _ in range(steps):
