@@ -1005,11 +1005,11 @@ for name, grad in grads_by_hand.items():
 #
 # ## What comes next
 #
-# [02 · Neural language models before recurrence](02_before_recurrence.ipynb) puts these tools to work on
-# text: it counts n-grams, measures a language model by its perplexity, and trains Bengio's MLP
-# language model with the training loop of chapter 00. Chapter 03 then unrolls a recurrent network
-# through time, where the product of Jacobians of *Going further* below appears with one weight
-# matrix repeated at every step.
+# [02 · Neural language models before recurrence](02_before_recurrence.ipynb) puts these tools to
+# work on text, starting from n-gram models and perplexity, the measure by which every language
+# model in the course is compared. Chapter 03 then unrolls a recurrent network through time, where
+# the product of Jacobians of *Going further* below appears with one weight matrix repeated at
+# every step.
 #
 # ## References
 #
