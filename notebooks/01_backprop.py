@@ -29,7 +29,7 @@
 # - compute forward values and gradients on a computational graph by hand;
 # - write the backward rule of every operation of a scalar autodiff engine, and predict what the bug that catches everyone (a value used twice) does;
 # - see the three patterns of gradient flow: addition distributes, multiplication swaps, max routes;
-# - build a neuron and one step of gradient descent on your engine, and train an MLP on a problem no straight line solves;
+# - build a neuron, a layer and an MLP on your own engine, write its gradient-descent step, and train it on a problem no straight line solves;
 # - write a custom `torch.autograd.Function` and verify it with `gradcheck`;
 # - derive matrix gradients from their shapes and backpropagate through an MLP by hand.
 #
@@ -56,6 +56,7 @@ device = dl4nlp.start(seed=0)
 
 # %%
 import math
+import random
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -70,7 +71,8 @@ from dl4nlp.gradflow import first_over_last, layer_gradient_norms
 from dl4nlp.notebook import claim
 from dl4nlp.numerics import agree, rounding_tolerance
 from dl4nlp.plots import draw_graph, plot_gradient_norms
-from dl4nlp.scalar_nn import MLP, flat_parameters, hinge_loss, to_torch
+from dl4nlp import scalar_nn
+from dl4nlp.scalar_nn import flat_parameters, to_torch
 from dl4nlp.tasks import xor_blobs
 from dl4nlp.widgets import interactive_figure
 
@@ -645,8 +647,9 @@ claim("Sigmoid's forward equals torch.sigmoid to the rounding of its 4 float64 o
 # **Intuition.** A neuron is the graph of section 3 with a different squashing
 # function: a weighted sum of its inputs plus a bias, through $\tanh$. A layer is several
 # neurons reading the same inputs; an MLP feeds one layer's outputs to the next. Because
-# every weight is a `Value`, one call to `.backward()` on the loss gives the gradient of
+# every weight is a node of your engine, one call to `.backward()` on the loss gives the gradient of
 # every weight, and gradient descent moves each weight a little against its gradient.
+# (Backpropagation only *computes* the gradients; gradient descent is what *learns* with them.)
 #
 # **The maths.** Neuron $j$ of a layer computes $h_j = \tanh\bigl(\sum_i w_{ji} x_i + b_j\bigr)$; the
 # last layer leaves out the $\tanh$ and outputs a score $s$. With labels $y \in \{-1, +1\}$ we use the
@@ -654,94 +657,149 @@ claim("Sigmoid's forward equals torch.sigmoid to the rounding of its 4 float64 o
 # margin, and otherwise pushing its score the right way (the `max` routes the gradient
 # only through the points that are wrong or too close).
 #
-# **Exercise 4.** Write one neuron: given lists of `Value`s `w` and `x` and a `Value` `b`,
-# return $\tanh(\sum_i w_i x_i + b)$. The check compares its value and the gradients of
-# every weight with PyTorch.
+# **The data: four blobs labelled like XOR.** Points scattered around the corners $(\pm1, \pm1)$ of a
+# square; the corners $(1,1)$ and $(-1,-1)$ are one class, the other two corners the other class
+# (`dl4nlp.tasks.xor_blobs`, 60 training points). No straight line separates them, so a network
+# without a hidden layer cannot solve it.
 
 # %%
-def neuron(w, b, x):
-    raise NotImplementedError
+points, labels = xor_blobs(experiment.XOR_POINTS, generator=torch.Generator().manual_seed(0))
+train_points = points.tolist()  # 60 points, two coordinates each
+signs = [2 * int(y) - 1 for y in labels]  # {0, 1} -> {-1, +1}
+hinge = experiment.hinge  # mean of relu(1 - y s): made of -, *, + and relu, so it runs on your engine too
+
+# %% [markdown]
+# **Exercise 4.** Complete `Neuron` and `Layer` on your `Scalar` engine; `MLP` is written. A neuron
+# returns $\tanh(b + \sum_i w_i x_i)$, or the plain sum when its `nonlinearity` is `"linear"`, and lists
+# its parameters as its weights, then its bias. A layer returns the list of its neurons' outputs and
+# lists its neurons' parameters one neuron after the other. The weights are drawn as in
+# `dl4nlp.scalar_nn` (uniformly from $[-1, 1]$, biases 0, as in micrograd), so `MLP(2, [8, 1], seed=0)`
+# starts from the same 33 numbers as the library's network. The check computes the hinge loss of
+# your network on 20 training points, backpropagates, and compares the loss and all 33 gradients
+# with PyTorch's.
+
+# %%
+class Neuron:
+    def __init__(self, n_inputs, nonlinearity, rng):
+        self.w = [Scalar(rng.uniform(-1.0, 1.0)) for _ in range(n_inputs)]
+        self.b = Scalar(0.0)
+        self.nonlinearity = nonlinearity  # "tanh" or "linear"
+
+    def __call__(self, x):
+        raise NotImplementedError  # your code: b + w_1 x_1 + ... + w_n x_n, through tanh unless "linear"
+
+    def parameters(self):
+        raise NotImplementedError  # your code: the weights, then the bias
 
 
-w_values, b_value, x_values = [0.5, -1.2, 0.8], 0.1, [1.0, 2.0, -0.5]
+class Layer:
+    def __init__(self, n_inputs, n_outputs, nonlinearity, rng):
+        self.neurons = [Neuron(n_inputs, nonlinearity, rng) for _ in range(n_outputs)]
+
+    def __call__(self, x):
+        raise NotImplementedError  # your code: the list of every neuron's output
+
+    def parameters(self):
+        raise NotImplementedError  # your code: every neuron's parameters, neuron after neuron
 
 
-def neuron_gradients(w, b, x):
-    """Output, then d output / d w_i and d output / d b, for the neuron written above."""
-    w, b = [Value(v) for v in w], Value(b)
-    out = neuron(w, b, [Value(v) for v in x])
-    out.backward()
-    return [out.data] + [wi.grad for wi in w] + [b.grad]
+class MLP:
+    """Widths n_inputs -> sizes[0] -> ... -> sizes[-1]; tanh hidden layers and a linear last layer (scores)."""
+
+    def __init__(self, n_inputs, sizes, seed=0):
+        rng, widths = random.Random(seed), [n_inputs, *sizes]
+        self.layers = [Layer(widths[i], widths[i + 1], "tanh" if i < len(sizes) - 1 else "linear", rng)
+                       for i in range(len(sizes))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x[0] if len(x) == 1 else x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
 
 
-w_t = torch.tensor(w_values, dtype=torch.float64, requires_grad=True)
-b_t = torch.tensor(b_value, dtype=torch.float64, requires_grad=True)
-out_t = torch.tanh(w_t @ torch.tensor(x_values, dtype=torch.float64) + b_t)
-out_t.backward()
-exercise_4_reference = [out_t.item()] + w_t.grad.tolist() + [b_t.grad.item()]
-NEURON_NAMES = ["output", "d/dw0", "d/dw1", "d/dw2", "d/db"]
-check("Exercise 4", lambda: neuron_gradients(w_values, b_value, x_values), exercise_4_reference, names=NEURON_NAMES);
+def loss_and_gradients(network_class):
+    """The hinge loss of network_class(2, [8, 1], seed=0) on the first 20 points, then every weight's gradient."""
+    net = network_class(2, [8, 1], seed=0)
+    loss = hinge([net(p) for p in train_points[:20]], signs[:20])
+    loss.backward()
+    return [loss.data] + [p.grad for p in net.parameters()]
+
+
+twin = to_torch(scalar_nn.MLP(2, [8, 1], seed=0))  # the library's network as a torch.nn.Sequential
+torch_loss = torch.relu(1 - torch.tensor(signs[:20], dtype=torch.float64) * twin(points[:20])[:, 0]).mean()
+torch_loss.backward()
+torch_grads = flat_parameters(twin, grad=True)  # in the order of parameters(): each neuron's weights, then its bias
+exercise_4_reference = [torch_loss.item()] + torch_grads.tolist()
+PARAMETER_NAMES = ["loss"] + [f"layer {layer + 1}, neuron {j + 1}, " + (f"w{i + 1}" if i < n_in else "b")
+                              for layer, (n_in, n_out) in enumerate([(2, 8), (8, 1)])
+                              for j in range(n_out) for i in range(n_in + 1)]
+solved_4 = check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 4
-def neuron(w, b, x):
-    total = b
-    for wi, xi in zip(w, x):
-        total = total + wi * xi
-    return total.tanh()
+class Neuron:
+    def __init__(self, n_inputs, nonlinearity, rng):
+        self.w = [Scalar(rng.uniform(-1.0, 1.0)) for _ in range(n_inputs)]
+        self.b = Scalar(0.0)
+        self.nonlinearity = nonlinearity
+
+    def __call__(self, x):
+        s = self.b
+        for wi, xi in zip(self.w, x):
+            s = s + wi * xi
+        return s if self.nonlinearity == "linear" else s.tanh()
+
+    def parameters(self):
+        return self.w + [self.b]
 
 
-assert check("Exercise 4", lambda: neuron_gradients(w_values, b_value, x_values), exercise_4_reference,
-             names=NEURON_NAMES)
+class Layer:
+    def __init__(self, n_inputs, n_outputs, nonlinearity, rng):
+        self.neurons = [Neuron(n_inputs, nonlinearity, rng) for _ in range(n_outputs)]
+
+    def __call__(self, x):
+        return [neuron(x) for neuron in self.neurons]
+
+    def parameters(self):
+        return [p for neuron in self.neurons for p in neuron.parameters()]
+
+
+solved_4 = check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
+assert solved_4
 
 # %% [markdown]
-# A layer is a list of such neurons and an MLP a list of layers. `dl4nlp.scalar_nn` holds
-# exactly that (`Neuron`, `Layer`, `MLP`, weights drawn uniformly from $[-1, 1]$ as in
-# micrograd), and `to_torch` copies a network's weights into an equal `torch.nn.Sequential`.
-# Here is an MLP with 2 inputs, 8 hidden $\tanh$ units and one score, drawn from its own layers
-# by `dl4nlp.diagrams.mlp_diagram`: each box is a layer's width and non-linearity, each arrow
-# one weight matrix and its bias.
+# The library's `dl4nlp.scalar_nn` holds the same three classes on `Value`, and `to_torch` copies a
+# network's weights into an equal `torch.nn.Sequential` (the PyTorch reference above). Here is the
+# network, drawn from its own layers by `dl4nlp.diagrams.mlp_diagram`: each box is a layer's width
+# and non-linearity, each arrow one weight matrix and its bias.
 
 # %%
 # NBVAL_CHECK_OUTPUT
-model = MLP(2, [8, 1], seed=0)
+MLP = attempt(lambda: MLP, lambda: scalar_nn.MLP, name="Exercise 4", solved=solved_4)
+model = scalar_nn.MLP(2, [8, 1], seed=0)
 print(model)
 print(f"{len(model.parameters())} parameters:", to_torch(model))
 diagram = mlp_diagram(model)
 diagram.draw(title=repr(model))
 plt.show()
 
-# %% [markdown]
-# ### The data: four blobs labelled like XOR
-#
-# Points scattered around the corners $(\pm1, \pm1)$ of a square; the corners $(1,1)$ and $(-1,-1)$
-# are one class, the other two corners the other class (`dl4nlp.tasks.xor_blobs`). No
-# straight line separates them, so a network without a hidden layer cannot solve it.
-# Before training, we compare the engine's loss and the gradients of all 33 weights on a batch
-# of 20 points with PyTorch's, computed through `to_torch(model)`.
-
-# %%
-points, labels = xor_blobs(experiment.XOR_POINTS, generator=torch.Generator().manual_seed(0))
-signs = [2 * int(y) - 1 for y in labels]  # {0, 1} -> {-1, +1}
-
-loss = hinge_loss([model(p) for p in points[:20].tolist()], signs[:20])
+# the library's engine against PyTorch, on the same batch
+loss = scalar_nn.hinge_loss([model(p) for p in train_points[:20]], signs[:20])
 loss.backward()
 graph_nodes = len(topological_order(loss))  # the size of the computation
-twin = to_torch(model)
-torch_loss = torch.relu(1 - torch.tensor(signs[:20], dtype=torch.float64) * twin(points[:20])[:, 0]).mean()
-torch_loss.backward()
-torch_grads = flat_parameters(twin, grad=True)  # in the order of model.parameters()
 engine_grads = torch.tensor([p.grad for p in model.parameters()], dtype=torch.float64)
-print(f"the loss is a graph of {graph_nodes} Values; largest difference from PyTorch's gradients: "
-      f"{(engine_grads - torch_grads).abs().max().item():.0e}")
+yours = torch.tensor(loss_and_gradients(MLP), dtype=torch.float64)
 
 # %% [markdown]
-# **Exercise 5.** One step of gradient descent on your engine. Given the model, a batch of points and
-# their labels in $\{-1, +1\}$: compute the hinge loss of the model's scores
-# (`dl4nlp.scalar_nn.hinge_loss`), set every parameter's `grad` to 0, call `backward()`, and move every
-# parameter against its gradient, `p.data -= lr * p.grad`. Return the loss's value. The check takes
-# three steps from the same start and compares all 33 weights afterwards with `torch.optim.SGD`
-# taking the same steps on `to_torch(model)`, to the rounding of three passes through the graph.
+# **Exercise 5.** One step of gradient descent on your network. Given the model, a batch of points and
+# their labels in $\{-1, +1\}$: compute the hinge loss of the model's scores (`hinge`), set every
+# parameter's `grad` to 0, call `backward()`, and move every parameter against its gradient,
+# `p.data -= lr * p.grad`. Return the loss's value. The check takes three steps from the same start
+# and compares all 33 weights afterwards with `torch.optim.SGD` taking the same steps on the
+# PyTorch twin, to the rounding of three passes through the graph.
 #
 # Leaving out the reset is the second classic bug: `backward()` *adds* to `.grad` (that is what made
 # `+=` right), so the second step would move by the sum of both steps' gradients. The first step
@@ -757,12 +815,12 @@ def weights_after(step, steps=3, lr=0.5):
     """All weights of a fresh MLP(2, [8, 1], seed=0) after `steps` calls of `step` on the first 20 points."""
     net = MLP(2, [8, 1], seed=0)
     for _ in range(steps):
-        step(net, points[:20].tolist(), signs[:20], lr)
+        step(net, train_points[:20], signs[:20], lr)
     return [p.data for p in net.parameters()]
 
 
 def sgd_reference(steps=3, lr=0.5):
-    twin = to_torch(MLP(2, [8, 1], seed=0))
+    twin = to_torch(scalar_nn.MLP(2, [8, 1], seed=0))
     sgd = torch.optim.SGD(twin.parameters(), lr=lr)
     y = torch.tensor(signs[:20], dtype=torch.float64)
     for _ in range(steps):
@@ -774,12 +832,13 @@ def sgd_reference(steps=3, lr=0.5):
 
 exercise_5_reference = sgd_reference()
 three_passes = rounding_tolerance(3 * graph_nodes)  # three forward and backward passes through the graph
-check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0);
+solved_5 = check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
+                 names=PARAMETER_NAMES[1:])
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 5
 def gradient_step(model, points, signs, lr):
-    loss = hinge_loss([model(p) for p in points], signs)
+    loss = hinge([model(p) for p in points], signs)
     for p in model.parameters():
         p.grad = 0.0  # forget the previous step's gradients
     loss.backward()
@@ -788,7 +847,9 @@ def gradient_step(model, points, signs, lr):
     return loss.data
 
 
-assert check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0)
+solved_5 = check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
+                 names=PARAMETER_NAMES[1:])
+assert solved_5
 
 # %% [markdown]
 # The bug, shown: a step without the reset takes the same first step as SGD, and ends far from
@@ -796,7 +857,7 @@ assert check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_refe
 
 # %%
 def step_without_reset(model, points, signs, lr):
-    loss = hinge_loss([model(p) for p in points], signs)
+    loss = hinge([model(p) for p in points], signs)
     loss.backward()  # adds to whatever .grad holds from the previous step
     for p in model.parameters():
         p.data -= lr * p.grad
@@ -809,14 +870,28 @@ drift = (three_steps - exercise_5_reference).abs().max().item()
 print(f"after one step: same as SGD; after three: the largest weight differs from SGD's by {drift:.2f}")
 
 # %% [markdown]
-# ### Training
+# ### Training your network
 #
-# `dl4nlp.experiments.backprop.xor_mlp` trains this network by mini-batch gradient descent:
-# 40 steps, each on 20 of the 60 training points, with a learning rate that falls linearly from
-# 1 at the first step to 0.1225 at the last. It trains a linear model (no hidden layer) the same
-# way for comparison, and measures both on 2000 fresh points from the same distribution. (A few
-# seconds: every step builds and differentiates a graph of more than a thousand `Value`s, one
+# Now your network learns, with your step: 40 steps, each on 20 of the 60 training points drawn at
+# random, with a learning rate that falls linearly from 1 at the first step to 0.1225 at the last.
+# (A few seconds: every step builds and differentiates a graph of more than a thousand nodes, one
 # number at a time.)
+
+# %%
+step = attempt(lambda: gradient_step, lambda: experiment.gradient_step, name="Exercise 5", solved=solved_5)
+my_network = MLP(2, [8, 1], seed=0)
+batches = random.Random(0)
+my_losses = []
+for t in range(40):
+    chosen = batches.sample(range(60), 20)
+    my_losses.append(step(my_network, [train_points[i] for i in chosen], [signs[i] for i in chosen],
+                          lr=1.0 * (1 - 0.9 * t / 40)))
+print(f"hinge loss on the mini-batch: {my_losses[0]:.3f} at the first step, {my_losses[-1]:.3f} at the last")
+
+# %% [markdown]
+# `dl4nlp.experiments.backprop.xor_mlp` runs the same loop on the library's network (the check below
+# confirms that it ends with your network's weights), trains a linear model (no hidden layer) the
+# same way for comparison, and measures both on 2000 fresh points from the same distribution.
 
 # %%
 xor_run = experiment.xor_mlp(seed=0)
@@ -831,11 +906,14 @@ left.contourf(grid_x, grid_y, scores, levels=[-100, 0, 100], colors=["#dce6f5", 
 left.contour(grid_x, grid_y, scores, levels=[0], colors="black", linewidths=1.5)
 for value, colour, marker in [(0, "#3a5a8c", "o"), (1, "#c0392b", "s")]:
     chosen = labels == value
-    left.scatter(points[chosen, 0], points[chosen, 1], c=colour, marker=marker, edgecolor="white", label=f"class {value}")
+    left.scatter(points[chosen, 0], points[chosen, 1], c=colour, marker=marker, edgecolor="white",
+                 label=f"class {value} (region: {'blue' if value == 0 else 'red'})")
 left.set(xlabel="$x_1$", ylabel="$x_2$", title="decision boundary (score = 0) after training", aspect="equal")
 left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-right.plot(xor_run.losses)
+right.plot(my_losses, label="your network")
+right.plot(xor_run.losses, linestyle="--", label="xor_mlp")
 right.set(xlabel="step", ylabel="hinge loss on the mini-batch", title="training loss")
+right.legend()
 plt.show()
 print(f"accuracy: training points {xor_run.train_accuracy:.3f}, fresh points {xor_run.heldout_accuracy:.3f}; "
       f"linear model on fresh points {xor_run.linear_heldout_accuracy:.3f}")
@@ -846,16 +924,22 @@ print(f"accuracy: training points {xor_run.train_accuracy:.3f}, fresh points {xo
 # of the four blobs on their correct side).
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
-# @title Check: the MLP on your engine
+# @title Check: the MLP, built and trained on your engine
 widths = [len(model.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in model.layers]
 claim(f"the diagram's boxes have the network's widths {widths}",
       [int(box.label.split()[0]) for box in diagram.boxes.values()] == widths)
-claim(f"before training, the engine's loss {loss.data:.4f} equals PyTorch's to {graph_nodes} float64 roundings",
+claim(f"before training, the library's engine gives PyTorch's loss {loss.data:.4f} to {graph_nodes} float64 roundings",
       agree(torch.tensor([loss.data]), torch_loss.detach().reshape(1), terms=graph_nodes))
-claim(f"... and so do the gradients of all {len(engine_grads)} weights", agree(engine_grads, torch_grads, terms=graph_nodes))
+claim(f"... and the gradients of all {len(engine_grads)} weights", agree(engine_grads, torch_grads, terms=graph_nodes))
+claim("your network gives the same loss and gradients, to the same rounding",
+      agree(yours, torch.tensor(exercise_4_reference), terms=graph_nodes))
 claim("a step without resetting the gradients takes SGD's first step (to one pass's rounding)",
       agree(one_step, sgd_reference(steps=1), terms=graph_nodes))
 claim(f"... and ends {drift:.2f} away from SGD's weights after three steps (more than 0.01)", drift > 0.01)
+my_weights = torch.tensor([p.data for p in my_network.parameters()], dtype=torch.float64)
+library_weights = torch.tensor([p.data for p in xor_run.model.parameters()], dtype=torch.float64)
+claim(f"your network, trained by your step, ends with xor_mlp's weights (to 40 passes' rounding; largest difference "
+      f"{(my_weights - library_weights).abs().max().item():.0e})", agree(my_weights, library_weights, terms=40 * graph_nodes))
 claim(f"none of the 2000 fresh points is a training point ({xor_run.heldout_in_training} shared)",
       xor_run.heldout_in_training == 0)
 claim(f"the MLP classifies every training point correctly ({xor_run.train_accuracy:.3f})", xor_run.train_accuracy == 1.0)
@@ -1000,7 +1084,7 @@ for name, grad in grads_by_hand.items():
 #
 # - A gradient is a product of local derivatives along the graph: each node multiplies the upstream gradient by its own local gradient, and where paths meet the gradients **add** (`+=`, not `=`: with `=`, $\partial f/\partial a$ of $ab + a$ comes out $-3$ instead of $b + 1 = -2$).
 # - Addition distributes the upstream gradient, multiplication swaps the inputs' values into each other's gradients, max routes it to the larger input.
-# - Your engine, `dl4nlp.autograd.Value` and `torch.autograd` agree to the rounding of the computation; on that engine an MLP with 8 hidden units, trained by gradient descent, classifies more than 95 % of fresh points of the XOR-labelled blobs, where a linear model stays below 80 %.
+# - Your engine, `dl4nlp.autograd.Value` and `torch.autograd` agree to the rounding of the computation. On your engine, your MLP with 8 hidden units, trained by your gradient step, ends with the library's weights and classifies every training point and more than 95 % of fresh points of the XOR-labelled blobs, where a linear model stays below 80 %. Backpropagation computes the gradients; gradient descent learns with them.
 # - A custom `torch.autograd.Function` is a forward that saves what it needs and a backward that multiplies; `gradcheck` verifies it. Matrix gradients follow from shapes: $\partial\mathcal{L}/\partial W = X^\top G$, $\partial\mathcal{L}/\partial X = G W^\top$.
 #
 # ## What comes next
@@ -1029,7 +1113,8 @@ for name, grad in grads_by_hand.items():
 #
 # ### Through many layers: vanishing and exploding gradients
 #
-# In a stack of layers $h_k = \phi(W_k h_{k-1})$, the gradient that reaches layer $l$ has crossed
+# (This section writes vectors as columns, $h_k = \phi(W_k h_{k-1})$, as the papers on initialisation do;
+# section 6 used rows, $Y = XW$.) In a stack of layers $h_k = \phi(W_k h_{k-1})$, the gradient that reaches layer $l$ has crossed
 # every layer above it, and each crossing multiplies it by that layer's Jacobian
 # $J_k = \operatorname{diag}\bigl(\phi'(a_k)\bigr)\,W_k$:
 #
@@ -1106,8 +1191,8 @@ claim(f"from depth 10 to 60 the unscaled residual stack's ratio grows {by_depth.
 # %% [markdown]
 # ### He's scale, and a loss that fools the measurement
 #
-# The argument assumed a gradient from above that knows nothing of the network. A common
-# shortcut, the loss $\operatorname{mean}(h_L^2)$, breaks that: its gradient $2h_L/(Bn)$ *is* the last
+# The argument assumed a gradient from above that knows nothing of the network. A loss such as
+# $\operatorname{mean}(h_L^2)$ breaks that: its gradient $2h_L/(Bn)$ *is* the last
 # layer's output, correlated with the forward signal, so the layers nearest the loss no longer
 # multiply it by the random-matrix factor. We compare the two losses on the *same* ReLU networks at
 # He's scale (12 networks at each depth; `dl4nlp.experiments.backprop.he_scale`).
@@ -1249,8 +1334,8 @@ def exercise_8():
 assert check("Exercise 8", lambda: dict(zip(exercise_8_reference, exercise_8())), exercise_8_reference)
 
 # %% [markdown]
-# **Exercise 9.** Add a `softplus` node, $\operatorname{softplus}(u) = \log(1 + e^u)$, to a `Value`
-# computation *without* editing the library: build it from `exp`, `+` and `log`, then return
+# **Exercise 9.** Build $\operatorname{softplus}(u) = \log(1 + e^u)$ as a composite of `Value` operations,
+# *without* editing the library (from `exp`, `+` and `log`: several nodes, not one new node), then return
 # $d\,\operatorname{softplus}(u)/du$ at $u = 0.3$ computed by `.backward()`. (What closed form should it equal?)
 
 # %%

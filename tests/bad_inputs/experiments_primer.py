@@ -70,3 +70,22 @@ def _():
     yield from vary(draw, good, "residual", [("an unknown choice", "α = 2", "α = 2")])
     yield from vary(draw, good, "loss", [("an unknown choice", "hinge", "hinge")])
     yield from vary(draw, good, "depth", [("one layer", 1, "1")])
+
+
+@cases("dl4nlp.experiments.backprop.hinge")
+def _():
+    from dl4nlp.autograd import Value
+
+    good = dict(scores=[Value(1.0), Value(-1.0)], signs=[1, -1])
+    yield from vary(backprop.hinge, good, "signs", [("a 0 label", [1, 0], "0"), ("one label short", [1], "1")])
+    yield from vary(backprop.hinge, good, "scores", [("a tensor", torch.zeros(2), "Tensor")])
+
+
+@cases("dl4nlp.experiments.backprop.gradient_step")
+def _():
+    from dl4nlp.scalar_nn import MLP
+
+    good = dict(model=MLP(2, [2, 1], seed=0), points=[[1.0, 1.0]], signs=[1], lr=0.5)
+    yield from vary(backprop.gradient_step, good, "lr", [("zero", 0.0, "0.0"), ("negative", -1.0, "-1.0")])
+    yield from vary(backprop.gradient_step, good, "model", [("a list", [1.0], "list")])
+    yield from vary(backprop.gradient_step, good, "signs", [("a 2 label", [2], "2")])

@@ -233,6 +233,56 @@ def relu_backward(a, out) -> None:
     a.grad += (1.0 if a.data > 0 else 0.0) * out.grad
 
 
+# --- the training step of notebook 01, on any scalar engine ---------------------------------------------
+
+
+def hinge(scores: list, signs: list):
+    """Mean of relu(1 - y · s) over a batch, built from ``-``, ``*``, ``+`` and ``relu`` only.
+
+    Unlike ``dl4nlp.scalar_nn.hinge_loss`` it accepts any engine's nodes (the notebook's ``Scalar`` as
+    well as ``Value``), so the student's network can be trained with it.
+
+    >>> from dl4nlp.autograd import Value
+    >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data  # (0 + 0.5) / 2
+    0.25
+    """
+    if not isinstance(scores, (list, tuple)) or not isinstance(signs, (list, tuple)):
+        raise TypeError(f"scores and signs must be lists; got {type(scores).__name__} and {type(signs).__name__}")
+    if len(scores) != len(signs) or not scores:
+        raise ValueError(f"scores and signs must be non-empty, of equal length; got {len(scores)} and {len(signs)}")
+    bad = [y for y in signs if isinstance(y, bool) or y not in (-1, 1)]
+    if bad:
+        raise ValueError(f"signs must be -1 or +1; got {bad[:5]}")
+    total = 0.0
+    for score, y in zip(scores, signs):
+        total = (1 - y * score).relu() + total
+    return total * (1.0 / len(scores))
+
+
+def gradient_step(model, points: list, signs: list, lr: float) -> float:
+    """One step of gradient descent on a scalar-engine network: hinge loss, reset, backward, update.
+
+    The reference for the notebook's exercise 5; returns the loss before the step.
+
+    >>> from dl4nlp.scalar_nn import MLP
+    >>> net = MLP(2, [4, 1], seed=0)
+    >>> first = gradient_step(net, [[1.0, 1.0], [-1.0, 1.0]], [1, -1], lr=0.5)
+    >>> gradient_step(net, [[1.0, 1.0], [-1.0, 1.0]], [1, -1], lr=0.5) < first
+    True
+    """
+    if not hasattr(model, "parameters") or not callable(model):
+        raise TypeError(f"model must be a scalar-engine network with .parameters(); got {type(model).__name__}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0 or not math.isfinite(lr):
+        raise ValueError(f"lr must be a positive number; got {lr!r}")
+    loss = hinge([model(p) for p in points], signs)
+    for p in model.parameters():
+        p.grad = 0.0  # forget the previous step's gradients
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad  # downhill
+    return loss.data
+
+
 # --- the depth widget's figure (plumbing kept out of the notebook) --------------------------------------
 RESIDUAL_CHOICES = {"none": None, "α = 1": 1.0, "α = 1/√depth": "sqrt"}
 LOSS_CHOICES = {"independent upstream": "independent", "squared output": "squared"}
