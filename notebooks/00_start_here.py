@@ -35,6 +35,17 @@
 #
 # **Study time:** about 1 hour for a person; **run time:** about 10 s on a laptop CPU.
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## 1. The set-up cell: is everything installed?
+#
+# Every notebook opens with the same set-up cell, the one below. In Google
+# Colab, and only there, it first downloads the course and installs its library, `dl4nlp`,
+# keeping the PyTorch that Colab already has. Everywhere it then seeds every random number
+# generator, so that you see the numbers the text talks about; puts PyTorch on one CPU thread
+# (the course's models are tiny, and more threads can slow them down on a busy computer);
+# picks the fastest device (a CUDA GPU, else an Apple-silicon GPU, else the CPU); and prints
+# one line about your environment.
+
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
 # its library `dl4nlp` without touching Colab's torch; elsewhere `make lab` did that.
@@ -66,17 +77,7 @@ from dl4nlp.experiments import start_here as experiment
 from dl4nlp.notebook import claim
 from dl4nlp.widgets import interactive_figure
 
-# %% [markdown] slideshow={"slide_type": "slide"}
-# ## 1. Is everything installed?
-#
-# Every notebook opens with the same set-up cell (the one above the imports). In Google
-# Colab, and only there, it first downloads the course and installs its library, `dl4nlp`,
-# keeping the PyTorch that Colab already has. Everywhere it then seeds every random number
-# generator, so that you see the numbers the text talks about; puts PyTorch on one CPU thread
-# (the course's models are tiny, and more threads can slow them down on a busy computer);
-# picks the fastest device (a CUDA GPU, else an Apple-silicon GPU, else the CPU); and prints
-# one line about your environment.
-#
+# %% [markdown]
 # The versions below are the ones on your machine. Colab's will differ from your laptop's,
 # and that is fine.
 
@@ -369,8 +370,8 @@ def train(model, loss_fn, inputs, targets, steps, lr):
     return losses
 
 
-solved_3 = check("Exercise 3", lambda: after_three_steps(train), after_three_steps(experiment.train))
-assert solved_3
+assert check("Exercise 3", lambda: after_three_steps(train), after_three_steps(experiment.train))
+solved_3 = True  # the check above passed
 
 # %% [markdown]
 # Now your loop trains a **logistic regression**: `nn.Linear(2, 1)` gives each point a score,
@@ -439,13 +440,15 @@ claim(f"the notebooks compute on {device.type}, one of cpu, cuda and mps", devic
 # - Tensors carry shapes, batch first: (B, T, C). `x @ W` acts on the last axis, (2, 5, 3) @ (3, 4) → (2, 5, 4), and `x @ x.transpose(1, 2)` compares every token with every token, (2, 5, 5).
 # - `backward()` fills `.grad`: $dL/dv = 20$ for $L = (2v-1)^2$ at $v = 3$. Gradient descent with it fits the line $y \approx 2x - 1$.
 # - A training loop is forward, `zero_grad()`, `backward()`, `step()`; yours trained a logistic regression that classifies more than 95 % of fresh points correctly.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # [01 · Backpropagation](01_backprop.ipynb) opens the box that `backward()` is: you compute
 # gradients by hand, write the backward pass of your own small autodiff engine, train a neural
 # network on it, and derive the gradients of matrix layers from their shapes.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - A. Paszke et al., *PyTorch: an imperative style, high-performance deep learning library*, NeurIPS (2019).

@@ -298,8 +298,8 @@ def mul_backward(a, b, out):
     b.grad += a.data * out.grad
 
 
-solved_1 = check("Exercise 1", lambda: on_scalar(EXPRESSIONS_1), exercise_1_reference, names=entry_names(EXPRESSIONS_1))
-assert solved_1
+assert check("Exercise 1", lambda: on_scalar(EXPRESSIONS_1), exercise_1_reference, names=entry_names(EXPRESSIONS_1))
+solved_1 = True  # the check above passed
 
 # %% [markdown]
 # ### The bug that catches everyone: `=` instead of `+=`
@@ -431,8 +431,8 @@ def relu_backward(a, out):
     a.grad += (1.0 if a.data > 0 else 0.0) * out.grad
 
 
-solved_3 = check("Exercise 3", lambda: on_scalar(EXPRESSIONS_3), exercise_3_reference, names=entry_names(EXPRESSIONS_3))
-assert solved_3
+assert check("Exercise 3", lambda: on_scalar(EXPRESSIONS_3), exercise_3_reference, names=entry_names(EXPRESSIONS_3))
+solved_3 = True  # the check above passed
 
 # %% [markdown]
 # ### Three patterns of gradient flow
@@ -767,8 +767,8 @@ class Layer:
         return [p for neuron in self.neurons for p in neuron.parameters()]
 
 
-solved_4 = check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
-assert solved_4
+assert check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
+solved_4 = True  # the check above passed
 
 # %% [markdown]
 # The library's `dl4nlp.scalar_nn` holds the same three classes on `Value`, and `to_torch` copies a
@@ -847,9 +847,9 @@ def gradient_step(model, points, signs, lr):
     return loss.data
 
 
-solved_5 = check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
+assert check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
                  names=PARAMETER_NAMES[1:])
-assert solved_5
+solved_5 = True  # the check above passed
 
 # %% [markdown]
 # The bug, shown: a step without the reset takes the same first step as SGD, and ends far from
@@ -1086,7 +1086,8 @@ for name, grad in grads_by_hand.items():
 # - Addition distributes the upstream gradient, multiplication swaps the inputs' values into each other's gradients, max routes it to the larger input.
 # - Your engine, `dl4nlp.autograd.Value` and `torch.autograd` agree to the rounding of the computation. On your engine, your MLP with 8 hidden units, trained by your gradient step, ends with the library's weights and classifies every training point and more than 95 % of fresh points of the XOR-labelled blobs, where a linear model stays below 80 %. Backpropagation computes the gradients; gradient descent learns with them.
 # - A custom `torch.autograd.Function` is a forward that saves what it needs and a backward that multiplies; `gradcheck` verifies it. Matrix gradients follow from shapes: $\partial\mathcal{L}/\partial W = X^\top G$, $\partial\mathcal{L}/\partial X = G W^\top$.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
 # [02 · Neural language models before recurrence](02_before_recurrence.ipynb) puts these tools to
@@ -1094,7 +1095,8 @@ for name, grad in grads_by_hand.items():
 # model in the course is compared. Chapter 03 then unrolls a recurrent network through time, where
 # the product of Jacobians of *Going further* below appears with one weight matrix repeated at
 # every step.
-#
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
 #
 # - D. E. Rumelhart, G. E. Hinton, R. J. Williams, *Learning representations by back-propagating errors*, Nature (1986).
