@@ -469,7 +469,8 @@ for name, (ours, reference) in patterns.items():
 # Your engine, the library's `dl4nlp.autograd.Value` (the same rules, written once in
 # [`lib/dl4nlp/autograd.py`](../lib/dl4nlp/autograd.py)) and `torch.autograd` now agree on a larger
 # expression of about 30 nodes at 20 random points, to the rounding of that many float64
-# operations (a few times $10^{-15}$). From here on the chapter uses `Value`.
+# operations (a few times $10^{-15}$). Section 3 uses the library's `Value`; in section 5 you build a
+# network on your own engine again.
 
 # %%
 def bigger(x, y, z):
@@ -1105,7 +1106,7 @@ for name, grad in grads_by_hand.items():
 # - K. He, X. Zhang, S. Ren, J. Sun, *Delving deep into rectifiers*, ICCV (2015); *Deep residual learning for image recognition*, CVPR (2016).
 # - H. Zhang, Y. N. Dauphin, T. Ma, *Fixup initialization: residual learning without normalization*, ICLR (2019).
 # - A. Karpathy, *micrograd* (2020) and *Neural Networks: Zero to Hero* (2022), the scalar engine and MLP this chapter's exercises follow.
-# - A. Karpathy, J. Johnson et al., *CS231n: Convolutional Neural Networks for Visual Recognition*, course notes on backpropagation (Stanford).
+# - Stanford CS231n, *Convolutional Neural Networks for Visual Recognition*, course notes "Backpropagation, intuitions" (the sigmoid neuron's circuit).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Going further
@@ -1371,7 +1372,7 @@ assert check("Exercise 9", exercise_9, torch.sigmoid(torch.tensor(0.3, dtype=tor
 #   claim seeds.
 # - Float64 agreement is checked with `dl4nlp.numerics.agree` (or `rounding_tolerance`) with the size
 #   of the computation as the number of terms: the number of nodes of the scalar graph (about 30 for
-#   `bigger`, about 1,800 for the MLP's loss on 20 points), or N·(D + hidden + C) for the matrix MLP.
+#   `bigger`, about 1,600 for the MLP's loss on 20 points), or N·(D + hidden + C) for the matrix MLP.
 #   The former checks used an absolute 1e-12 everywhere; the derived tolerances are tighter for every
 #   check except exercise 5 (three passes through the graph: about 1e-12, with no relative tolerance,
 #   where the former check added 1e-5 times the weight).
