@@ -14,32 +14,28 @@
 # ---
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# # 01 · Backpropagation, one node at a time
+# # 01 · Backpropagation
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/01_backprop.ipynb)
 #
-# Every model in this course learns by gradient descent, and every gradient is
-# computed by the same trick: break the computation into small nodes, let each
-# node know only its own local derivative, and multiply those local derivatives
-# backwards along the graph. In this notebook you do that by hand, then write the
-# backward pass of a tiny autodiff engine yourself, build a neural network on it
-# and train it, then move to matrices and PyTorch, checking at every step that your
-# numbers agree with `torch.autograd` to machine precision. At the end you measure
-# how the gradient changes size as it crosses many layers, which is why the next
-# notebook's recurrent networks forget.
+# Every model in this course learns by gradient descent, and every gradient is computed by
+# the same trick: break the computation into small nodes, let each node know only its own
+# local derivative, and multiply those local derivatives backwards along the graph. In this
+# chapter you do that by hand, then write the backward pass of a tiny autodiff engine
+# yourself, build a neural network on it and train it, and finally move to matrices and
+# PyTorch, checking at every step that your numbers agree with `torch.autograd`.
 #
 # **You will:**
 # - compute forward values and gradients on a computational graph by hand;
-# - write the backward rule of every operation of a scalar autodiff engine, and meet the bug that catches everyone (a value used twice);
+# - write the backward rule of every operation of a scalar autodiff engine, and predict what the bug that catches everyone (a value used twice) does;
 # - see the three patterns of gradient flow: addition distributes, multiplication swaps, max routes;
-# - build a neuron, a layer and an MLP on your engine and train it by gradient descent on a problem no straight line solves;
+# - build a neuron, a layer and an MLP on your own engine, write its gradient-descent step, and train it on a problem no straight line solves;
 # - write a custom `torch.autograd.Function` and verify it with `gradcheck`;
-# - derive matrix gradients from their shapes and backpropagate through an MLP by hand;
-# - measure how gradients vanish or explode with depth, what He's initialisation fixes, and what residual connections need.
+# - derive matrix gradients from their shapes and backpropagate through an MLP by hand.
 #
-# **Prerequisites:** the chain rule, Python, a first look at PyTorch tensors (notebook 00).
+# **Prerequisites:** the chain rule, Python, and chapter 00 (tensors and shapes, `requires_grad` and `backward`, `nn.Module`, the training loop).
 #
-# **Run time:** about 20 seconds on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 20 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -60,20 +56,23 @@ device = dl4nlp.start(seed=0)
 
 # %%
 import math
+import random
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter, NullLocator
 import numpy as np
 import torch
 
 from dl4nlp.autograd import Value, engine_gradients, topological_order, torch_gradients
 from dl4nlp.diagrams import mlp_diagram
-from dl4nlp.exercises import check
+from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import backprop as experiment
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
+from dl4nlp.notebook import claim
+from dl4nlp.numerics import agree, rounding_tolerance
 from dl4nlp.plots import draw_graph, plot_gradient_norms
-from dl4nlp.scalar_nn import MLP, flat_parameters, hinge_loss, to_torch
+from dl4nlp import scalar_nn
+from dl4nlp.scalar_nn import flat_parameters, to_torch
 from dl4nlp.tasks import xor_blobs
 from dl4nlp.widgets import interactive_figure
 
@@ -122,7 +121,7 @@ print(f"backward: df/dq = {df_dq:g}, df/dz = {df_dz:g}, df/dx = {df_dx:g}, df/dy
 # `dl4nlp.autograd.Value` wraps one number and remembers the operation that
 # produced it. Calling `.backward()` on the output visits the graph in reverse
 # topological order and applies exactly the rule above at every node. Each
-# operation is a few lines in [`lib/dl4nlp/autograd.py`](../lib/dl4nlp/autograd.py) — read `__mul__`: it is
+# operation is a few lines in [`lib/dl4nlp/autograd.py`](../lib/dl4nlp/autograd.py): read `__mul__`, it is
 # the line `df_dq = df_df * z` written once for every multiplication.
 
 # %%
@@ -140,25 +139,26 @@ plt.show()
 # ### 1c. And by PyTorch
 #
 # PyTorch builds the same graph while it computes, and `f.backward()` fills
-# `.grad` on every leaf tensor that asked for it.
+# `.grad` on every leaf tensor that asked for it (chapter 00). Three ways, one answer:
 
 # %%
+# NBVAL_CHECK_OUTPUT
 xt, yt, zt = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (x, y, z))
 ft = (xt + yt) * zt
 ft.backward()
 
-# %% [markdown]
-# **Checkpoint.** Three ways, one answer: $f = -12$, $\partial f/\partial x = \partial f/\partial y = -4$, $\partial f/\partial z = 3$.
-
-# %%
-# NBVAL_CHECK_OUTPUT
-expected = {"f": -12.0, "x": -4.0, "y": -4.0, "z": 3.0}
 by_hand = {"f": f, "x": df_dx, "y": df_dy, "z": df_dz}
 by_engine = {"f": fv.data, "x": xv.grad, "y": yv.grad, "z": zv.grad}
 by_torch = {"f": ft.item(), "x": xt.grad.item(), "y": yt.grad.item(), "z": zt.grad.item()}
 for name, result in [("by hand", by_hand), ("Value engine", by_engine), ("torch.autograd", by_torch)]:
-    assert all(math.isclose(result[k], expected[k], abs_tol=1e-12) for k in expected), (name, result)
     print(f"{name:>14}: " + ", ".join(f"{k}: {v:g}" for k, v in result.items()))
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: three ways, one answer
+expected = {"f": -12.0, "x": -4.0, "y": -4.0, "z": 3.0}
+for name, result in [("by hand", by_hand), ("the Value engine", by_engine), ("torch.autograd", by_torch)]:
+    claim(f"{name} gives f = -12, df/dx = df/dy = -4, df/dz = 3 exactly (small integers are exact in floating point)",
+          result == expected)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. Write the engine's backward pass yourself
@@ -245,9 +245,8 @@ class Scalar:
 # %% [markdown]
 # **Exercise 1.** Write the backward rules of `+` and `*`. Each receives the two inputs and
 # the output node, and adds to `a.grad` and `b.grad`. The check runs five small expressions on
-# your engine and compares the value and every gradient with `torch.autograd`
-# (`dl4nlp.autograd.engine_gradients` against `torch_gradients`, float64). Two of them use
-# one input twice.
+# your engine and compares the value and every gradient with `torch.autograd` (float64), naming
+# the first one that differs. Two of the expressions use one input twice.
 
 # %%
 def add_backward(a, b, out):
@@ -260,22 +259,32 @@ def mul_backward(a, b, out):
     raise NotImplementedError
 
 
-EXPRESSIONS_1 = [  # (function, inputs)
-    (lambda a, b: a + b, [2.0, -3.0]),
-    (lambda a, b: a * b, [2.0, -3.0]),
-    (lambda a, b, c: (a + b) * c, [-2.0, 5.0, -4.0]),  # the graph of section 1
-    (lambda a, b: a * b + a, [2.0, -3.0]),  # a is used twice
-    (lambda a: a * a + a, [1.5]),  # ... and here three times
+EXPRESSIONS_1 = [  # (name, function, inputs)
+    ("a + b", lambda a, b: a + b, [2.0, -3.0]),
+    ("a b", lambda a, b: a * b, [2.0, -3.0]),
+    ("(a + b) c", lambda a, b, c: (a + b) * c, [-2.0, 5.0, -4.0]),  # the graph of section 1
+    ("a b + a", lambda a, b: a * b + a, [2.0, -3.0]),  # a is used twice
+    ("a a + a", lambda a: a * a + a, [1.5]),  # ... and here three times
 ]
 
 
 def run_on(engine, expressions):
     """Value and gradients of every expression, one flat list."""
-    return [x for build, inputs in expressions for x in engine(build, inputs)]
+    return [v for _, build, inputs in expressions for v in engine(build, inputs)]
+
+
+def entry_names(expressions):
+    """'a b + a: value', 'a b + a: d/da', ... in the order of run_on."""
+    return [f"{name}: " + ("value" if i == 0 else f"d/d{'abc'[i - 1]}")
+            for name, _, inputs in expressions for i in range(len(inputs) + 1)]
+
+
+def on_scalar(expressions):
+    return run_on(lambda build, inputs: engine_gradients(build, inputs, Scalar), expressions)
 
 
 exercise_1_reference = run_on(torch_gradients, EXPRESSIONS_1)
-check("Exercise 1", lambda: run_on(lambda f, xs: engine_gradients(f, xs, Scalar), EXPRESSIONS_1), exercise_1_reference);
+solved_1 = check("Exercise 1", lambda: on_scalar(EXPRESSIONS_1), exercise_1_reference, names=entry_names(EXPRESSIONS_1))
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 1
@@ -289,21 +298,28 @@ def mul_backward(a, b, out):
     b.grad += a.data * out.grad
 
 
-assert check("Exercise 1", lambda: run_on(lambda f, xs: engine_gradients(f, xs, Scalar), EXPRESSIONS_1),
-             exercise_1_reference)
+assert check("Exercise 1", lambda: on_scalar(EXPRESSIONS_1), exercise_1_reference, names=entry_names(EXPRESSIONS_1))
+solved_1 = True  # the check above passed
 
 # %% [markdown]
 # ### The bug that catches everyone: `=` instead of `+=`
 #
-# If your first attempt wrote `a.grad = out.grad` instead of `a.grad += ...`, the first three
-# expressions passed and the last two failed. When a value feeds two operations, the
-# gradient reaches it along two paths, and the multivariate chain rule says the two
-# contributions **add**: for $f = ab + a$, $\partial f/\partial a = b + 1$. With `=`, whichever
-# rule runs last overwrites the other. Here are both versions on $f = ab + a$ at $a = 2$, $b = -3$,
-# running the two rules in the engine's order (the `+` node first, then the `*` node):
+# When a value feeds two operations, the gradient reaches it along two paths, and the
+# multivariate chain rule says the two contributions **add**: for $f = ab + a$,
+# $\partial f/\partial a = b + 1$. A rule that writes `a.grad = ...` instead of `a.grad += ...`
+# keeps only the contribution of whichever rule runs last.
+#
+# **Exercise 2 (predict, then run).** Suppose both rules wrote `=`. Which of exercise 1's five
+# expressions would still get every gradient right? Write your prediction as five booleans,
+# in the order `a + b`, `a b`, `(a + b) c`, `a b + a`, `a a + a`, then run the cell: it runs the
+# engine with the overwriting rules and compares.
 
 # %%
-# NBVAL_CHECK_OUTPUT
+add_backward, mul_backward = attempt(lambda: (add_backward, mul_backward),
+                                     lambda: (experiment.add_backward, experiment.mul_backward),
+                                     name="Exercise 1", solved=solved_1)
+
+
 def add_backward_overwriting(a, b, out):
     a.grad = out.grad
     b.grad = out.grad
@@ -314,6 +330,43 @@ def mul_backward_overwriting(a, b, out):
     b.grad = a.data * out.grad
 
 
+def expressions_passed(add_rule, mul_rule):
+    """Which of exercise 1's expressions the engine gets right with these two rules."""
+    global add_backward, mul_backward
+    saved = add_backward, mul_backward
+    add_backward, mul_backward = add_rule, mul_rule
+    try:
+        return [bool(np.allclose(engine_gradients(f, xs, Scalar), torch_gradients(f, xs))) for _, f, xs in EXPRESSIONS_1]
+    finally:
+        add_backward, mul_backward = saved
+
+
+def my_prediction():
+    # your prediction, True or False for each expression: return [..., ..., ..., ..., ...]
+    raise NotImplementedError
+
+
+passed_with_overwriting = expressions_passed(add_backward_overwriting, mul_backward_overwriting)
+print("with =, every gradient right:", dict(zip([name for name, _, _ in EXPRESSIONS_1], passed_with_overwriting)))
+check("Exercise 2", my_prediction, passed_with_overwriting, names=[name for name, _, _ in EXPRESSIONS_1]);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+# The first three use every input once, so no contribution is lost; in a b + a and a a + a
+# a later rule overwrites an earlier path's contribution to a.
+def my_prediction():
+    return [True, True, True, False, False]
+
+
+assert check("Exercise 2", my_prediction, passed_with_overwriting, names=[name for name, _, _ in EXPRESSIONS_1])
+
+# %% [markdown]
+# Here is the lost contribution on $f = ab + a$ at $a = 2$, $b = -3$, running the two rules
+# in the engine's order (the `+` node first, then the `*` node):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+overwrite_demo = {}
 for name, add_rule, mul_rule in [("with =", add_backward_overwriting, mul_backward_overwriting),
                                  ("with +=", add_backward, mul_backward)]:
     a, b = Scalar(2.0), Scalar(-3.0)
@@ -322,27 +375,11 @@ for name, add_rule, mul_rule in [("with =", add_backward_overwriting, mul_backwa
     f.grad = 1.0
     add_rule(product, a, f)  # the + node: sends 1 to `product` and 1 to a
     mul_rule(a, b, product)  # the * node: sends b = -3 to a ... and overwrites, or adds
+    overwrite_demo[name] = a.grad
     print(f"{name:>7}: df/da = {a.grad:g}   (the chain rule: b + 1 = {b.data + 1:g})")
-assert a.grad == b.data + 1
-
-
-def expressions_passed(add_rule, mul_rule):
-    """Which of exercise 1's expressions the engine gets right with these two rules."""
-    global add_backward, mul_backward
-    saved = add_backward, mul_backward
-    add_backward, mul_backward = add_rule, mul_rule
-    try:
-        return [np.allclose(engine_gradients(f, xs, Scalar), torch_gradients(f, xs)) for f, xs in EXPRESSIONS_1]
-    finally:
-        add_backward, mul_backward = saved
-
-
-print("with =, expressions passed:", expressions_passed(add_backward_overwriting, mul_backward_overwriting))
-assert expressions_passed(add_backward_overwriting, mul_backward_overwriting) == [True, True, True, False, False]
-assert all(expressions_passed(add_backward, mul_backward))
 
 # %% [markdown]
-# **Exercise 2.** Now the four one-input operations. Each rule adds `local derivative × out.grad`
+# **Exercise 3.** Now the four one-input operations. Each rule adds `local derivative × out.grad`
 # to `a.grad`; use `out.data` where it saves work ($e^a$ is `out.data`, and $1 - \tanh^2 a$ is
 # `1 - out.data**2`). For `relu`, use 0 at $a = 0$ (PyTorch's choice).
 
@@ -363,21 +400,21 @@ def relu_backward(a, out):
     raise NotImplementedError
 
 
-EXPRESSIONS_2 = [
-    (lambda a: a**3, [-1.5]),
-    (lambda a: a**-1, [4.0]),
-    (lambda a: a.exp(), [0.7]),
-    (lambda a: a.tanh(), [0.8]),
-    (lambda a: a.relu(), [1.3]),
-    (lambda a: a.relu(), [-1.3]),
-    (lambda a, b: (a * b + a**2).tanh() * (-b).exp() + (a - b).relu(), [0.6, -0.4]),
-    (lambda a, b: (a * b + a**2).tanh() * (-b).exp() + (a - b).relu(), [-0.6, 0.9]),
+EXPRESSIONS_3 = [
+    ("a**3", lambda a: a**3, [-1.5]),
+    ("a**-1", lambda a: a**-1, [4.0]),
+    ("exp(a)", lambda a: a.exp(), [0.7]),
+    ("tanh(a)", lambda a: a.tanh(), [0.8]),
+    ("relu(1.3)", lambda a: a.relu(), [1.3]),
+    ("relu(-1.3)", lambda a: a.relu(), [-1.3]),
+    ("mixed at (0.6, -0.4)", lambda a, b: (a * b + a**2).tanh() * (-b).exp() + (a - b).relu(), [0.6, -0.4]),
+    ("mixed at (-0.6, 0.9)", lambda a, b: (a * b + a**2).tanh() * (-b).exp() + (a - b).relu(), [-0.6, 0.9]),
 ]
-exercise_2_reference = run_on(torch_gradients, EXPRESSIONS_2)
-check("Exercise 2", lambda: run_on(lambda f, xs: engine_gradients(f, xs, Scalar), EXPRESSIONS_2), exercise_2_reference);
+exercise_3_reference = run_on(torch_gradients, EXPRESSIONS_3)
+solved_3 = check("Exercise 3", lambda: on_scalar(EXPRESSIONS_3), exercise_3_reference, names=entry_names(EXPRESSIONS_3))
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 2
+# @title Solution to exercise 3
 def pow_backward(a, k, out):
     a.grad += k * a.data ** (k - 1) * out.grad
 
@@ -394,8 +431,8 @@ def relu_backward(a, out):
     a.grad += (1.0 if a.data > 0 else 0.0) * out.grad
 
 
-assert check("Exercise 2", lambda: run_on(lambda f, xs: engine_gradients(f, xs, Scalar), EXPRESSIONS_2),
-             exercise_2_reference)
+assert check("Exercise 3", lambda: on_scalar(EXPRESSIONS_3), exercise_3_reference, names=entry_names(EXPRESSIONS_3))
+solved_3 = True  # the check above passed
 
 # %% [markdown]
 # ### Three patterns of gradient flow
@@ -413,20 +450,27 @@ assert check("Exercise 2", lambda: run_on(lambda f, xs: engine_gradients(f, xs, 
 
 # %%
 # NBVAL_CHECK_OUTPUT
+pow_backward, exp_backward, tanh_backward, relu_backward = attempt(
+    lambda: (pow_backward, exp_backward, tanh_backward, relu_backward),
+    lambda: (experiment.pow_backward, experiment.exp_backward, experiment.tanh_backward, experiment.relu_backward),
+    name="Exercise 3", solved=solved_3)
 patterns = {
     "5 (a + b)": (lambda a, b: 5 * (a + b), lambda a, b: 5 * (a + b)),
     "5 (a b)": (lambda a, b: 5 * (a * b), lambda a, b: 5 * (a * b)),
     "5 max(a, b)": (lambda a, b: 5 * (a + (b - a).relu()), lambda a, b: 5 * torch.maximum(a, b)),
 }
+pattern_gradients = {}
 for name, (ours, reference) in patterns.items():
     _, da, db = engine_gradients(ours, [2.0, -3.0], Scalar)
-    assert [da, db] == torch_gradients(reference, [2.0, -3.0])[1:], name
+    pattern_gradients[name] = ([da, db], torch_gradients(reference, [2.0, -3.0])[1:])
     print(f"{name:>12} at a = 2, b = -3:  d/da = {da:+g},  d/db = {db:+g}")
 
 # %% [markdown]
-# **Checkpoint.** Your engine, the library's `dl4nlp.autograd.Value` (the same rules, written
-# once in [`lib/dl4nlp/autograd.py`](../lib/dl4nlp/autograd.py)) and `torch.autograd` agree to
-# $10^{-12}$ on a larger expression at 20 random points. From here on the notebook uses `Value`.
+# Your engine, the library's `dl4nlp.autograd.Value` (the same rules, written once in
+# [`lib/dl4nlp/autograd.py`](../lib/dl4nlp/autograd.py)) and `torch.autograd` now agree on a larger
+# expression of about 30 nodes at 20 random points, to the rounding of that many float64
+# operations (a few times $10^{-15}$). Section 3 uses the library's `Value`; in section 5 you build a
+# network on your own engine again.
 
 # %%
 def bigger(x, y, z):
@@ -434,11 +478,26 @@ def bigger(x, y, z):
 
 
 points = torch.Generator().manual_seed(0)
-for _ in range(20):
-    xyz = (torch.rand(3, generator=points, dtype=torch.float64) * 4 - 2).tolist()
-    reference = torch_gradients(bigger, xyz)
-    for engine in (Scalar, Value):
-        assert np.allclose(engine_gradients(bigger, xyz, engine), reference, rtol=0, atol=1e-12), (engine, xyz)
+bigger_points = [(torch.rand(3, generator=points, dtype=torch.float64) * 4 - 2).tolist() for _ in range(20)]
+bigger_nodes = len(topological_order(bigger(*[Value(v) for v in bigger_points[0]])))  # the size of the computation
+bigger_agree = {engine.__name__: all(agree(torch.tensor(engine_gradients(bigger, xyz, engine)),
+                                           torch.tensor(torch_gradients(bigger, xyz)), terms=bigger_nodes)
+                                     for xyz in bigger_points)
+                for engine in (Scalar, Value)}
+print(f"{bigger_nodes} nodes; agree with torch.autograd at all 20 points:", bigger_agree)
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the rules, the bug, the patterns
+claim(f"with =, df/da = {overwrite_demo['with =']:g} on f = ab + a; with +=, {overwrite_demo['with +=']:g} = b + 1",
+      overwrite_demo["with +="] == -2.0 and overwrite_demo["with ="] == -3.0)
+claim(f"with = only the expressions that use each input once come out right: {passed_with_overwriting}",
+      passed_with_overwriting == [True, True, True, False, False])
+claim("with += all five expressions come out right", all(expressions_passed(add_backward, mul_backward)))
+for name, (ours, torchs) in pattern_gradients.items():
+    claim(f"{name}: the engine's gradients {ours} equal PyTorch's {torchs}", ours == torchs)
+for name, holds in bigger_agree.items():
+    claim(f"{name} agrees with torch.autograd on a {bigger_nodes}-node expression at 20 points, to "
+          f"{bigger_nodes} float64 roundings of the largest gradient", holds)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. A sigmoid neuron, two ways
@@ -485,7 +544,11 @@ draw_graph(results["sigmoid node"][0], title="the same neuron with one sigmoid n
 plt.show()
 
 # %% [markdown]
-# The same gradients from PyTorch, and the exact values next to the lecture's rounded ones:
+# Every gradient is the local gradient $\sigma(1)(1 - \sigma(1))$ times the other input of its
+# product ($w_0$'s gradient is $x_0$ times it, $x_0$'s is $w_0$ times it, and the bias's is 1 times
+# it). The lecture's slides round the local gradient to 0.2 first and then multiply
+# ($x_0$: $0.2 \times 2 = 0.4$); the CS231n notes round only the result ($2 \times 0.1966 = 0.39$).
+# Here are PyTorch's exact values and both roundings:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -497,30 +560,29 @@ torch_grads = [w_t.grad[0].item(), x_t.grad[0].item(), w_t.grad[1].item(), x_t.g
 
 sigma_1 = 1 / (1 + math.exp(-1))
 local = sigma_1 * (1 - sigma_1)
-print(f"output sigma(1)           = {sigma_1:.6f}   (slides: 0.73)")
-print(f"local gradient s(1 - s)   = {local:.6f}   (slides: 0.2)")
 names = ["w0", "x0", "w1", "x1", "w2"]
-slides = [-0.20, 0.39, -0.39, -0.59, 0.20]
-for name, exact, rounded in zip(names, torch_grads, slides):
-    print(f"df/d{name} = {exact:+.6f}   (slides: {rounded:+.2f})")
+other_input = [-1.0, 2.0, -2.0, -3.0, 1.0]  # x0, w0, x1, w1 and 1: what each local gradient is multiplied by
+slides_arithmetic = [0.2 * v for v in other_input]  # the slides: rounded local gradient times the input
+notes_arithmetic = [local * v for v in other_input]  # the notes: exact local gradient times the input
+print(f"output sigma(1)         = {sigma_1:.6f}   (slides: 0.73)")
+print(f"local gradient s(1 - s) = {local:.6f}   (slides: 0.2)")
+for name, exact, slide, note in zip(names, torch_grads, slides_arithmetic, notes_arithmetic):
+    print(f"df/d{name} = {exact:+.6f}   slides: 0.2 × {slide / 0.2:+g} = {slide:+.1f}   notes: {note:+.2f}")
 
-# %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** The slides round the local gradient to 0.2 and then multiply the rounded value
-# (their $x_0$ line reads $0.2 \times 2 = 0.4$). The exact local gradient is
-# $\sigma(1)(1-\sigma(1)) = 0.196612$, so $\partial f/\partial x_0 = 2 \times 0.196612 = 0.393224$,
-# which rounds to 0.39, not 0.4.
-
-# %% [markdown]
-# **Checkpoint.** Both graphs and PyTorch agree to machine precision, and every
-# number rounds to the lecture's.
-
-# %%
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the neuron's gradients
 for name, (out, grads) in results.items():
-    assert math.isclose(out.data, out_t.item(), abs_tol=1e-12), name
-    assert all(math.isclose(g, t, abs_tol=1e-12) for g, t in zip(grads, torch_grads)), (name, grads)
-assert round(sigma_1, 2) == 0.73 and round(local, 1) == 0.2
-assert [round(g, 2) for g in torch_grads] == slides, torch_grads
-print("primitives == sigmoid node == torch.autograd; rounded values match the slides")
+    nodes = len(topological_order(out))
+    claim(f"the graph from {name} ({nodes} nodes) gives PyTorch's output and gradients, to {nodes} float64 roundings",
+          agree(torch.tensor([out.data] + grads), torch.tensor([out_t.item()] + torch_grads), terms=nodes))
+claim(f"sigma(1) = {sigma_1:.4f} rounds to the slides' 0.73, and the local gradient {local:.4f} to their 0.2",
+      round(sigma_1, 2) == 0.73 and round(local, 1) == 0.2)
+claim("each exact gradient is the local gradient times the other input (the chain rule)",
+      agree(torch.tensor(torch_grads), torch.tensor(notes_arithmetic), terms=8))
+claim(f"the slides' values are 0.2 times those inputs: {[round(v, 1) for v in slides_arithmetic]}",
+      [round(v, 10) for v in slides_arithmetic] == [-0.2, 0.4, -0.4, -0.6, 0.2])
+claim(f"the notes' values are the exact ones rounded: {[round(v, 2) for v in notes_arithmetic]}",
+      [round(v, 2) for v in notes_arithmetic] == [-0.20, 0.39, -0.39, -0.59, 0.20])
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. Your own `torch.autograd.Function`
@@ -559,19 +621,26 @@ class Sigmoid(torch.autograd.Function):
 
 # %% [markdown]
 # `torch.autograd.gradcheck` compares the analytic `backward` with finite
-# differences $\bigl(f(s+\epsilon) - f(s-\epsilon)\bigr)/2\epsilon$ on random float64 inputs.
-#
-# **Checkpoint.** Both custom nodes pass `gradcheck`, and the sigmoid matches `torch.sigmoid`.
+# differences $\bigl(f(s+\epsilon) - f(s-\epsilon)\bigr)/2\epsilon$ on random float64 inputs
+# (it returns True, or stops with an error that names the entry that differs).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 generator = torch.Generator().manual_seed(0)
 a = torch.randn(5, 3, dtype=torch.float64, generator=generator, requires_grad=True)
 b = torch.randn(5, 3, dtype=torch.float64, generator=generator, requires_grad=True)
-assert torch.autograd.gradcheck(Multiply.apply, (a, b), eps=1e-6, atol=1e-8)
-assert torch.autograd.gradcheck(Sigmoid.apply, (a,), eps=1e-6, atol=1e-8)
-assert torch.allclose(Sigmoid.apply(a), torch.sigmoid(a), atol=1e-15)
-print("gradcheck passed for Multiply and Sigmoid")
+gradcheck_passed = {
+    "Multiply": torch.autograd.gradcheck(Multiply.apply, (a, b), eps=1e-6, atol=1e-8),
+    "Sigmoid": torch.autograd.gradcheck(Sigmoid.apply, (a,), eps=1e-6, atol=1e-8),
+}
+print("gradcheck passed:", gradcheck_passed)
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the custom nodes
+for name, passed in gradcheck_passed.items():
+    claim(f"{name} passes gradcheck (finite differences with eps 1e-6, atol 1e-8)", passed)
+claim("Sigmoid's forward equals torch.sigmoid to the rounding of its 4 float64 operations",
+      agree(Sigmoid.apply(a), torch.sigmoid(a), terms=4))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. A neuron, a layer, an MLP, trained on your engine
@@ -579,8 +648,9 @@ print("gradcheck passed for Multiply and Sigmoid")
 # **Intuition.** A neuron is the graph of section 3 with a different squashing
 # function: a weighted sum of its inputs plus a bias, through $\tanh$. A layer is several
 # neurons reading the same inputs; an MLP feeds one layer's outputs to the next. Because
-# every weight is a `Value`, one call to `.backward()` on the loss gives the gradient of
+# every weight is a node of your engine, one call to `.backward()` on the loss gives the gradient of
 # every weight, and gradient descent moves each weight a little against its gradient.
+# (Backpropagation only *computes* the gradients; gradient descent is what *learns* with them.)
 #
 # **The maths.** Neuron $j$ of a layer computes $h_j = \tanh\bigl(\sum_i w_{ji} x_i + b_j\bigr)$; the
 # last layer leaves out the $\tanh$ and outputs a score $s$. With labels $y \in \{-1, +1\}$ we use the
@@ -588,98 +658,149 @@ print("gradcheck passed for Multiply and Sigmoid")
 # margin, and otherwise pushing its score the right way (the `max` routes the gradient
 # only through the points that are wrong or too close).
 #
-# **Exercise 3.** Write one neuron: given lists of `Value`s `w` and `x` and a `Value` `b`,
-# return $\tanh(\sum_i w_i x_i + b)$. The check compares its value and the gradients of
-# every weight with PyTorch.
-
-# %%
-def neuron(w, b, x):
-    raise NotImplementedError
-
-
-w_values, b_value, x_values = [0.5, -1.2, 0.8], 0.1, [1.0, 2.0, -0.5]
-
-
-def neuron_gradients(w, b, x):
-    """Output, then d output / d w_i and d output / d b, for the neuron written above."""
-    w, b = [Value(v) for v in w], Value(b)
-    out = neuron(w, b, [Value(v) for v in x])
-    out.backward()
-    return [out.data] + [wi.grad for wi in w] + [b.grad]
-
-
-w_t = torch.tensor(w_values, dtype=torch.float64, requires_grad=True)
-b_t = torch.tensor(b_value, dtype=torch.float64, requires_grad=True)
-out_t = torch.tanh(w_t @ torch.tensor(x_values, dtype=torch.float64) + b_t)
-out_t.backward()
-exercise_3_reference = [out_t.item()] + w_t.grad.tolist() + [b_t.grad.item()]
-check("Exercise 3", lambda: neuron_gradients(w_values, b_value, x_values), exercise_3_reference);
-
-# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 3
-def neuron(w, b, x):
-    total = b
-    for wi, xi in zip(w, x):
-        total = total + wi * xi
-    return total.tanh()
-
-
-assert check("Exercise 3", lambda: neuron_gradients(w_values, b_value, x_values), exercise_3_reference)
-
-# %% [markdown]
-# A layer is a list of such neurons and an MLP a list of layers. `dl4nlp.scalar_nn` holds
-# exactly that (`Neuron`, `Layer`, `MLP`, weights drawn uniformly from
-# $[-1, 1]$ as in micrograd), and `to_torch` copies a network's weights into an equal
-# `torch.nn.Sequential`. Here is an MLP with 2 inputs, 8 hidden $\tanh$ units and one score:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-model = MLP(2, [8, 1], seed=0)
-print(model)
-print(f"{len(model.parameters())} parameters:", to_torch(model))
-
-# %% [markdown]
-# `dl4nlp.diagrams.mlp_diagram` draws it from its own layers: each box is a layer's width and
-# non-linearity, each arrow one weight matrix and its bias.
-
-# %%
-diagram = mlp_diagram(model)
-widths = [len(model.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in model.layers]  # 2, 8, 1
-assert [int(box.label.split()[0]) for box in diagram.boxes.values()] == widths, diagram.boxes
-diagram.draw(title=repr(model))
-plt.show()
-
-# %% [markdown]
-# ### The data: four blobs labelled like XOR
-#
-# Points scattered around the corners $(\pm1, \pm1)$ of a square; the corners $(1,1)$ and $(-1,-1)$
-# are one class, the other two corners the other class (`dl4nlp.tasks.xor_blobs`). No
-# straight line separates them, so a network without a hidden layer cannot solve it.
-#
-# **Checkpoint.** Before training, the engine's loss and the gradients of all 33 weights on a
-# batch of 20 points equal PyTorch's, computed through `to_torch(model)`, to $10^{-12}$.
+# **The data: four blobs labelled like XOR.** Points scattered around the corners $(\pm1, \pm1)$ of a
+# square; the corners $(1,1)$ and $(-1,-1)$ are one class, the other two corners the other class
+# (`dl4nlp.tasks.xor_blobs`, 60 training points). No straight line separates them, so a network
+# without a hidden layer cannot solve it.
 
 # %%
 points, labels = xor_blobs(experiment.XOR_POINTS, generator=torch.Generator().manual_seed(0))
+train_points = points.tolist()  # 60 points, two coordinates each
 signs = [2 * int(y) - 1 for y in labels]  # {0, 1} -> {-1, +1}
-
-loss = hinge_loss([model(p) for p in points[:20].tolist()], signs[:20])
-loss.backward()
-twin = to_torch(model)
-torch_loss = torch.relu(1 - torch.tensor(signs[:20], dtype=torch.float64) * twin(points[:20])[:, 0]).mean()
-torch_loss.backward()
-torch_grads = flat_parameters(twin, grad=True)  # in the order of model.parameters()
-engine_grads = torch.tensor([p.grad for p in model.parameters()], dtype=torch.float64)
-assert abs(loss.data - torch_loss.item()) < 1e-12
-assert torch.allclose(engine_grads, torch_grads, rtol=0, atol=1e-12), (engine_grads - torch_grads).abs().max()
+hinge = experiment.hinge  # mean of relu(1 - y s): made of -, *, + and relu, so it runs on your engine too
 
 # %% [markdown]
-# **Exercise 4.** One step of gradient descent on your engine. Given the model, a batch of points and
-# their labels in $\{-1, +1\}$: compute the hinge loss of the model's scores
-# (`dl4nlp.scalar_nn.hinge_loss`), set every parameter's `grad` to 0, call `backward()`, and move every
-# parameter against its gradient, `p.data -= lr * p.grad`. Return the loss's value. The check takes
-# three steps from the same start and compares all 33 weights afterwards with `torch.optim.SGD`
-# taking the same steps on `to_torch(model)`.
+# **Exercise 4.** Complete `Neuron` and `Layer` on your `Scalar` engine; `MLP` is written. A neuron
+# returns $\tanh(b + \sum_i w_i x_i)$, or the plain sum when its `nonlinearity` is `"linear"`, and lists
+# its parameters as its weights, then its bias. A layer returns the list of its neurons' outputs and
+# lists its neurons' parameters one neuron after the other. The weights are drawn as in
+# `dl4nlp.scalar_nn` (uniformly from $[-1, 1]$, biases 0, as in micrograd), so `MLP(2, [8, 1], seed=0)`
+# starts from the same 33 numbers as the library's network. The check computes the hinge loss of
+# your network on 20 training points, backpropagates, and compares the loss and all 33 gradients
+# with PyTorch's.
+
+# %%
+class Neuron:
+    def __init__(self, n_inputs, nonlinearity, rng):
+        self.w = [Scalar(rng.uniform(-1.0, 1.0)) for _ in range(n_inputs)]
+        self.b = Scalar(0.0)
+        self.nonlinearity = nonlinearity  # "tanh" or "linear"
+
+    def __call__(self, x):
+        raise NotImplementedError  # your code: b + w_1 x_1 + ... + w_n x_n, through tanh unless "linear"
+
+    def parameters(self):
+        raise NotImplementedError  # your code: the weights, then the bias
+
+
+class Layer:
+    def __init__(self, n_inputs, n_outputs, nonlinearity, rng):
+        self.neurons = [Neuron(n_inputs, nonlinearity, rng) for _ in range(n_outputs)]
+
+    def __call__(self, x):
+        raise NotImplementedError  # your code: the list of every neuron's output
+
+    def parameters(self):
+        raise NotImplementedError  # your code: every neuron's parameters, neuron after neuron
+
+
+class MLP:
+    """Widths n_inputs -> sizes[0] -> ... -> sizes[-1]; tanh hidden layers and a linear last layer (scores)."""
+
+    def __init__(self, n_inputs, sizes, seed=0):
+        rng, widths = random.Random(seed), [n_inputs, *sizes]
+        self.layers = [Layer(widths[i], widths[i + 1], "tanh" if i < len(sizes) - 1 else "linear", rng)
+                       for i in range(len(sizes))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x[0] if len(x) == 1 else x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+def loss_and_gradients(network_class):
+    """The hinge loss of network_class(2, [8, 1], seed=0) on the first 20 points, then every weight's gradient."""
+    net = network_class(2, [8, 1], seed=0)
+    loss = hinge([net(p) for p in train_points[:20]], signs[:20])
+    loss.backward()
+    return [loss.data] + [p.grad for p in net.parameters()]
+
+
+twin = to_torch(scalar_nn.MLP(2, [8, 1], seed=0))  # the library's network as a torch.nn.Sequential
+torch_loss = torch.relu(1 - torch.tensor(signs[:20], dtype=torch.float64) * twin(points[:20])[:, 0]).mean()
+torch_loss.backward()
+torch_grads = flat_parameters(twin, grad=True)  # in the order of parameters(): each neuron's weights, then its bias
+exercise_4_reference = [torch_loss.item()] + torch_grads.tolist()
+PARAMETER_NAMES = ["loss"] + [f"layer {layer + 1}, neuron {j + 1}, " + (f"w{i + 1}" if i < n_in else "b")
+                              for layer, (n_in, n_out) in enumerate([(2, 8), (8, 1)])
+                              for j in range(n_out) for i in range(n_in + 1)]
+solved_4 = check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 4
+class Neuron:
+    def __init__(self, n_inputs, nonlinearity, rng):
+        self.w = [Scalar(rng.uniform(-1.0, 1.0)) for _ in range(n_inputs)]
+        self.b = Scalar(0.0)
+        self.nonlinearity = nonlinearity
+
+    def __call__(self, x):
+        s = self.b
+        for wi, xi in zip(self.w, x):
+            s = s + wi * xi
+        return s if self.nonlinearity == "linear" else s.tanh()
+
+    def parameters(self):
+        return self.w + [self.b]
+
+
+class Layer:
+    def __init__(self, n_inputs, n_outputs, nonlinearity, rng):
+        self.neurons = [Neuron(n_inputs, nonlinearity, rng) for _ in range(n_outputs)]
+
+    def __call__(self, x):
+        return [neuron(x) for neuron in self.neurons]
+
+    def parameters(self):
+        return [p for neuron in self.neurons for p in neuron.parameters()]
+
+
+assert check("Exercise 4", lambda: loss_and_gradients(MLP), exercise_4_reference, names=PARAMETER_NAMES)
+solved_4 = True  # the check above passed
+
+# %% [markdown]
+# The library's `dl4nlp.scalar_nn` holds the same three classes on `Value`, and `to_torch` copies a
+# network's weights into an equal `torch.nn.Sequential` (the PyTorch reference above). Here is the
+# network, drawn from its own layers by `dl4nlp.diagrams.mlp_diagram`: each box is a layer's width
+# and non-linearity, each arrow one weight matrix and its bias.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+MLP = attempt(lambda: MLP, lambda: scalar_nn.MLP, name="Exercise 4", solved=solved_4)
+model = scalar_nn.MLP(2, [8, 1], seed=0)
+print(model)
+print(f"{len(model.parameters())} parameters:", to_torch(model))
+diagram = mlp_diagram(model)
+diagram.draw(title=repr(model))
+plt.show()
+
+# the library's engine against PyTorch, on the same batch
+loss = scalar_nn.hinge_loss([model(p) for p in train_points[:20]], signs[:20])
+loss.backward()
+graph_nodes = len(topological_order(loss))  # the size of the computation
+engine_grads = torch.tensor([p.grad for p in model.parameters()], dtype=torch.float64)
+yours = torch.tensor(loss_and_gradients(MLP), dtype=torch.float64)
+
+# %% [markdown]
+# **Exercise 5.** One step of gradient descent on your network. Given the model, a batch of points and
+# their labels in $\{-1, +1\}$: compute the hinge loss of the model's scores (`hinge`), set every
+# parameter's `grad` to 0, call `backward()`, and move every parameter against its gradient,
+# `p.data -= lr * p.grad`. Return the loss's value. The check takes three steps from the same start
+# and compares all 33 weights afterwards with `torch.optim.SGD` taking the same steps on the
+# PyTorch twin, to the rounding of three passes through the graph.
 #
 # Leaving out the reset is the second classic bug: `backward()` *adds* to `.grad` (that is what made
 # `+=` right), so the second step would move by the sum of both steps' gradients. The first step
@@ -695,12 +816,12 @@ def weights_after(step, steps=3, lr=0.5):
     """All weights of a fresh MLP(2, [8, 1], seed=0) after `steps` calls of `step` on the first 20 points."""
     net = MLP(2, [8, 1], seed=0)
     for _ in range(steps):
-        step(net, points[:20].tolist(), signs[:20], lr)
+        step(net, train_points[:20], signs[:20], lr)
     return [p.data for p in net.parameters()]
 
 
 def sgd_reference(steps=3, lr=0.5):
-    twin = to_torch(MLP(2, [8, 1], seed=0))
+    twin = to_torch(scalar_nn.MLP(2, [8, 1], seed=0))
     sgd = torch.optim.SGD(twin.parameters(), lr=lr)
     y = torch.tensor(signs[:20], dtype=torch.float64)
     for _ in range(steps):
@@ -710,13 +831,15 @@ def sgd_reference(steps=3, lr=0.5):
     return flat_parameters(twin)
 
 
-exercise_4_reference = sgd_reference()
-check("Exercise 4", lambda: weights_after(gradient_step), exercise_4_reference, atol=1e-12);
+exercise_5_reference = sgd_reference()
+three_passes = rounding_tolerance(3 * graph_nodes)  # three forward and backward passes through the graph
+solved_5 = check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
+                 names=PARAMETER_NAMES[1:])
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 4
+# @title Solution to exercise 5
 def gradient_step(model, points, signs, lr):
-    loss = hinge_loss([model(p) for p in points], signs)
+    loss = hinge([model(p) for p in points], signs)
     for p in model.parameters():
         p.grad = 0.0  # forget the previous step's gradients
     loss.backward()
@@ -725,15 +848,17 @@ def gradient_step(model, points, signs, lr):
     return loss.data
 
 
-assert check("Exercise 4", lambda: weights_after(gradient_step), exercise_4_reference, atol=1e-12)
+assert check("Exercise 5", lambda: weights_after(gradient_step), exercise_5_reference, atol=three_passes, rtol=0,
+                 names=PARAMETER_NAMES[1:])
+solved_5 = True  # the check above passed
 
 # %% [markdown]
-# **Checkpoint.** The bug, shown: a step without the reset takes the same first step as SGD (all 33
-# weights within $10^{-12}$) and ends more than 0.01 away from SGD's weights after three.
+# The bug, shown: a step without the reset takes the same first step as SGD, and ends far from
+# SGD's weights after three.
 
 # %%
 def step_without_reset(model, points, signs, lr):
-    loss = hinge_loss([model(p) for p in points], signs)
+    loss = hinge([model(p) for p in points], signs)
     loss.backward()  # adds to whatever .grad holds from the previous step
     for p in model.parameters():
         p.data -= lr * p.grad
@@ -742,17 +867,32 @@ def step_without_reset(model, points, signs, lr):
 
 one_step = torch.tensor(weights_after(step_without_reset, steps=1), dtype=torch.float64)
 three_steps = torch.tensor(weights_after(step_without_reset), dtype=torch.float64)
-assert torch.allclose(one_step, sgd_reference(steps=1), rtol=0, atol=1e-12)
-assert (three_steps - exercise_4_reference).abs().max() > 0.01, (three_steps - exercise_4_reference).abs().max()
+drift = (three_steps - exercise_5_reference).abs().max().item()
+print(f"after one step: same as SGD; after three: the largest weight differs from SGD's by {drift:.2f}")
 
 # %% [markdown]
-# ### Training
+# ### Training your network
 #
-# `dl4nlp.experiments.backprop.xor_mlp` trains this network by mini-batch gradient descent:
-# 40 steps, each on 20 of the 60 training points, learning rate falling from 1 to 0.1. It
-# trains a linear model (no hidden layer) the same way for comparison, and measures both on
-# 2000 fresh points from the same distribution. (A few seconds: every step builds and
-# differentiates a graph of more than a thousand `Value`s, one number at a time.)
+# Now your network learns, with your step: 40 steps, each on 20 of the 60 training points drawn at
+# random, with a learning rate that falls linearly from 1 at the first step to 0.1225 at the last.
+# (A few seconds: every step builds and differentiates a graph of more than a thousand nodes, one
+# number at a time.)
+
+# %%
+step = attempt(lambda: gradient_step, lambda: experiment.gradient_step, name="Exercise 5", solved=solved_5)
+my_network = MLP(2, [8, 1], seed=0)
+batches = random.Random(0)
+my_losses = []
+for t in range(40):
+    chosen = batches.sample(range(60), 20)
+    my_losses.append(step(my_network, [train_points[i] for i in chosen], [signs[i] for i in chosen],
+                          lr=1.0 * (1 - 0.9 * t / 40)))
+print(f"hinge loss on the mini-batch: {my_losses[0]:.3f} at the first step, {my_losses[-1]:.3f} at the last")
+
+# %% [markdown]
+# `dl4nlp.experiments.backprop.xor_mlp` runs the same loop on the library's network (the check below
+# confirms that it ends with your network's weights), trains a linear model (no hidden layer) the
+# same way for comparison, and measures both on 2000 fresh points from the same distribution.
 
 # %%
 xor_run = experiment.xor_mlp(seed=0)
@@ -767,26 +907,47 @@ left.contourf(grid_x, grid_y, scores, levels=[-100, 0, 100], colors=["#dce6f5", 
 left.contour(grid_x, grid_y, scores, levels=[0], colors="black", linewidths=1.5)
 for value, colour, marker in [(0, "#3a5a8c", "o"), (1, "#c0392b", "s")]:
     chosen = labels == value
-    left.scatter(points[chosen, 0], points[chosen, 1], c=colour, marker=marker, edgecolor="white", label=f"class {value}")
+    left.scatter(points[chosen, 0], points[chosen, 1], c=colour, marker=marker, edgecolor="white",
+                 label=f"class {value} (region: {'blue' if value == 0 else 'red'})")
 left.set(xlabel="$x_1$", ylabel="$x_2$", title="decision boundary (score = 0) after training", aspect="equal")
 left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-right.plot(xor_run.losses)
+right.plot(my_losses, label="your network")
+right.plot(xor_run.losses, linestyle="--", label="xor_mlp")
 right.set(xlabel="step", ylabel="hinge loss on the mini-batch", title="training loss")
+right.legend()
 plt.show()
 print(f"accuracy: training points {xor_run.train_accuracy:.3f}, fresh points {xor_run.heldout_accuracy:.3f}; "
       f"linear model on fresh points {xor_run.linear_heldout_accuracy:.3f}")
 
 # %% [markdown]
-# **Checkpoint.** None of the 2000 fresh points is a training point. The network classifies every
-# training point correctly and more than 95% of fresh points; the linear model trained the same
-# way stays below 80% (a straight line can put at most three of the four blobs on their correct
-# side). The claims suite checks the same on other seeds (`tests/claims/test_01_backprop.py`).
+# The network classifies every training point correctly and more than 95 % of the fresh points;
+# the linear model trained the same way stays below 80 % (a straight line can put at most three
+# of the four blobs on their correct side).
 
-# %%
-assert xor_run.heldout_in_training == 0, xor_run.heldout_in_training
-assert xor_run.train_accuracy == 1.0, xor_run.train_accuracy
-assert xor_run.heldout_accuracy > experiment.XOR_HELDOUT, xor_run.heldout_accuracy
-assert xor_run.linear_heldout_accuracy < experiment.LINEAR_HELDOUT, xor_run.linear_heldout_accuracy
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: the MLP, built and trained on your engine
+widths = [len(model.layers[0].neurons[0].w)] + [len(layer.neurons) for layer in model.layers]
+claim(f"the diagram's boxes have the network's widths {widths}",
+      [int(box.label.split()[0]) for box in diagram.boxes.values()] == widths)
+claim(f"before training, the library's engine gives PyTorch's loss {loss.data:.4f} to {graph_nodes} float64 roundings",
+      agree(torch.tensor([loss.data]), torch_loss.detach().reshape(1), terms=graph_nodes))
+claim(f"... and the gradients of all {len(engine_grads)} weights", agree(engine_grads, torch_grads, terms=graph_nodes))
+claim("your network gives the same loss and gradients, to the same rounding",
+      agree(yours, torch.tensor(exercise_4_reference), terms=graph_nodes))
+claim("a step without resetting the gradients takes SGD's first step (to one pass's rounding)",
+      agree(one_step, sgd_reference(steps=1), terms=graph_nodes))
+claim(f"... and ends {drift:.2f} away from SGD's weights after three steps (more than 0.01)", drift > 0.01)
+my_weights = torch.tensor([p.data for p in my_network.parameters()], dtype=torch.float64)
+library_weights = torch.tensor([p.data for p in xor_run.model.parameters()], dtype=torch.float64)
+claim(f"your network, trained by your step, ends with xor_mlp's weights (to 40 passes' rounding; largest difference "
+      f"{(my_weights - library_weights).abs().max().item():.0e})", agree(my_weights, library_weights, terms=40 * graph_nodes))
+claim(f"none of the 2000 fresh points is a training point ({xor_run.heldout_in_training} shared)",
+      xor_run.heldout_in_training == 0)
+claim(f"the MLP classifies every training point correctly ({xor_run.train_accuracy:.3f})", xor_run.train_accuracy == 1.0)
+claim(f"... and {xor_run.heldout_accuracy:.3f} of the fresh points (more than {experiment.XOR_HELDOUT})",
+      xor_run.heldout_accuracy > experiment.XOR_HELDOUT)
+claim(f"the linear model gets {xor_run.linear_heldout_accuracy:.3f} of the fresh points (less than "
+      f"{experiment.LINEAR_HELDOUT})", xor_run.linear_heldout_accuracy < experiment.LINEAR_HELDOUT)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Matrices: gradients from shapes
@@ -807,7 +968,7 @@ assert xor_run.linear_heldout_accuracy < experiment.LINEAR_HELDOUT, xor_run.line
 # $(N, D)$ from $G$ $(N, H)$ and $W$ $(D, H)$: it is $G W^\top$. And $b$ was added to every row, so its
 # gradient sums $G$ over the rows.
 #
-# **Exercise 5.** Return `(dX, dW, db)` for `Y = X @ W + b`, given the upstream gradient `G`.
+# **Exercise 6.** Return `(dX, dW, db)` for `Y = X @ W + b`, given the upstream gradient `G`.
 
 # %%
 def linear_backward(X, W, G):
@@ -827,10 +988,12 @@ def flat(grads):
     return torch.cat([g.flatten() for g in grads])
 
 
-check("Exercise 5", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference);
+LINEAR_NAMES = [f"dX[{n}, {d}]" for n in range(5) for d in range(3)] + [f"dW[{d}, {h}]" for d in range(3) for h in range(4)] + [
+    f"db[{h}]" for h in range(4)]
+check("Exercise 6", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference, names=LINEAR_NAMES);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 5
+# @title Solution to exercise 6
 def linear_backward(X, W, G):
     dX = G @ W.T  # (N, H) @ (H, D) -> (N, D)
     dW = X.T @ G  # (D, N) @ (N, H) -> (D, H)
@@ -838,7 +1001,8 @@ def linear_backward(X, W, G):
     return dX, dW, db
 
 
-assert check("Exercise 5", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference)
+assert check("Exercise 6", lambda: flat(linear_backward(X_ex.detach(), W_ex.detach(), G_ex)), linear_reference,
+             names=LINEAR_NAMES)
 
 # %% [markdown]
 # ### A small MLP, backpropagated with matrices
@@ -858,7 +1022,7 @@ assert check("Exercise 5", lambda: flat(linear_backward(X_ex.detach(), W_ex.deta
 #   \frac{\partial L}{\partial W_1} = X^\top \frac{\partial L}{\partial A}.$$
 #
 # Each is "upstream times local" again, with the transposes that the shapes demand, and
-# each weight's gradient is exercise 5's $X^\top G$ with the layer's own input and upstream gradient.
+# each weight's gradient is exercise 6's $X^\top G$ with the layer's own input and upstream gradient.
 
 # %%
 def mlp_forward_backward(X, labels, W1, b1, W2, b2):
@@ -899,46 +1063,77 @@ loss_autograd = torch.nn.functional.cross_entropy(logits, labels)
 loss_autograd.backward()
 
 # %% [markdown]
-# **Checkpoint.** The hand-written backward pass equals autograd's to float64 precision.
+# The hand-written backward pass and autograd's:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-assert torch.allclose(loss_by_hand, loss_autograd, atol=1e-12)
+matrix_terms = N * (D + hidden + C)  # each gradient entry sums over the batch and one layer's width
 for name, grad in grads_by_hand.items():
-    difference = (grad - leaves[name].grad).abs().max().item()
-    assert grad.shape == params[name].shape and difference < 1e-12, (name, difference)
-    print(f"d loss / d {name}: shape {tuple(grad.shape)}, matches autograd (max difference < 1e-12)")
+    print(f"d loss / d {name}: shape {tuple(grad.shape)}, equals autograd's: "
+          f"{grad.shape == params[name].shape and agree(grad, leaves[name].grad, terms=matrix_terms)}")
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: backpropagation with matrices
+claim(f"the loss by hand, {loss_by_hand.item():.4f}, equals F.cross_entropy's to {matrix_terms} float64 roundings",
+      agree(loss_by_hand, loss_autograd, terms=matrix_terms))
+for name, grad in grads_by_hand.items():
+    claim(f"d loss / d {name} by hand has shape {tuple(grad.shape)} and equals autograd's to {matrix_terms} roundings",
+          grad.shape == params[name].shape and agree(grad, leaves[name].grad, terms=matrix_terms))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 7. Through many layers: vanishing and exploding gradients
+# ## Summary
 #
-# **Intuition.** In a stack of layers $h_k = \phi(W_k h_{k-1})$, the gradient that reaches layer
-# $l$ has crossed every layer above it, and each crossing multiplies it by that layer's
-# Jacobian. Many factors a little below 1 make it vanish; many a little above 1 make it explode.
+# - A gradient is a product of local derivatives along the graph: each node multiplies the upstream gradient by its own local gradient, and where paths meet the gradients **add** (`+=`, not `=`: with `=`, $\partial f/\partial a$ of $ab + a$ comes out $-3$ instead of $b + 1 = -2$).
+# - Addition distributes the upstream gradient, multiplication swaps the inputs' values into each other's gradients, max routes it to the larger input.
+# - Your engine, `dl4nlp.autograd.Value` and `torch.autograd` agree to the rounding of the computation. On your engine, your MLP with 8 hidden units, trained by your gradient step, ends with the library's weights and classifies every training point and more than 95 % of fresh points of the XOR-labelled blobs, where a linear model stays below 80 %. Backpropagation computes the gradients; gradient descent learns with them.
+# - A custom `torch.autograd.Function` is a forward that saves what it needs and a backward that multiplies; `gradcheck` verifies it. Matrix gradients follow from shapes: $\partial\mathcal{L}/\partial W = X^\top G$, $\partial\mathcal{L}/\partial X = G W^\top$.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## What comes next
 #
-# **The maths.** With $J_k = \partial h_k/\partial h_{k-1} = \operatorname{diag}\bigl(\phi'(a_k)\bigr)\,W_k$ and $L$ layers,
-# the chain rule gives, as a row vector,
+# [02 · Neural language models before recurrence](02_before_recurrence.ipynb) puts these tools to
+# work on text, starting from n-gram models and perplexity, the measure by which every language
+# model in the course is compared. Chapter 03 then unrolls a recurrent network through time, where
+# the product of Jacobians of *Going further* below appears with one weight matrix repeated at
+# every step.
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## References
+#
+# - D. E. Rumelhart, G. E. Hinton, R. J. Williams, *Learning representations by back-propagating errors*, Nature (1986).
+# - Y. Bengio, P. Simard, P. Frasconi, *Learning long-term dependencies with gradient descent is difficult*, IEEE TNN (1994).
+# - X. Glorot, Y. Bengio, *Understanding the difficulty of training deep feedforward neural networks*, AISTATS (2010).
+# - K. He, X. Zhang, S. Ren, J. Sun, *Delving deep into rectifiers*, ICCV (2015); *Deep residual learning for image recognition*, CVPR (2016).
+# - H. Zhang, Y. N. Dauphin, T. Ma, *Fixup initialization: residual learning without normalization*, ICLR (2019).
+# - A. Karpathy, *micrograd* (2020) and *Neural Networks: Zero to Hero* (2022), the scalar engine and MLP this chapter's exercises follow.
+# - Stanford CS231n, *Convolutional Neural Networks for Visual Recognition*, course notes "Backpropagation, intuitions" (the sigmoid neuron's circuit).
+
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Going further
+#
+# *Optional.* Two studies beyond one lecture: how the gradient changes size as it crosses many
+# layers (the reason chapter 03's recurrent networks forget), and three more exercises.
+#
+# ### Through many layers: vanishing and exploding gradients
+#
+# (This section writes vectors as columns, $h_k = \phi(W_k h_{k-1})$, as the papers on initialisation do;
+# section 6 used rows, $Y = XW$.) In a stack of layers $h_k = \phi(W_k h_{k-1})$, the gradient that reaches layer $l$ has crossed
+# every layer above it, and each crossing multiplies it by that layer's Jacobian
+# $J_k = \operatorname{diag}\bigl(\phi'(a_k)\bigr)\,W_k$:
 #
 # $$\frac{\partial \mathcal{L}}{\partial h_l} = \frac{\partial \mathcal{L}}{\partial h_L}\; J_L\, J_{L-1} \cdots J_{l+1} .$$
 #
-# The order matters for matrices: the factor of the layer nearest the loss comes first. How
-# much does one factor change a gradient's size? Take a square layer of width $n$ with weights
-# drawn from $\mathcal{N}(0, s^2/n)$, and suppose, as Glorot & Bengio (2010) and He et al. (2015)
-# do, that the gradient $g$ arriving from above is independent of this layer's weights and
-# derivatives. Then on average
+# Many factors a little below 1 make it vanish; many a little above 1 make it explode. For a
+# square layer of width $n$ with weights drawn from $\mathcal{N}(0, s^2/n)$, and a gradient $g$ from
+# above that is independent of this layer (the assumption of Glorot & Bengio, 2010, and He et al.,
+# 2015), on average $\mathbb{E}\,\lVert g\,J_k\rVert^2 = s^2\,\mathbb{E}\bigl[\phi'(a)^2\bigr]\,\lVert g\rVert^2$.
+# For ReLU, $\phi'$ is 1 for half of the units, so the factor is $s^2/2$: level at $s = \sqrt2$, He's
+# initialisation. The sigmoid's derivative is at most $\tfrac14$, so at $s = 1$ every layer divides
+# the gradient by four or more.
 #
-# $$\mathbb{E}\,\lVert g\,J_k\rVert^2 = s^2\;\mathbb{E}\bigl[\phi'(a)^2\bigr]\;\lVert g\rVert^2 .$$
-#
-# For ReLU, $\phi'$ is 1 for half of the units and 0 for the rest, so the factor is $s^2/2$:
-# level at $s = \sqrt2$, He's initialisation. The sigmoid's derivative is at most $\tfrac14$, so
-# at $s = 1$ every layer divides the gradient by four or more. Tanh's derivative is at most 1,
-# with equality only at 0.
-#
-# `dl4nlp.gradflow.layer_gradient_norms` builds such a network (width 64, float64, 128
-# random inputs), puts a loss on its last layer whose gradient is a random vector
-# *independent of the network* (as the argument assumes), and measures
-# $\lVert \partial\mathcal{L}/\partial h_l\rVert$ at every layer.
-# `dl4nlp.experiments.backprop.depth_gradients` runs the settings compared below.
+# `dl4nlp.gradflow.layer_gradient_norms` builds such a network (width 64, float64, 128 random
+# inputs), puts on its last layer a loss whose gradient is a random vector independent of the
+# network, and measures $\lVert \partial\mathcal{L}/\partial h_l\rVert$ at every layer.
 
 # %%
 depth_run = experiment.depth_gradients(seed=0, depth=20)
@@ -946,41 +1141,25 @@ plain = {name: n for name, n in depth_run.norms.items() if "residual" not in nam
 fig, ax = plt.subplots(figsize=(8, 4.5))
 plot_gradient_norms(plain, ax=ax, title="Gradient reaching each layer of a 20-layer network")
 plt.show()
-
-# %% [markdown]
-# Read each line from right (the layer next to the loss) to left (the input). Sigmoid at scale 1
-# falls by about twelve orders of magnitude; ReLU at scale 1 halves the squared gradient at every
-# layer, so it ends near $(1/\sqrt2)^{19} \approx 1.4\times10^{-3}$; tanh at scale 3 explodes towards the input. ReLU at
-# He's scale $\sqrt2$ and tanh at scale 1 stay within a factor of ten of level.
-#
-# **Checkpoint.** The ratio of the gradient at the first layer to the one at the last:
-
-# %%
-# NBVAL_CHECK_OUTPUT
 ratio = depth_run.ratio
 for name in plain:
     print(f"{name:>22}: first/last = {ratio[name]:.1e}")
 sigmoid_factor = ratio["sigmoid, scale 1"] ** (1 / 19)  # geometric mean over the 19 crossings
 print(f"sigmoid: each layer passes on {sigmoid_factor:.3f} of the gradient")
-assert 1e-13 < ratio["sigmoid, scale 1"] < 1e-11 and sigmoid_factor < experiment.SIGMOID_FACTOR
-assert 0.5 < ratio["relu, scale 1"] / 2 ** (-19 / 2) < 2, ratio["relu, scale 1"]
-assert ratio["tanh, scale 3"] > experiment.EXPLODED
-for name in ["relu, scale √2 (He)", "tanh, scale 1"]:
-    assert 1 / experiment.LEVEL < ratio[name] < experiment.LEVEL, (name, ratio[name])
 
 # %% [markdown]
-# ### Residual connections, and what they need
+# Read each line from right (the layer next to the loss) to left (the input). Sigmoid at scale 1
+# falls by about twelve orders of magnitude; ReLU at scale 1 halves the squared gradient at every
+# layer, so it ends near $(1/\sqrt2)^{19} \approx 1.4\times10^{-3}$; tanh at scale 3 explodes. ReLU at
+# He's scale $\sqrt2$ and tanh at scale 1 stay within a factor of ten of level.
 #
-# A **residual connection** adds each layer's output to its input, $h_k = h_{k-1} + \alpha\,\phi(W_k h_{k-1})$,
-# so each factor becomes $J_k = I + \alpha\operatorname{diag}(\phi'(a_k))\,W_k$: the identity hands the gradient
-# through unchanged, and the branch adds to it. Adding is not free: each layer now makes
-# the gradient (and the forward signal) a little *larger*, and over many layers that compounds.
-# With sigmoid units the branch is small ($\phi' \le \tfrac14$) and the stack stays level, but with
-# ReLU at $\alpha = 1$ it explodes. The cure is to keep each branch's contribution of order $1/L$
-# in the squared norm, so that the product of $L$ factors $(1 + c/L)$ stays below $e^{c}$:
-# scale every branch by $\alpha = 1/\sqrt{L}$, as below; or start each branch's last layer at zero,
-# as Fixup does (Zhang, Dauphin & Ma, 2019, together with a depth-dependent rescaling); or
-# normalise the signal inside each block (the Transformer of notebook 07 uses layer normalisation).
+# A **residual connection**, $h_k = h_{k-1} + \alpha\,\phi(W_k h_{k-1})$, makes each factor
+# $I + \alpha\operatorname{diag}(\phi'(a_k))\,W_k$: the identity hands the gradient through, and the
+# branch adds to it. With sigmoid units the branch is small and the stack stays level; with ReLU at
+# $\alpha = 1$ each layer makes the gradient a little *larger*, and over many layers it explodes.
+# Scaling every branch by $\alpha = 1/\sqrt{L}$ keeps the product of $L$ factors $(1 + c/L)$ below
+# $e^c$ (Fixup, Zhang, Dauphin & Ma, 2019, starts each branch at zero instead; the Transformer of
+# chapter 10 normalises inside each block).
 
 # %%
 residual = {name: n for name, n in depth_run.norms.items() if "residual" in name}
@@ -994,32 +1173,32 @@ right.set(yscale="log", xlabel="depth", ylabel="first/last (log scale)", title="
 right.legend()
 plt.show()
 
-# %% [markdown]
-# **Checkpoint.** At depth 20 the sigmoid residual stack is level, the ReLU one at $\alpha = 1$
-# has exploded (first/last above 100), and with $\alpha = 1/\sqrt{20}$ it is level again. As the
-# depth grows from 10 to 60, the unscaled stack's ratio grows by orders of magnitude while the
-# scaled one stays below 3.
-
-# %%
-# NBVAL_CHECK_OUTPUT
-for name in residual:
-    print(f"{name:>32}: first/last = {ratio[name]:.1e}")
-assert 1 / experiment.LEVEL < ratio["sigmoid, scale 1, residual"] < experiment.LEVEL
-assert ratio["relu, scale 1, residual"] > experiment.EXPLODED
-assert 1 / experiment.LEVEL < ratio["relu, scale 1, residual ÷ √depth"] < experiment.LEVEL
-assert by_depth.plain[-1] > 1e6 * by_depth.plain[0] and max(by_depth.scaled) < experiment.SCALED_RESIDUAL_BOUND
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: gradients through 20 layers
+claim(f"sigmoid at scale 1 vanishes: first/last {ratio['sigmoid, scale 1']:.1e} (between 1e-13 and 1e-11), each layer "
+      f"passing on {sigmoid_factor:.3f} (less than {experiment.SIGMOID_FACTOR})",
+      1e-13 < ratio["sigmoid, scale 1"] < 1e-11 and sigmoid_factor < experiment.SIGMOID_FACTOR)
+claim(f"relu at scale 1: first/last {ratio['relu, scale 1']:.1e}, within a factor 2 of (1/√2)^19 = {2 ** (-19 / 2):.1e}",
+      0.5 < ratio["relu, scale 1"] / 2 ** (-19 / 2) < 2)
+claim(f"tanh at scale 3 explodes: first/last {ratio['tanh, scale 3']:.1e} (above {experiment.EXPLODED:g})",
+      ratio["tanh, scale 3"] > experiment.EXPLODED)
+claim(f"relu at residual α = 1 explodes: first/last {ratio['relu, scale 1, residual']:.1e} (above {experiment.EXPLODED:g})",
+      ratio["relu, scale 1, residual"] > experiment.EXPLODED)
+for name in ["relu, scale √2 (He)", "tanh, scale 1", "sigmoid, scale 1, residual", "relu, scale 1, residual ÷ √depth"]:
+    claim(f"{name} stays level: first/last {ratio[name]:.2f}, within a factor {experiment.LEVEL:g} of 1",
+          1 / experiment.LEVEL < ratio[name] < experiment.LEVEL)
+claim(f"from depth 10 to 60 the unscaled residual stack's ratio grows {by_depth.plain[-1] / by_depth.plain[0]:.0e}-fold "
+      f"(more than 1e6); the scaled one stays below {experiment.SCALED_RESIDUAL_BOUND:g} (at most {max(by_depth.scaled):.2f})",
+      by_depth.plain[-1] > 1e6 * by_depth.plain[0] and max(by_depth.scaled) < experiment.SCALED_RESIDUAL_BOUND)
 
 # %% [markdown]
 # ### He's scale, and a loss that fools the measurement
 #
-# The argument above assumed a gradient from above that knows nothing of the network. A
-# common shortcut, the loss $\operatorname{mean}(h_L^2)$, breaks that: its gradient $2h_L/(Bn)$ *is* the
-# last layer's output. At the top layer the gradient sent down is then proportional to
-# $\operatorname{relu}(a_L)^\top W_L$ with $a_L = W_L h_{L-1}$, and its component along $h_{L-1}$ is
-# $\lVert\operatorname{relu}(a_L)\rVert^2 / \lVert h_{L-1}\rVert > 0$: it is correlated with the forward signal, and the layers
-# nearest the loss no longer multiply it by the random-matrix factor (here, they multiply by more). We compare the two losses
-# on the *same* ReLU networks at He's scale (12 networks at each depth;
-# `dl4nlp.experiments.backprop.he_scale`).
+# The argument assumed a gradient from above that knows nothing of the network. A loss such as
+# $\operatorname{mean}(h_L^2)$ breaks that: its gradient $2h_L/(Bn)$ *is* the last
+# layer's output, correlated with the forward signal, so the layers nearest the loss no longer
+# multiply it by the random-matrix factor. We compare the two losses on the *same* ReLU networks at
+# He's scale (12 networks at each depth; `dl4nlp.experiments.backprop.he_scale`).
 
 # %%
 he = experiment.he_scale(seed=0)
@@ -1028,30 +1207,49 @@ for i, depth in enumerate(he.depths):
     print(f"{depth:5d} {he.median_ratio['independent'][i]:22.2f} {he.median_ratio['squared'][i]:16.2f} "
           f"{he.median_excess[i]:22.2f}")
 print(f"share of log(excess) from the {experiment.TOP_LAYERS} layers nearest the loss (depth 20): {he.top_share:.2f}")
+print(f"median level scale at depth 30: independent upstream {he.level_scale['independent']:.3f}, "
+      f"squared output {he.level_scale['squared']:.3f}  (√2 = {math.sqrt(2):.3f})")
 
 # %% [markdown]
-# **Checkpoint** (medians over 12 networks). With the independent upstream gradient, first/last at
-# $\sqrt2$ stays within a factor of 3 of 1 at depths 20, 30 and 60. With the squared loss it is about
-# 5 (between 3 and 7) at every depth: it does not grow with depth, as deviations compounding layer
-# after layer would. On the same networks the squared loss multiplies the ratio by a factor between
-# 4.5 and 8.5, and about half of that factor (in log) comes from the three layers nearest the loss.
+# With the independent gradient, first/last at $\sqrt2$ stays within a factor of 3 of 1 at every
+# depth, and the scale that makes a 30-layer network exactly level is within 0.03 of $\sqrt2$. The
+# squared loss multiplies the ratio by 4.5 to 8.5 on the same networks, about half of it (in log)
+# from the three layers nearest the loss, and would have put the level scale near 1.33: the theory
+# would have looked wrong when the measurement was.
 
-# %%
-for i in range(len(he.depths)):
-    assert 1 / experiment.HE_LEVEL < he.median_ratio["independent"][i] < experiment.HE_LEVEL, he
-    assert experiment.SQUARED_RATIO[0] < he.median_ratio["squared"][i] < experiment.SQUARED_RATIO[1], he
-    assert experiment.SQUARED_EXCESS[0] < he.median_excess[i] < experiment.SQUARED_EXCESS[1], he
-assert 0.4 < he.top_share < 0.7, he.top_share
-assert [round(v, 2) for v in he.median_ratio["independent"]] == [0.98, 0.92, 0.72]  # the aside's numbers
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** The independent-upstream medians fall slowly with depth (0.98, 0.92 and 0.72 at depths
+# 20, 30 and 60 here) although the argument keeps the *average squared* gradient level at $\sqrt2$: on
+# a network of finite width each layer's factor fluctuates, the logarithms of the factors add up, and
+# a typical network drifts below the average, the more so the deeper it is.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: He's scale and the squared loss (medians over 12 networks)
+for i, depth in enumerate(he.depths):
+    claim(f"depth {depth}: independent upstream {he.median_ratio['independent'][i]:.2f} (within a factor "
+          f"{experiment.HE_LEVEL:g} of 1), squared output {he.median_ratio['squared'][i]:.2f} (between "
+          f"{experiment.SQUARED_RATIO[0]:g} and {experiment.SQUARED_RATIO[1]:g}), excess {he.median_excess[i]:.2f} "
+          f"(between {experiment.SQUARED_EXCESS[0]:g} and {experiment.SQUARED_EXCESS[1]:g})",
+          1 / experiment.HE_LEVEL < he.median_ratio["independent"][i] < experiment.HE_LEVEL
+          and experiment.SQUARED_RATIO[0] < he.median_ratio["squared"][i] < experiment.SQUARED_RATIO[1]
+          and experiment.SQUARED_EXCESS[0] < he.median_excess[i] < experiment.SQUARED_EXCESS[1])
+claim(f"the {experiment.TOP_LAYERS} layers nearest the loss carry {he.top_share:.2f} of log(excess) (between 0.4 and 0.7)",
+      0.4 < he.top_share < 0.7)
+claim(f"the aside's medians: {[round(v, 2) for v in he.median_ratio['independent']]}",
+      [round(v, 2) for v in he.median_ratio["independent"]] == [0.98, 0.92, 0.72])
+claim(f"level scale at depth 30: {he.level_scale['independent']:.3f}, within {experiment.SCALE_TOLERANCE} of √2; "
+      f"the squared loss's {he.level_scale['squared']:.3f} is below √2 - {experiment.SCALE_TOLERANCE}",
+      abs(he.level_scale["independent"] - math.sqrt(2)) < experiment.SCALE_TOLERANCE
+      and he.level_scale["squared"] < math.sqrt(2) - experiment.SCALE_TOLERANCE)
 
 # %% [markdown]
-# **Exercise 6.** A ReLU network without biases is *positively homogeneous*: $\operatorname{relu}(c\,z) = c\,\operatorname{relu}(z)$
-# for $c > 0$, so multiplying every weight by $c$ leaves every ReLU's on/off pattern unchanged and
-# multiplies each Jacobian by $c$. The first/last ratio of an $L$-layer network therefore scales
-# exactly as $c^{L-1}$. Use this to compute, from one measurement at $\sqrt2$, the scale at which the
-# 30-layer network `layer_gradient_norms(30, "relu", scale, seed=0)` is exactly level. The check
-# finds that scale by bisection, measuring the network at every step (the two agree to $10^{-6}$:
-# the weights are drawn in float32, so scaling them is exact only up to float32 rounding).
+# **Exercise 7.** A ReLU network without biases is *positively homogeneous*: $\operatorname{relu}(c\,z) = c\,\operatorname{relu}(z)$
+# for $c > 0$, so multiplying every weight by $c$ multiplies each Jacobian by $c$ and the first/last
+# ratio of an $L$-layer network by exactly $c^{L-1}$. Use this to compute, from one measurement at
+# $\sqrt2$, the scale at which the 30-layer network `layer_gradient_norms(30, "relu", scale, seed=0)`
+# is exactly level. The check finds that scale by bisection, measuring the network at every step
+# (the two agree to $10^{-6}$: the weights are drawn in float32, so scaling them is exact only up to
+# float32 rounding).
 
 # %%
 def level_scale(depth, seed=0):
@@ -1071,103 +1269,48 @@ def level_scale_by_bisection(depth, seed=0, low=1.0, high=2.0):
 
 
 bisection_answer = level_scale_by_bisection(30)
-check("Exercise 6", lambda: level_scale(30), bisection_answer, atol=1e-6);
+check("Exercise 7", lambda: level_scale(30), bisection_answer, atol=1e-6);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 6
+# @title Solution to exercise 7
 def level_scale(depth, seed=0):
     ratio_at_sqrt2 = first_over_last(layer_gradient_norms(depth, "relu", math.sqrt(2), seed=seed))
     # ratio(s) = ratio(√2) (s / √2)^(depth - 1) = 1  <=>  s = √2 · ratio(√2)^(-1 / (depth - 1))
     return math.sqrt(2) * ratio_at_sqrt2 ** (-1 / (depth - 1))
 
 
-assert check("Exercise 6", lambda: level_scale(30), bisection_answer, atol=1e-6)
-
-# %% [markdown]
-# **Checkpoint.** Over the 12 networks of depth 30, the median level scale is within 0.03 of
-# He's $\sqrt2 \approx 1.414$ when the upstream gradient is independent; the squared loss would have
-# put it near 1.33, below $\sqrt2$, and suggested that the theory is off when the measurement was.
-
-# %%
-# NBVAL_CHECK_OUTPUT
-print(f"median level scale at depth 30: independent upstream {he.level_scale['independent']:.3f}, "
-      f"squared output {he.level_scale['squared']:.3f}  (√2 = {math.sqrt(2):.3f})")
-assert abs(he.level_scale["independent"] - math.sqrt(2)) < experiment.SCALE_TOLERANCE, he.level_scale
-assert he.level_scale["squared"] < math.sqrt(2) - experiment.SCALE_TOLERANCE, he.level_scale
-
-# %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** The independent-upstream medians fall slowly with depth (0.98, 0.92 and 0.72 at depths
-# 20, 30 and 60 here; they fall with depth on every seed set of the claims suite) although the
-# argument above keeps the *average squared* gradient level at $\sqrt2$: on a network of finite width
-# each layer's factor fluctuates, the logarithms of the factors add up, and a typical network drifts
-# below the average, the more so the deeper it is.
+assert check("Exercise 7", lambda: level_scale(30), bisection_answer, atol=1e-6)
 
 # %% [markdown]
 # ### Play with it
 #
-# Change the depth, the activation, the weight scale, the residual branch and the loss.
-# Find, for each activation, the scale at which the line is flat; then switch the loss to
-# "squared output" and watch the top layers. The vertical axis follows the curve, so every
-# setting is drawn in full.
+# Change the depth, the activation, the weight scale, the residual branch and the loss. Find, for
+# each activation, the scale at which the line is flat; then switch the loss to "squared output"
+# and watch the top layers.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** The figure below the controls is redrawn on every change (a depth-60 network takes
-# a few hundredths of a second); an input the library rejects is explained there.
+# **Aside.** The figure below the controls is redrawn on every change (a depth-60 network takes a
+# few hundredths of a second); an input the library rejects is explained there.
 
 # %%
-RESIDUAL_CHOICES = {"none": None, "α = 1": 1.0, "α = 1/√depth": "sqrt"}
-SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-# Decade labels as plain text (10⁻³) and no minor ticks: the same axis, drawn in half the time.
-DECADES = FuncFormatter(lambda value, _: "10" + str(round(math.log10(value))).translate(SUPERSCRIPTS))
-
-
-# The widget redraws one figure, laid out once: a redraw moves the line to the new norms and rewrites the
-# limits and the title (which names the setting, so no legend has to look for the best place on each redraw).
-depth_figure, depth_ax = plt.subplots(figsize=(8, 4.2))
-plot_gradient_norms({"gradient norm": [1.0, 1.0]}, ax=depth_ax)
-(depth_line,) = depth_ax.lines
-depth_ax.get_legend().remove()
-depth_ax.yaxis.set_major_formatter(DECADES)
-depth_ax.yaxis.set_minor_locator(NullLocator())
-plt.close(depth_figure)  # shown by the widget below, not by this cell
-
-
-def draw_depth_experiment(depth, activation, weight_scale, residual, loss):
-    """Gradient norm per layer for one network setting (the widget's plain function)."""
-    alpha = RESIDUAL_CHOICES[residual]
-    kwargs = {} if alpha is None else dict(residual=True, branch_scale=1 / math.sqrt(depth) if alpha == "sqrt" else alpha)
-    upstream = "squared" if loss == "squared output" else "independent"
-    n = layer_gradient_norms(depth, activation=activation, weight_scale=weight_scale, upstream=upstream, **kwargs)
-    label = f"{activation}, scale {weight_scale:g}, " + ("no residual" if alpha is None else f"residual {residual}")
-    depth_line.set_data(np.arange(1, depth + 1), np.maximum(n, np.finfo(float).tiny))  # (depth,) norms, log axis
-    depth_ax.set_xlim(0.5 - 0.02 * depth, depth + 0.5 + 0.02 * depth)
-    low, high = np.log10(n.min()), np.log10(n.max())
-    middle, half = (low + high) / 2, max((high - low) / 2 + 0.5, 1.5)  # at least three decades
-    depth_ax.set_ylim(10 ** (middle - half), 10 ** (middle + half))
-    depth_ax.set_title(f"{label}\n{loss}: first/last = {first_over_last(n):.2e}")
-    return depth_figure
-
-
 interactive_figure(
-    draw_depth_experiment,
+    experiment.depth_figure(),
     depth=widgets.IntSlider(value=20, min=2, max=60, description="depth"),
     activation=widgets.Dropdown(options=["sigmoid", "tanh", "relu"], value="relu", description="activation"),
     weight_scale=widgets.FloatSlider(value=1.0, min=0.25, max=4.0, step=0.05, description="weight scale"),
-    residual=widgets.Dropdown(options=list(RESIDUAL_CHOICES), value="none", description="residual"),
-    loss=widgets.Dropdown(options=["independent upstream", "squared output"], value="independent upstream",
-                          description="loss"),
+    residual=widgets.Dropdown(options=list(experiment.RESIDUAL_CHOICES), value="none", description="residual"),
+    loss=widgets.Dropdown(options=list(experiment.LOSS_CHOICES), value="independent upstream", description="loss"),
 )
 
-# %% [markdown] slideshow={"slide_type": "slide"}
-# ## More exercises
+# %% [markdown]
+# ### More exercises
 #
-# **Exercise 7.** For $g(a, b) = a\,b + \tanh(a)$, compute
-# $\partial g/\partial a$ and $\partial g/\partial b$ at $a = 0.5$, $b = -1.5$ with
-# a forward and a backward pass written by hand (no `Value`, no autograd),
-# using $\tanh'(u) = 1 - \tanh^2(u)$. Return them as a pair.
+# **Exercise 8.** For $g(a, b) = a\,b + \tanh(a)$, compute $\partial g/\partial a$ and $\partial g/\partial b$ at
+# $a = 0.5$, $b = -1.5$ with a forward and a backward pass written by hand (no `Value`, no
+# autograd), using $\tanh'(u) = 1 - \tanh^2(u)$. Return them as a pair.
 
 # %%
-def exercise_7():
+def exercise_8():
     a, b = 0.5, -1.5
     # your forward and backward pass here
     raise NotImplementedError
@@ -1177,15 +1320,12 @@ def exercise_7():
 _a = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
 _b = torch.tensor(-1.5, dtype=torch.float64, requires_grad=True)
 (_a * _b + torch.tanh(_a)).backward()
-exercise_7_reference = (_a.grad.item(), _b.grad.item())
-check("Exercise 7", exercise_7, exercise_7_reference);
-
-# %% [markdown]
-# *Solution (click the cell below to reveal it).*
+exercise_8_reference = {"dg/da": _a.grad.item(), "dg/db": _b.grad.item()}
+check("Exercise 8", lambda: dict(zip(exercise_8_reference, exercise_8())), exercise_8_reference);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 7
-def exercise_7():
+# @title Solution to exercise 8
+def exercise_8():
     a, b = 0.5, -1.5
     u = math.tanh(a)  # forward
     g = a * b + u
@@ -1194,51 +1334,51 @@ def exercise_7():
     return dg_da, dg_db
 
 
-assert check("Exercise 7", exercise_7, exercise_7_reference)
+assert check("Exercise 8", lambda: dict(zip(exercise_8_reference, exercise_8())), exercise_8_reference)
 
 # %% [markdown]
-# **Exercise 8.** Add a `softplus` node, $\operatorname{softplus}(u) = \log(1 + e^u)$, to a
-# `Value` computation *without* editing the library: build it from `exp`, `+`
-# and `log`, then return $d\,\operatorname{softplus}(u)/du$ at $u = 0.3$
-# computed by `.backward()`. (What closed form should it equal?)
+# **Exercise 9.** Build $\operatorname{softplus}(u) = \log(1 + e^u)$ as a composite of `Value` operations,
+# *without* editing the library (from `exp`, `+` and `log`: several nodes, not one new node), then return
+# $d\,\operatorname{softplus}(u)/du$ at $u = 0.3$ computed by `.backward()`. (What closed form should it equal?)
 
 # %%
-def exercise_8():
+def exercise_9():
     u = Value(0.3)
     # build softplus(u) from Value operations, call backward, return u.grad
     raise NotImplementedError
 
 
-check("Exercise 8", exercise_8, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)));
+check("Exercise 9", exercise_9, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)));
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 8
-def exercise_8():
+# @title Solution to exercise 9
+def exercise_9():
     u = Value(0.3)
     softplus = (1 + u.exp()).log()
     softplus.backward()
     return u.grad  # equals sigmoid(0.3): the derivative of softplus is the sigmoid
 
 
-assert check("Exercise 8", exercise_8, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)))
+assert check("Exercise 9", exercise_9, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)))
 
-# %% [markdown] slideshow={"slide_type": "slide"}
-# ## Summary
+# %% [markdown] slideshow={"slide_type": "skip"}
+# ## Instructor notes
 #
-# - A gradient is a product of local derivatives along the graph: each node multiplies the upstream gradient by its own local gradient, and where paths meet the gradients **add** (`+=`, not `=`).
-# - Addition distributes the upstream gradient, multiplication swaps the inputs' values into each other's gradients, max routes it to the larger input.
-# - Your engine, `dl4nlp.autograd.Value` and `torch.autograd` agree to $10^{-12}$; on that engine a neuron, a layer and an MLP trained by gradient descent solve XOR-labelled blobs that no straight line separates.
-# - A custom `torch.autograd.Function` is a forward that saves what it needs and a backward that multiplies; `gradcheck` verifies it. Matrix gradients follow from shapes: $\partial\mathcal{L}/\partial W = X^\top G$.
-# - Through $L$ layers the gradient is multiplied by $J_L J_{L-1}\cdots J_{l+1}$. With an upstream gradient independent of the network, ReLU at He's scale $\sqrt2$ keeps it level as the theory says; a loss whose gradient follows the forward pass multiplies the ratio by 5 to 8 (about half of it from the three layers nearest the loss) and makes the theory look wrong.
-# - Residual connections keep sigmoid stacks level, but a ReLU residual stack explodes unless its branches are scaled (e.g. by $1/\sqrt{L}$), started at zero or normalised. He et al. (2016) introduced residual networks against a different problem, the *degradation* of training accuracy in very deep plain networks, noting that vanishing and exploding gradients had been "largely addressed by normalized initialization and intermediate normalization layers".
-#
-# **Next:** notebook 02 unrolls a recurrent network through time, where the same
-# product of Jacobians appears with one weight matrix repeated at every step.
-#
-# **References**
-# - D. E. Rumelhart, G. E. Hinton, R. J. Williams, *Learning representations by back-propagating errors*, Nature (1986).
-# - Y. Bengio, P. Simard, P. Frasconi, *Learning long-term dependencies with gradient descent is difficult*, IEEE TNN (1994).
-# - X. Glorot, Y. Bengio, *Understanding the difficulty of training deep feedforward neural networks*, AISTATS (2010).
-# - K. He, X. Zhang, S. Ren, J. Sun, *Delving deep into rectifiers*, ICCV (2015); *Deep residual learning for image recognition*, CVPR (2016).
-# - H. Zhang, Y. N. Dauphin, T. Ma, *Fixup initialization: residual learning without normalization*, ICLR (2019).
-# - A. Karpathy, *micrograd* (2020) and *Neural Networks: Zero to Hero* (2022), the scalar engine and MLP this notebook's exercises follow.
+# - Nothing in this chapter is trained beforehand. The XOR-blobs MLP (`experiments.backprop.xor_mlp`)
+#   trains in a few seconds when the notebook runs; the whole notebook runs in about 20 s on a laptop CPU.
+# - Claims across seeds: `tests/claims/test_01_backprop.py` repeats the XOR claims (training accuracy 1,
+#   fresh accuracy above 0.95, linear model below 0.8, disjoint sets), the depth and residual ratios,
+#   and the He-scale/squared-loss medians (and that the independent medians fall with depth) on the
+#   claim seeds.
+# - Float64 agreement is checked with `dl4nlp.numerics.agree` (or `rounding_tolerance`) with the size
+#   of the computation as the number of terms: the number of nodes of the scalar graph (about 30 for
+#   `bigger`, about 1,600 for the MLP's loss on 20 points), or N·(D + hidden + C) for the matrix MLP.
+#   The former checks used an absolute 1e-12 everywhere; the derived tolerances are tighter for every
+#   check except exercise 5 (three passes through the graph: about 1e-12, with no relative tolerance,
+#   where the former check added 1e-5 times the weight).
+# - The sigmoid neuron: the lecture's slides multiply the rounded local gradient 0.2 (their $x_0$ line
+#   reads 0.2 × 2 = 0.4; so $w_1$ = −0.4 and $x_1$ = −0.6), while the CS231n notes print the exact values
+#   rounded (0.39, −0.59). The notebook prints both and checks each against its own arithmetic.
+# - The depth study (formerly section 7 of the main line) is in *Going further*; its numbers are
+#   deterministic float64 computations on random networks (weights drawn in float32), not training runs,
+#   so they do not move between CPU kernel configurations beyond the last digits.

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from dl4nlp._checks import check_int, check_sequence
+from dl4nlp._checks import check_choice, check_int, check_sequence
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
 from dl4nlp.scalar_nn import MLP, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
@@ -194,3 +194,144 @@ def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> 
         shared,
         model,
     )
+
+
+# --- the reference backward rules of the notebook's Scalar engine -----------------------------------
+# The notebook's exercises ask the student to write these; when an exercise is unsolved, the notebook
+# carries on with these (through dl4nlp.exercises.attempt). Each adds local derivative × out.grad.
+
+
+def add_backward(a, b, out) -> None:
+    """o = a + b: both inputs receive the upstream gradient unchanged."""
+    a.grad += out.grad
+    b.grad += out.grad
+
+
+def mul_backward(a, b, out) -> None:
+    """o = a b: each input receives the other's value times the upstream gradient."""
+    a.grad += b.data * out.grad
+    b.grad += a.data * out.grad
+
+
+def pow_backward(a, k, out) -> None:
+    """o = a**k for a constant k: k a^(k-1)."""
+    a.grad += k * a.data ** (k - 1) * out.grad
+
+
+def exp_backward(a, out) -> None:
+    """o = e^a: the local derivative is the output itself."""
+    a.grad += out.data * out.grad
+
+
+def tanh_backward(a, out) -> None:
+    """o = tanh a: 1 - o²."""
+    a.grad += (1 - out.data**2) * out.grad
+
+
+def relu_backward(a, out) -> None:
+    """o = max(0, a): 1 where a > 0, else 0 (PyTorch's choice at 0)."""
+    a.grad += (1.0 if a.data > 0 else 0.0) * out.grad
+
+
+# --- the training step of notebook 01, on any scalar engine ---------------------------------------------
+
+
+def hinge(scores: list, signs: list):
+    """Mean of relu(1 - y · s) over a batch, built from ``-``, ``*``, ``+`` and ``relu`` only.
+
+    Unlike ``dl4nlp.scalar_nn.hinge_loss`` it accepts any engine's nodes (the notebook's ``Scalar`` as
+    well as ``Value``), so the student's network can be trained with it.
+
+    >>> from dl4nlp.autograd import Value
+    >>> hinge([Value(2.0), Value(0.5)], [1, 1]).data  # (0 + 0.5) / 2
+    0.25
+    """
+    if not isinstance(scores, (list, tuple)) or not isinstance(signs, (list, tuple)):
+        raise TypeError(f"scores and signs must be lists; got {type(scores).__name__} and {type(signs).__name__}")
+    if len(scores) != len(signs) or not scores:
+        raise ValueError(f"scores and signs must be non-empty, of equal length; got {len(scores)} and {len(signs)}")
+    bad = [y for y in signs if isinstance(y, bool) or y not in (-1, 1)]
+    if bad:
+        raise ValueError(f"signs must be -1 or +1; got {bad[:5]}")
+    total = 0.0
+    for score, y in zip(scores, signs):
+        total = (1 - y * score).relu() + total
+    return total * (1.0 / len(scores))
+
+
+def gradient_step(model, points: list, signs: list, lr: float) -> float:
+    """One step of gradient descent on a scalar-engine network: hinge loss, reset, backward, update.
+
+    The reference for the notebook's exercise 5; returns the loss before the step.
+
+    >>> from dl4nlp.scalar_nn import MLP
+    >>> net = MLP(2, [4, 1], seed=0)
+    >>> first = gradient_step(net, [[1.0, 1.0], [-1.0, 1.0]], [1, -1], lr=0.5)
+    >>> gradient_step(net, [[1.0, 1.0], [-1.0, 1.0]], [1, -1], lr=0.5) < first
+    True
+    """
+    if not hasattr(model, "parameters") or not callable(model):
+        raise TypeError(f"model must be a scalar-engine network with .parameters(); got {type(model).__name__}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not lr > 0 or not math.isfinite(lr):
+        raise ValueError(f"lr must be a positive number; got {lr!r}")
+    loss = hinge([model(p) for p in points], signs)
+    for p in model.parameters():
+        p.grad = 0.0  # forget the previous step's gradients
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad  # downhill
+    return loss.data
+
+
+# --- the depth widget's figure (plumbing kept out of the notebook) --------------------------------------
+RESIDUAL_CHOICES = {"none": None, "α = 1": 1.0, "α = 1/√depth": "sqrt"}
+LOSS_CHOICES = {"independent upstream": "independent", "squared output": "squared"}
+
+
+def depth_figure():
+    """A figure laid out once and the function that redraws it for one setting (the widget's plain function).
+
+    The returned ``draw(depth, activation, weight_scale, residual, loss)`` moves the line to the
+    gradient norm per layer, sets the limits (at least three decades, so every setting is drawn in
+    full) and writes the setting and first/last in the title; decades are labelled 10⁻³ with no
+    minor ticks, which halves the redraw time.
+
+    >>> draw = depth_figure()
+    >>> fig = draw(20, "relu", 1.0, "none", "independent upstream")
+    >>> fig.axes[0].get_title().splitlines()[0]
+    'relu, scale 1, no residual'
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    from dl4nlp.plots import plot_gradient_norms
+
+    superscripts = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    figure, ax = plt.subplots(figsize=(8, 4.2))
+    plot_gradient_norms({"gradient norm": [1.0, 1.0]}, ax=ax)
+    (line,) = ax.lines
+    ax.get_legend().remove()
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "10" + str(round(math.log10(v))).translate(superscripts)))
+    ax.yaxis.set_minor_locator(NullLocator())
+    plt.close(figure)  # shown by the widget, not by the cell that made it
+
+    def draw(depth: int, activation: str, weight_scale: float, residual: str, loss: str):
+        alpha = RESIDUAL_CHOICES[check_choice("residual", residual, tuple(RESIDUAL_CHOICES))]
+        upstream = LOSS_CHOICES[check_choice("loss", loss, tuple(LOSS_CHOICES))]
+        check_int("depth", depth, low=2)
+        kwargs = (
+            {}
+            if alpha is None
+            else dict(residual=True, branch_scale=1 / math.sqrt(depth) if alpha == "sqrt" else alpha)
+        )
+        n = layer_gradient_norms(depth, activation=activation, weight_scale=weight_scale, upstream=upstream, **kwargs)
+        label = f"{activation}, scale {weight_scale:g}, " + ("no residual" if alpha is None else f"residual {residual}")
+        line.set_data(np.arange(1, depth + 1), np.maximum(n, np.finfo(float).tiny))  # (depth,) norms, log axis
+        ax.set_xlim(0.5 - 0.02 * depth, depth + 0.5 + 0.02 * depth)
+        low, high = np.log10(n.min()), np.log10(n.max())
+        middle, half = (low + high) / 2, max((high - low) / 2 + 0.5, 1.5)  # at least three decades
+        ax.set_ylim(10 ** (middle - half), 10 ** (middle + half))
+        ax.set_title(f"{label}\n{loss}: first/last = {first_over_last(n):.2e}")
+        return figure
+
+    return draw
