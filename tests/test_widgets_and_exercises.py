@@ -90,6 +90,8 @@ def test_check_verdicts(capsys):
     assert "y is 2.5, expected 2" in capsys.readouterr().out
     assert not check("ex", 1 + 1j, 1.0)
     assert "complex" in capsys.readouterr().out
+    assert not check("ex", [None, None], [True, False])  # unanswered entries are not True
+    assert "unanswered" in capsys.readouterr().out
     assert not check("ex", 10**400, 1.0)  # never raises for a student's answer
     assert "too large" in capsys.readouterr().out
     assert not check("ex", lambda: 1 / 0, 1.0)

@@ -33,6 +33,8 @@ def _as_array(value: Any) -> np.ndarray:
         array = np.asarray(value)
     except OverflowError:
         raise TypeError(f"a number too large to compare: {given(value)}") from None
+    if array.dtype == object and any(v is None or v is Ellipsis for v in array.ravel()):
+        raise TypeError(f"not numbers (some entries are unanswered): {given(value)}")
     if array.dtype.kind in "USV" or array.dtype == object:
         try:
             array = array.astype(float)
