@@ -1223,25 +1223,6 @@ print(f"median level scale at depth 30: independent upstream {he.level_scale['in
 # a network of finite width each layer's factor fluctuates, the logarithms of the factors add up, and
 # a typical network drifts below the average, the more so the deeper it is.
 
-# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
-# @title Check: He's scale and the squared loss (medians over 12 networks)
-for i, depth in enumerate(he.depths):
-    claim(f"depth {depth}: independent upstream {he.median_ratio['independent'][i]:.2f} (within a factor "
-          f"{experiment.HE_LEVEL:g} of 1), squared output {he.median_ratio['squared'][i]:.2f} (between "
-          f"{experiment.SQUARED_RATIO[0]:g} and {experiment.SQUARED_RATIO[1]:g}), excess {he.median_excess[i]:.2f} "
-          f"(between {experiment.SQUARED_EXCESS[0]:g} and {experiment.SQUARED_EXCESS[1]:g})",
-          1 / experiment.HE_LEVEL < he.median_ratio["independent"][i] < experiment.HE_LEVEL
-          and experiment.SQUARED_RATIO[0] < he.median_ratio["squared"][i] < experiment.SQUARED_RATIO[1]
-          and experiment.SQUARED_EXCESS[0] < he.median_excess[i] < experiment.SQUARED_EXCESS[1])
-claim(f"the {experiment.TOP_LAYERS} layers nearest the loss carry {he.top_share:.2f} of log(excess) (between 0.4 and 0.7)",
-      0.4 < he.top_share < 0.7)
-claim(f"the aside's medians: {[round(v, 2) for v in he.median_ratio['independent']]}",
-      [round(v, 2) for v in he.median_ratio["independent"]] == [0.98, 0.92, 0.72])
-claim(f"level scale at depth 30: {he.level_scale['independent']:.3f}, within {experiment.SCALE_TOLERANCE} of √2; "
-      f"the squared loss's {he.level_scale['squared']:.3f} is below √2 - {experiment.SCALE_TOLERANCE}",
-      abs(he.level_scale["independent"] - math.sqrt(2)) < experiment.SCALE_TOLERANCE
-      and he.level_scale["squared"] < math.sqrt(2) - experiment.SCALE_TOLERANCE)
-
 # %% [markdown]
 # **Exercise 7.** A ReLU network without biases is *positively homogeneous*: $\operatorname{relu}(c\,z) = c\,\operatorname{relu}(z)$
 # for $c > 0$, so multiplying every weight by $c$ multiplies each Jacobian by $c$ and the first/last
@@ -1280,6 +1261,25 @@ def level_scale(depth, seed=0):
 
 
 assert check("Exercise 7", lambda: level_scale(30), bisection_answer, atol=1e-6)
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: He's scale and the squared loss (medians over 12 networks)
+for i, depth in enumerate(he.depths):
+    claim(f"depth {depth}: independent upstream {he.median_ratio['independent'][i]:.2f} (within a factor "
+          f"{experiment.HE_LEVEL:g} of 1), squared output {he.median_ratio['squared'][i]:.2f} (between "
+          f"{experiment.SQUARED_RATIO[0]:g} and {experiment.SQUARED_RATIO[1]:g}), excess {he.median_excess[i]:.2f} "
+          f"(between {experiment.SQUARED_EXCESS[0]:g} and {experiment.SQUARED_EXCESS[1]:g})",
+          1 / experiment.HE_LEVEL < he.median_ratio["independent"][i] < experiment.HE_LEVEL
+          and experiment.SQUARED_RATIO[0] < he.median_ratio["squared"][i] < experiment.SQUARED_RATIO[1]
+          and experiment.SQUARED_EXCESS[0] < he.median_excess[i] < experiment.SQUARED_EXCESS[1])
+claim(f"the {experiment.TOP_LAYERS} layers nearest the loss carry {he.top_share:.2f} of log(excess) (between 0.4 and 0.7)",
+      0.4 < he.top_share < 0.7)
+claim(f"the aside's medians: {[round(v, 2) for v in he.median_ratio['independent']]}",
+      [round(v, 2) for v in he.median_ratio["independent"]] == [0.98, 0.92, 0.72])
+claim(f"level scale at depth 30: {he.level_scale['independent']:.3f}, within {experiment.SCALE_TOLERANCE} of √2; "
+      f"the squared loss's {he.level_scale['squared']:.3f} is below √2 - {experiment.SCALE_TOLERANCE}",
+      abs(he.level_scale["independent"] - math.sqrt(2)) < experiment.SCALE_TOLERANCE
+      and he.level_scale["squared"] < math.sqrt(2) - experiment.SCALE_TOLERANCE)
 
 # %% [markdown]
 # ### Play with it

@@ -716,7 +716,7 @@ for seed in (first, second):
 # ## What comes next
 #
 # This is the last chapter of the course. From here, run a sweep of your own
-# (`python -m dl4nlp.recipes.scaling_sweep --help`), try the optional studies in
+# (the command that made this one is in the Instructor notes at the end), try the optional studies in
 # *Going further* below, or go back to chapter 10's GPT and ask how its loss would
 # move with twice the parameters or twice the data.
 

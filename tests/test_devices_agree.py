@@ -778,11 +778,21 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
     ),
     "experiments.transformer.reset_to_pytorch_init": "calls each submodule's own reset_parameters(), in place",
     **dict.fromkeys(("scalar_nn.to_torch", "scalar_nn.train_mlp"), "the scalar engine is plain Python"),
+    "experiments.backprop.gradient_step": "chapter 01's step on the scalar engine, which is plain Python",
     "experiments.lstm.library_lstm_step": "one LSTM step of the tensors it is given, computed where they are "
     "(chapter 04's fallback for the student's step; the lstm cells it equals have cases above)",
     "experiments.transformer.generation_step_seconds": "a wall-clock timing of one generation step, not a result",
     "experiments.transformer.sampling_explorer": "a widget's controls around sampling.generate (which has a case)",
 }
+
+
+@case("experiments.start_here.train")
+def primer_training_loop(device):
+    from dl4nlp.experiments import start_here
+
+    model = seeded(lambda: torch.nn.Linear(2, 1), device)
+    x = cpu_randn(16, 2)  # on the CPU: the loop moves it to the model
+    return start_here.train(model, torch.nn.functional.mse_loss, x, x.sum(1, keepdim=True), steps=5, lr=0.1)
 
 
 def test_every_entry_point_that_runs_a_model_has_a_case():

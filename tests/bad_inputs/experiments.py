@@ -154,7 +154,7 @@ def _():
     yield from vary(E.beam_claim, {}, "result", [("a tuple of numbers", (40, 3, 1, 20, 21), "tuple")])
 
 
-# --- dl4nlp.experiments.length_normalisation (notebook 04) --------------------------------------
+# --- dl4nlp.experiments.length_normalisation (notebook 07) --------------------------------------
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.length_normalisation.LengthNormalisationResult",
@@ -178,7 +178,7 @@ def _():
     yield from vary(LN.length_normalisation_claim, {}, "result", [("a dict", {"words": 100}, "dict")])
 
 
-# --- dl4nlp.experiments.scaling (chapter 14) -------------------------------------------------
+# --- dl4nlp.experiments.scaling (notebook 14) -------------------------------------------------
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.scaling.ScheduleRace",
@@ -231,3 +231,95 @@ def _():
     )
     yield from vary(X.sweep_claims, good, "seed", SEEDS + [("not trained", 7, "7")])
     yield from vary(X.sweep_claims, good, "n_bootstrap", int_variants(1))
+
+
+# --- chapters 04 and 05: the exercise's fallback step and the figures of the character LSTM ---
+def _lstm_step_good():
+    import torch
+    from torch import nn
+
+    cell = nn.LSTMCell(3, 4)
+    x, h = torch.randn(2, 3), torch.zeros(2, 4)
+    return dict(
+        x=x, h=h, c=h, weight_ih=cell.weight_ih, weight_hh=cell.weight_hh, bias_ih=cell.bias_ih, bias_hh=cell.bias_hh
+    )
+
+
+@cases("dl4nlp.experiments.lstm.library_lstm_step")
+def _():
+    import torch
+
+    from dl4nlp.experiments import lstm as EL
+
+    good = _lstm_step_good()
+    yield from vary(
+        EL.library_lstm_step,
+        good,
+        "x",
+        [("a list", [[0.0, 1.0, 2.0]], "list"), ("one dimension", torch.zeros(3), "(3,)")],
+    )
+    yield from vary(EL.library_lstm_step, good, "h", [("integers", torch.zeros(2, 4, dtype=torch.long), "int64")])
+    yield from vary(EL.library_lstm_step, good, "weight_ih", [("transposed", torch.zeros(3, 16), "(3, 16)")])
+    yield from vary(EL.library_lstm_step, good, "bias_hh", [("a quarter", torch.zeros(4), "(4,)")])
+    yield from vary(EL.library_lstm_step, good, "c", [("another batch", torch.zeros(5, 4), "(5, 4)")])
+
+
+def _fake_quote(length=20):
+    import numpy as np
+
+    from dl4nlp.experiments.char_lstm import QuotationCell
+
+    values = np.linspace(-1, 1, length)
+    return QuotationCell(0, 1, 0.9, 0.5, 0.8, 0.8, {}, 0.5, 0.1, values, values)
+
+
+@cases("dl4nlp.experiments.char_lstm.plot_quotation_cell")
+def _():
+    from dl4nlp.experiments import char_lstm as EC
+
+    passage = 'he said "yes" and "no"'[:20]
+    good = dict(passage=passage, quote=_fake_quote())
+    yield from vary(EC.plot_quotation_cell, good, "quote", [("a string", "cell 3", "QuotationCell")])
+    yield from vary(EC.plot_quotation_cell, good, "passage", [("too short", passage[:5], "5"), ("a number", 3, "int")])
+
+
+@cases("dl4nlp.experiments.char_lstm.draw_cell")
+def _():
+    import numpy as np
+
+    from dl4nlp.experiments import char_lstm as EC
+
+    passage = 'he said "yes" and "no" to that'
+    good = dict(passage=passage, cell_values=np.zeros((len(passage), 4)), cell=1, start=0, window=10)
+    yield from vary(EC.draw_cell, good, "cell", [("past the last", 4, "4"), ("negative", -1, "-1")])
+    yield from vary(EC.draw_cell, good, "start", [("past the end", 25, "25"), ("a float", 2.5, "2.5")])
+    yield from vary(EC.draw_cell, good, "window", int_variants(1))
+    yield from vary(
+        EC.draw_cell,
+        good,
+        "cell_values",
+        [("one row short", np.zeros((len(passage) - 1, 4)), "(29, 4)"), ("a list", [[0.0]], "list")],
+    )
+
+
+@cases("dl4nlp.experiments.char_lstm.plot_boundary_gates")
+def _():
+    import torch
+
+    from dl4nlp.experiments import char_lstm as EC
+
+    sentence = '"Yes," said he.'
+    gates = {name: torch.rand(1, len(sentence), 6) for name in ("forget", "input", "output")}
+    good = dict(sentence=sentence, gates=gates, space_cells=[0, 1], quote_cells=[2, 3])
+    yield from vary(EC.plot_boundary_gates, good, "space_cells", [("past the last", [0, 6], "6")])
+    yield from vary(
+        EC.plot_boundary_gates,
+        good,
+        "gates",
+        [
+            ("no output gate", {k: v for k, v in gates.items() if k != "output"}, "output"),
+            ("another sentence's", {k: v[:, :5] for k, v in gates.items()}, "(1, 5, 6)"),
+            ("a list", [1, 2], "list"),
+        ],
+    )
+    yield from vary(EC.plot_boundary_gates, good, "sentence", [("empty", "", "''")])

@@ -130,6 +130,8 @@ def train(model: torch.nn.Module, loss_fn, inputs: torch.Tensor, targets: torch.
     check_number("lr", lr, 0.0)
     if not lr > 0:
         raise ValueError(f"lr must be positive; got {lr!r}")
+    device = next(model.parameters()).device  # the data goes where the model is (a GPU, when there is one)
+    inputs, targets = inputs.to(device), targets.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     losses = []
     for _ in range(steps):
