@@ -30,16 +30,14 @@ import json
 import os
 import platform
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_notebooks import NOTEBOOKS, ROOT, select  # noqa: E402
+from kernel_client import notebook_client  # noqa: E402
 
 BUDGET_NOTEBOOK_S = 45.0
 BUDGET_CELL_S = 15.0
@@ -135,16 +133,8 @@ def bench(ipynb: Path) -> dict:
     n_cells = len(notebook.cells)
     notebook.cells.append(nbformat.v4.new_code_cell(PEAK_MEMORY_CELL))
     notebook.cells.append(nbformat.v4.new_code_cell(SWEEP_CELL, metadata={"bench": "sweep"}))
-    with tempfile.TemporaryDirectory() as sockets:
-        kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(sockets) / "kernel"))
-        client = NotebookClient(
-            notebook,
-            km=kernel,
-            timeout=CELL_TIMEOUT_S,
-            timeout_func=lambda cell: SWEEP_TIMEOUT_S if cell.metadata.get("bench") == "sweep" else CELL_TIMEOUT_S,
-            record_timing=True,
-            resources={"metadata": {"path": str(NOTEBOOKS)}},
-        )
+    sweep_timeout = lambda cell: SWEEP_TIMEOUT_S if cell.metadata.get("bench") == "sweep" else CELL_TIMEOUT_S  # noqa: E731
+    with notebook_client(notebook, NOTEBOOKS, CELL_TIMEOUT_S, timeout_func=sweep_timeout, record_timing=True) as client:
         started = dt.datetime.now(dt.timezone.utc)
         client.execute()
     own = [

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-from nbclient import NotebookClient
+from kernel_client import notebook_client
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -36,9 +36,8 @@ def build(py: Path) -> float:
     """Execute the notebook made from ``py``; write the .ipynb and the canonical .py. Returns seconds."""
     notebook = jupytext.read(py)
     start = time.perf_counter()
-    NotebookClient(
-        notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
-    ).execute()
+    with notebook_client(notebook, NOTEBOOKS, CELL_TIMEOUT_S) as client:
+        client.execute()
     seconds = time.perf_counter() - start
     for cell in notebook.cells:  # no timestamps in committed outputs
         cell.metadata.pop("execution", None)

@@ -20,10 +20,10 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_notebooks import select  # noqa: E402
+from kernel_client import notebook_client  # noqa: E402
 
 MARKER = "# NBVAL_CHECK_OUTPUT"
 
@@ -61,10 +61,7 @@ def run_twice(ipynb: Path) -> list[str]:
     problems = []
     with tempfile.TemporaryDirectory() as folder:
         notebook = nbformat.read(ipynb, as_version=4)
-        client = NotebookClient(
-            notebook, timeout=600, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": folder}}
-        )
-        with client.setup_kernel():
+        with notebook_client(notebook, folder, 600, allow_errors=True) as client, client.setup_kernel():
             for run in (1, 2):
                 for index, cell in enumerate(notebook.cells):
                     if cell.cell_type != "code":

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from kernel_client import notebook_client
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,8 +61,8 @@ def main(argv: list[str]) -> int:
         if args.run:
             print(f"{path.stem}: running the student edition ...", flush=True)
             try:
-                NotebookClient(nbformat.from_dict(edition), timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                               resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()  # fmt: skip
+                with notebook_client(nbformat.from_dict(edition), NOTEBOOKS, CELL_TIMEOUT_S) as client:
+                    client.execute()
             except Exception as error:  # report every notebook, then fail
                 failures.append(f"{path.stem}: {type(error).__name__}: {str(error).strip().splitlines()[-1]}")
                 print(f"{path.stem}: FAILED", flush=True)
