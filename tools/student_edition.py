@@ -64,7 +64,8 @@ def main(argv: list[str]) -> int:
                 with notebook_client(nbformat.from_dict(edition), NOTEBOOKS, CELL_TIMEOUT_S) as client:
                     client.execute()
             except Exception as error:  # report every notebook, then fail
-                failures.append(f"{path.stem}: {type(error).__name__}: {str(error).strip().splitlines()[-1]}")
+                last_line = (str(error).strip().splitlines() or [""])[-1]
+                failures.append(f"{path.stem}: {type(error).__name__}: {last_line}")
                 print(f"{path.stem}: FAILED", flush=True)
                 continue
         print(f"{path.stem}: wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}", flush=True)
