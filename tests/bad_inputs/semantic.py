@@ -814,3 +814,8 @@ def _():
         lambda: phonemes.phoneme_error_rate(["c a t"], ["K AE T"]),
         ("predictions", "phonemes", "'a'"),
     )
+
+
+@cases("dl4nlp.wordpiece.WordPiece")
+def _():
+    yield semantic("wp[3]: an id, not a piece", lambda: _wordpiece()[3], ("token", "string", "int", "itos[3]"))
