@@ -287,30 +287,15 @@ def emergence_drawer(claims: dict, fronts: dict):
         fig, ax = plt.subplots(figsize=(8.5, 4.6))
         for seed, style in zip(seeds, ("-", "--")):
             c = claims[seed]
-            ax.plot(
-                c.frontier_flops,
-                c.completion_chars,
-                "o" + style,
-                color="tab:blue",
-                markersize=4,
-                label=f"completion, letters right (seed {seed})",
-            )
-            ax.plot(
-                c.frontier_flops,
-                c.completion_exact,
-                "s" + style,
-                color="tab:red",
-                markersize=4,
-                label=f"completion, whole word right (seed {seed})",
-            )
-            ax.plot(
-                c.frontier_flops,
-                [r["final"]["exact_match"][k - 1] for r in fronts[seed]],
-                "^" + style,
-                color="grey",
-                markersize=4,
-                label=f"next {k} characters all right (seed {seed})",
-            )
+            next_k = [r["final"]["exact_match"][k - 1] for r in fronts[seed]]
+            series = [
+                (c.completion_chars, "o", "tab:blue", "completion, letters right"),
+                (c.completion_exact, "s", "tab:red", "completion, whole word right"),
+                (next_k, "^", "grey", f"next {k} characters all right"),
+            ]
+            for scores, marker, colour, what in series:
+                label = f"{what} (seed {seed})"
+                ax.plot(c.frontier_flops, scores, marker + style, color=colour, markersize=4, label=label)
         ax.set(
             xscale="log",
             yscale="log" if log_scale else "linear",
