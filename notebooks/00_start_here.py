@@ -72,6 +72,7 @@ import torch
 from torch import nn
 
 from dl4nlp.data import check_corpora
+from dl4nlp.device import native_bfloat16
 from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import start_here as experiment
 from dl4nlp.notebook import claim
@@ -459,11 +460,13 @@ claim(f"the notebooks compute on {device.type}, one of cpu, cuda and mps", devic
 #
 # ### Precision on a GPU: bfloat16
 #
-# *Optional.* `dl4nlp.autocast(device)` speeds up a CUDA GPU that supports it: inside it, matrix
-# products run in **bfloat16**, whose significand holds 8 bits (between 2 and 3 significant
-# decimal digits). Results computed under it differ visibly from the CPU's. On the CPU (and on
-# Apple's GPU) it does nothing. None of the course's notebooks uses it for the numbers it prints;
-# it is there for your own, larger experiments.
+# *Optional.* `dl4nlp.autocast(device)` speeds up a CUDA GPU that computes **bfloat16** in hardware
+# (compute capability 8.0 or more: an A100, an RTX 30 series or later): inside it, matrix
+# products run in bfloat16, whose significand holds 8 bits (between 2 and 3 significant
+# decimal digits). Results computed under it differ visibly from the CPU's. On the CPU, on
+# Apple's GPU and on older GPUs such as Colab's T4, which can only emulate bfloat16 slowly in
+# float32, it does nothing (`dl4nlp.device.native_bfloat16(device)` says which case you are in).
+# None of the course's notebooks uses it for the numbers it prints; it is there for your own, larger experiments.
 #
 # Below, a product of a (64, 256) and a (256, 32) matrix is computed on your device, plainly and
 # under `dl4nlp.autocast`, and compared with the exact (float64) product. Each error, relative to
@@ -486,7 +489,7 @@ for label, dtype, error, allowed in [
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the precision of a matrix product
-uses_bfloat16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+uses_bfloat16 = native_bfloat16(device)
 claim(f"a plain product on {device.type} is float32, error {precision.plain_error:.1e} "
       f"(at most {precision.tolerance(precision.plain_dtype):.1e})",
       precision.plain_dtype == "torch.float32"
@@ -514,5 +517,9 @@ claim(f"emulated bfloat16: error {precision.emulated_bfloat16_error:.1e}, within
 # - The line fit and the logistic regression are convex problems: their results move only in the
 #   last digits between CPU kernel configurations, far inside the checks' margins (slope within 0.1
 #   of 2, accuracy above 0.95). The printed values are not compared by nbval.
-# - The bfloat16 section was the main line of this chapter before the re-cut; on a CUDA GPU with
-#   bfloat16 the check cell also asserts that autocast's error is visibly larger than float32's.
+# - The bfloat16 section was the main line of this chapter before the re-cut; on a CUDA GPU that computes
+#   bfloat16 natively the check cell also asserts that autocast's error is visibly larger than float32's.
+# - `dl4nlp.autocast` gates on native bfloat16 (`dl4nlp.device.native_bfloat16`: compute capability 8.0 or
+#   more, or ROCm), the question `torch.cuda.is_bf16_supported(including_emulation=False)` asks; plain
+#   `is_bf16_supported()` also answers True on a T4 (capability 7.5) in recent torch versions, where
+#   bfloat16 is only emulated. `tests/test_device.py` mocks a T4, a V100, an A100 and an H100.

@@ -98,6 +98,22 @@ def test_draw_graph_takes_another_engines_nodes_without_labels():
     plt.close(fig)
 
 
+def test_draw_graph_draws_the_sigmoid_neuron_as_cs231n_does():
+    # issue 24: constants go inside their gate ("+1", "*-1"), 1/x is one gate, and no box holds a constant
+    w = [Value(2.0, label="w0"), Value(-3.0, label="w1"), Value(-3.0, label="w2")]
+    x = [Value(-1.0, label="x0"), Value(-2.0, label="x1")]
+    out = 1 / (1 + (-(w[0] * x[0] + w[1] * x[1] + w[2])).exp())
+    out.backward()
+    fig = draw_graph(out)
+    texts = [t.get_text() for t in fig.axes[0].texts if t.get_text()]
+    gates = [t for t in texts if "grad" not in t]
+    assert sorted(gates) == sorted(["*", "*", "+", "+", "*-1", "exp", "+1", "1/x"])
+    boxes = [t for t in texts if "grad" in t]
+    assert len(boxes) == 5 + 8  # the five inputs and one output per gate: no box for the constants 1 and -1
+    assert "0.7311\ngrad 1" in boxes and "x0 = -1\ngrad 0.3932" in boxes
+    plt.close(fig)
+
+
 def test_plot_gradient_norms_is_log_scale_with_one_line_per_setting():
     fig = plot_gradient_norms({"a": [1.0, 0.1, 0.01], "b": [1.0, 1.0, 1.0]})
     ax = fig.axes[0]

@@ -1,5 +1,6 @@
 """dl4nlp.device: device choice and its errors, seeding, autocast, the summary line."""
 
+import contextlib
 import random
 
 import numpy as np
@@ -98,6 +99,36 @@ def test_autocast_is_a_no_op_on_cpu():
     assert torch.equal(product, a @ b)
 
 
+@pytest.mark.parametrize(
+    "capability, emulated, native",
+    [((7, 5), True, False), ((7, 0), True, False), ((8, 0), True, True), ((9, 0), True, True)],
+    ids=["T4 (7.5, emulated bf16)", "V100 (7.0)", "A100 (8.0)", "H100 (9.0)"],
+)
+def test_autocast_gates_on_native_bfloat16_not_on_emulation(monkeypatch, capability, emulated, native):
+    # issue 24: torch.cuda.is_bf16_supported() answers True on a T4 through emulation; autocast must not
+    from dl4nlp import device as D
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: emulated)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.version, "hip", None)
+    assert D.native_bfloat16("cuda") is native
+    context = D.autocast("cuda")
+    if native:
+        assert isinstance(context, torch.autocast) and context.fast_dtype == torch.bfloat16
+    else:
+        assert isinstance(context, contextlib.nullcontext)
+
+
+def test_native_bfloat16_is_false_off_cuda(monkeypatch):
+    from dl4nlp import device as D
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
+    assert D.native_bfloat16("cpu") is False
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert D.native_bfloat16(torch.device("cuda")) is False
+
+
 def test_describe_environment_cpu(no_env):
     line = dl4nlp.describe_environment("cpu")
     assert f"torch {torch.__version__}" in line and "device: cpu" in line and "\n" not in line
@@ -109,7 +140,8 @@ def test_autocast_uses_bfloat16_on_cuda():
     a = torch.randn(8, 8, device="cuda")
     with dl4nlp.autocast("cuda"):
         product = a @ a
-    assert product.dtype == (torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32)
+    native = torch.cuda.get_device_capability(0)[0] >= 8 or bool(torch.version.hip)
+    assert product.dtype == (torch.bfloat16 if native else torch.float32)
 
 
 @needs_cuda

@@ -159,8 +159,8 @@ class Value:
     def __rsub__(self, other: Number) -> Value:
         return self._lift(other) - self
 
-    def __rtruediv__(self, other: Number) -> Value:
-        return self._lift(other) / self
+    def __rtruediv__(self, other: Number) -> Value:  # c / x: the gate "1/x" (CS231n's), times c unless c is 1
+        return self**-1 if other == 1 else self**-1 * other
 
     # --- the backward pass ---
     def backward(self) -> None:

@@ -79,16 +79,38 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(int(seed))  # also seeds every CUDA device when CUDA is present
 
 
-def autocast(device: Union[torch.device, str]) -> ContextManager:
-    """Mixed precision where it pays: bfloat16 autocast on a CUDA GPU that supports it.
+def native_bfloat16(device: Union[torch.device, str]) -> bool:
+    """Whether ``device`` computes bfloat16 in hardware: a CUDA GPU of compute capability 8.0 or more
+    (Ampere and later), or an AMD GPU under ROCm.
 
-    On the CPU, MPS or an older GPU it is a no-op. Where it is active, results
+    ``torch.cuda.is_bf16_supported()`` alone is not enough: in recent torch versions it also answers True on older
+    GPUs (Colab's T4, capability 7.5) where bfloat16 is only emulated, slowly, in float32. This asks
+    the question ``torch.cuda.is_bf16_supported(including_emulation=False)`` asks in the torch versions
+    that have that argument, and works in those that do not.
+
+    >>> native_bfloat16("cpu")
+    False
+    """
+    device = check_device("device", device)
+    if device.type != "cuda" or not torch.cuda.is_available():
+        return False
+    if torch.version.hip:  # ROCm: every AMD GPU torch supports computes bfloat16
+        return bool(torch.cuda.is_bf16_supported())
+    major, _ = torch.cuda.get_device_capability(device)
+    return major >= 8
+
+
+def autocast(device: Union[torch.device, str]) -> ContextManager:
+    """Mixed precision where it pays: bfloat16 autocast on a CUDA GPU that computes bfloat16 natively.
+
+    On the CPU, MPS or a GPU older than Ampere (where bfloat16 is only emulated:
+    see ``native_bfloat16``) it is a no-op. Where it is active, results
     change visibly (bfloat16 keeps 2 to 3 significant digits), so the notebooks
     never use it for the numbers they print and assert (notebook 00 measures
     the difference). Use as ``with autocast(device): loss = model(x)``.
     """
     device = check_device("device", device)
-    if device.type == "cuda" and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+    if native_bfloat16(device):
         return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
 

@@ -110,16 +110,45 @@ def _check_cmap(cmap: str) -> None:
         raise ValueError(f"cmap must be the name of a matplotlib colour map, e.g. 'viridis'; got {given(cmap)}")
 
 
-def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
+def _folded_constants(order: Sequence) -> dict[int, object]:
+    """The constants drawn inside their gate, as CS231n draws "+1" and "*-1": an unlabelled leaf used
+    once, by a two-input operation whose other input is not such a leaf. Maps the gate's id to the constant."""
+    uses: dict[int, int] = {}
+    for node in order:
+        for parent in node.inputs:
+            uses[id(parent)] = uses.get(id(parent), 0) + 1
+
+    def is_constant(node) -> bool:
+        return not node.inputs and not getattr(node, "label", "") and uses.get(id(node), 0) == 1
+
+    folded = {}
+    for node in order:
+        if len(node.inputs) == 2 and node.op in ("+", "*"):
+            constants = [p for p in node.inputs if is_constant(p)]
+            if len(constants) == 1:
+                folded[id(node)] = constants[0]
+    return folded
+
+
+def _gate_symbol(node, constant) -> str:
+    """The gate's label: '+1', '*-1' for a folded constant, '1/x' for ** -1, else the operation's name."""
+    if constant is not None:
+        return f"{node.op}{constant.data:g}"
+    return OP_SYMBOLS.get(node.op, node.op)
+
+
+def _graph_layout(root: Value, hidden: frozenset = frozenset()) -> dict[int, tuple[float, float]]:
     """Column = longest path from a leaf (a leaf sits just left of its first consumer);
-    rows spread evenly within a column."""
-    order = topological_order(root)
+    rows spread evenly within a column. Nodes whose id is in ``hidden`` are not placed."""
+    order = [node for node in topological_order(root) if id(node) not in hidden]
     column: dict[int, int] = {}
     for node in order:
-        column[id(node)] = 1 + max((column[id(p)] for p in node.inputs), default=-1)
+        column[id(node)] = 1 + max((column[id(p)] for p in node.inputs if id(p) not in hidden), default=-1)
     first_use: dict[int, int] = {}
     for node in order:
         for parent in node.inputs:
+            if id(parent) in hidden:
+                continue
             first_use[id(parent)] = min(first_use.get(id(parent), column[id(node)]), column[id(node)])
     for node in order:
         if not node.inputs and id(node) in first_use:
@@ -138,8 +167,11 @@ def _graph_layout(root: Value) -> dict[int, tuple[float, float]]:
 
 def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = True, title: str = "") -> plt.Figure:
     """Draw the graph behind ``root``: a box per value (name, forward value in
-    black, gradient in red) and a circle per operation, inputs on the left.
+    black, gradient below it) and a circle per operation (a gate), inputs on the left.
 
+    As in CS231n's circuits, a constant that enters a ``+`` or ``*`` is written
+    inside its gate ("+1", "*-1") instead of in a box of its own (a constant
+    has no gradient worth drawing), and ``x ** -1`` is the gate "1/x".
     ``root`` is a ``Value`` or any engine's node with ``.data``, ``.grad``,
     ``.inputs`` and ``.op`` (a ``.label`` is optional).
     """
@@ -148,8 +180,10 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
     check_bool("show_grad", show_grad)
     if ax is not None:
         _axes(ax)
-    order = topological_order(root)
-    positions = _graph_layout(root)
+    folded = _folded_constants(topological_order(root))
+    hidden = frozenset(id(constant) for constant in folded.values())
+    order = [node for node in topological_order(root) if id(node) not in hidden]
+    positions = _graph_layout(root, hidden)
     width = max(x for x, _ in positions.values()) + 2.5
     height = -min(y for _, y in positions.values()) + 1.5
     fig, ax = _axes(ax, figsize=(min(1.6 + 1.25 * width, 16), min(1.2 + 1.0 * height, 9)))
@@ -166,7 +200,7 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
             ax.text(
                 op_x,
                 y,
-                OP_SYMBOLS.get(node.op, node.op),
+                _gate_symbol(node, folded.get(id(node))),
                 ha="center",
                 va="center",
                 zorder=3,
@@ -180,6 +214,8 @@ def draw_graph(root: Value, ax: Optional[plt.Axes] = None, show_grad: bool = Tru
                 zorder=2,
             )
             for parent in node.inputs:
+                if id(parent) in hidden:
+                    continue
                 px, py = positions[id(parent)]
                 ax.annotate(
                     "",

@@ -19,6 +19,11 @@ def _():
     yield from vary(D.autocast, {}, "device", DEVICE_VARIANTS + [("None", None, "None")])
 
 
+@cases("dl4nlp.device.native_bfloat16")
+def _():
+    yield from vary(D.native_bfloat16, {}, "device", DEVICE_VARIANTS + [("None", None, "None")])
+
+
 @cases("dl4nlp.device.describe_environment")
 def _():
     yield from vary(D.describe_environment, {}, "device", DEVICE_VARIANTS)

@@ -9,6 +9,9 @@ from dl4nlp.experiments import backprop, start_here
 exempt(
     "records of an experiment's numbers, returned by the experiment functions",
     "dl4nlp.experiments.start_here.LogisticRegression",
+    "dl4nlp.experiments.backprop.SymmetricStart",
+    "dl4nlp.experiments.backprop.ActivationStatistics",
+    "dl4nlp.experiments.backprop.DeadUnits",
 )
 exempt(
     "the reference backward rules of notebook 01's Scalar engine: they take engine nodes and add to their .grad "
@@ -89,3 +92,65 @@ def _():
     yield from vary(backprop.gradient_step, good, "lr", [("zero", 0.0, "0.0"), ("negative", -1.0, "-1.0")])
     yield from vary(backprop.gradient_step, good, "model", [("a list", [1.0], "list")])
     yield from vary(backprop.gradient_step, good, "signs", [("a 2 label", [2], "2")])
+
+
+@cases("dl4nlp.experiments.backprop.backward_pass")
+def _():
+    yield from vary(
+        backprop.backward_pass, {}, "root", [("a float", 1.0, "float"), ("a tensor", torch.ones(1), "Tensor")]
+    )
+
+
+@cases("dl4nlp.experiments.backprop.central_differences")
+def _():
+    good = dict(build=lambda a: a * a, inputs=[1.0], eps=1e-6)
+    yield from vary(backprop.central_differences, good, "build", [("a number", 3.0, "float")])
+    yield from vary(backprop.central_differences, good, "inputs", [("empty", [], "[]"), ("a string", "12", "str")])
+    yield from vary(backprop.central_differences, good, "eps", [("zero", 0.0, "0.0"), ("one", 1.0, "1.0")])
+
+
+@cases("dl4nlp.experiments.backprop.relative_error")
+def _():
+    good = dict(analytic=1.0, numerical=1.0)
+    yield from vary(backprop.relative_error, good, "analytic", [("nan", float("nan"), "nan"), ("a string", "1", "'1'")])
+    yield from vary(backprop.relative_error, good, "numerical", [("infinite", float("inf"), "inf")])
+
+
+@cases("dl4nlp.experiments.backprop.twin_training")
+def _():
+    yield from vary(backprop.twin_training, {}, "seed", [("negative", -1, "-1")])
+    yield from vary(backprop.twin_training, {}, "steps", [("zero", 0, "0")])
+
+
+@cases("dl4nlp.experiments.backprop.order_report")
+def _():
+    from dl4nlp.autograd import Value
+
+    good = dict(order=[], root=Value(1.0))
+    yield from vary(backprop.order_report, good, "root", [("a float", 1.0, "float")])
+    yield from vary(backprop.order_report, good, "order", [("a generator", (v for v in []), "generator")])
+
+
+@cases("dl4nlp.experiments.backprop.expression_report")
+def _():
+    good = dict(expressions=[], engine=lambda f, xs: [], reference=[])
+    yield from vary(backprop.expression_report, good, "expressions", [("a string", "a + b", "str")])
+    yield from vary(backprop.expression_report, good, "engine", [("a number", 1.0, "float")])
+
+
+@cases("dl4nlp.experiments.backprop.symmetric_start")
+def _():
+    yield from vary(backprop.symmetric_start, {}, "value", [("nan", float("nan"), "nan"), ("a string", "0.5", "'0.5'")])
+    yield from vary(backprop.symmetric_start, {}, "seed", [("negative", -1, "-1")])
+
+
+@cases("dl4nlp.experiments.backprop.activation_statistics")
+def _():
+    yield from vary(backprop.activation_statistics, {}, "width", [("one", 1, "1"), ("a float", 2.5, "2.5")])
+    yield from vary(backprop.activation_statistics, {}, "depth", [("zero", 0, "0")])
+
+
+@cases("dl4nlp.experiments.backprop.dead_relus")
+def _():
+    yield from vary(backprop.dead_relus, {}, "lr", [("zero", 0.0, "0.0"), ("nan", float("nan"), "nan")])
+    yield from vary(backprop.dead_relus, {}, "bias", [("infinite", float("inf"), "inf")])

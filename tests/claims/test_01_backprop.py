@@ -52,3 +52,34 @@ def test_scalar_mlp_solves_xor_blobs(seed):
     assert run.train_accuracy == 1.0
     assert run.heldout_accuracy > e.XOR_HELDOUT
     assert run.linear_heldout_accuracy < e.LINEAR_HELDOUT
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_equal_weights_never_break_their_symmetry(seed):
+    run = e.symmetric_start(seed=seed, value=0.5)
+    assert run.hidden_spread == 0 and run.heldout_accuracy < e.LINEAR_HELDOUT, run
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_pytorch_trains_the_scalar_network_to_the_same_weights(seed):
+    import torch
+
+    from dl4nlp.numerics import agree
+
+    run = e.xor_mlp(seed=seed)
+    engine = torch.tensor([p.data for p in run.model.parameters()], dtype=torch.float64)
+    assert agree(e.twin_training(seed=seed), engine, terms=40 * 1700)
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_initialisation_statistics_and_dead_relus(seed):
+    init = e.activation_statistics(seed=seed)
+    assert 0.5 < init.rms["relu, variance 1/n"][-1] / 2**-5 < 2, init
+    assert 0.5 < init.rms["relu, variance 2/n (He)"][-1] < 2, init
+    assert init.saturated["tanh, variance 1"] > 0.8, init
+    assert (
+        init.saturated["tanh, variance 1/n (Xavier)"] < 0.01 and 0.1 < init.rms["tanh, variance 1/n (Xavier)"][-1] < 0.5
+    )
+    dead = e.dead_relus(seed=seed)
+    assert dead.dead_at_start >= 1 and dead.dead_after == dead.dead_at_start, dead
+    assert dead.dead_moved == 0 and dead.live_moved > 0.1, dead

@@ -16,14 +16,16 @@ the constants below, shared by the notebook and ``tests/claims/test_01_backprop.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from dl4nlp._checks import check_choice, check_int, check_sequence
+from dl4nlp.autograd import Value, topological_order
 from dl4nlp.gradflow import first_over_last, layer_gradient_norms
-from dl4nlp.scalar_nn import MLP, to_torch, train_mlp
+from dl4nlp.scalar_nn import MLP, flat_parameters, to_torch, train_mlp
 from dl4nlp.tasks import xor_blobs
 
 # --- thresholds of the prose -------------------------------------------------
@@ -196,6 +198,35 @@ def xor_mlp(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> 
     )
 
 
+@dataclass(frozen=True)
+class SymmetricStart:
+    hidden_spread: float  # largest difference between two hidden neurons' (weights, bias) after training
+    train_accuracy: float
+    heldout_accuracy: float  # on xor_mlp's 2000 fresh points
+
+
+def symmetric_start(seed: int = 0, value: float = 0.5, hidden: int = XOR_HIDDEN) -> SymmetricStart:
+    """``xor_mlp``'s network and training, from a start where every weight is ``value`` and every bias 0:
+    every hidden neuron computes the same function, receives the same gradient and stays a copy of the others.
+    """
+    check_int("seed", seed, low=0)
+    check_int("hidden", hidden)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"value must be a finite number; got {value!r}")
+    points, labels = xor_blobs(XOR_POINTS, generator=torch.Generator().manual_seed(seed))
+    test_points, test_labels = xor_blobs(2000, generator=torch.Generator().manual_seed(10_000 + seed))
+    model = MLP(2, [hidden, 1], seed=seed)
+    for layer in model.layers:
+        for neuron in layer.neurons:
+            for w in neuron.w:
+                w.data = float(value)
+            neuron.b.data = 0.0
+    train_mlp(model, points.tolist(), [2 * int(y) - 1 for y in labels], XOR_STEPS, XOR_BATCH, XOR_LR, seed)
+    rows = [[w.data for w in n.w] + [n.b.data] for n in model.layers[0].neurons]
+    spread = max(abs(a - b) for row in rows for a, b in zip(row, rows[0]))
+    return SymmetricStart(float(spread), _accuracy(model, points, labels), _accuracy(model, test_points, test_labels))
+
+
 # --- the reference backward rules of the notebook's Scalar engine -----------------------------------
 # The notebook's exercises ask the student to write these; when an exercise is unsolved, the notebook
 # carries on with these (through dl4nlp.exercises.attempt). Each adds local derivative × out.grad.
@@ -231,6 +262,153 @@ def tanh_backward(a, out) -> None:
 def relu_backward(a, out) -> None:
     """o = max(0, a): 1 where a > 0, else 0 (PyTorch's choice at 0)."""
     a.grad += (1.0 if a.data > 0 else 0.0) * out.grad
+
+
+# --- the engine's backward loop, a gradient checker and the PyTorch twin's training (notebook 01) ---------
+
+
+def backward_pass(root) -> None:
+    """The engine's backward loop: ``root.grad = 1``, then every node's ``_backward`` from the root back
+    to the leaves (reverse topological order), so that a node's gradient is complete before it is passed on.
+
+    The reference for the notebook's exercise on the order (its ``Scalar`` engine calls it).
+    """
+    if not all(hasattr(root, name) for name in ("grad", "inputs", "_backward")):
+        raise TypeError(
+            f"root must be an engine's node (with .grad, .inputs and ._backward); got {type(root).__name__}"
+        )
+    root.grad = 1.0
+    for node in reversed(topological_order(root)):
+        node._backward()
+
+
+def order_report(order, root) -> dict:
+    """For every node of ``root``'s graph, named by its position in a correct order, its operation and value:
+    does ``order`` hold it exactly once, after every one of its inputs? (The feedback of the notebook's
+    exercise on the topological sort: all True when ``order`` is a topological order of the graph.)
+
+    >>> from dl4nlp.autograd import Value
+    >>> a = Value(2.0); f = a * a + a
+    >>> list(order_report([a, f.inputs[0], f], f).values())
+    [True, True, True]
+    >>> order_report([f.inputs[0], a, f], f)["node 2 (*, value 4)"]
+    False
+    """
+    if not hasattr(root, "inputs"):
+        raise TypeError(f"root must be an engine's node (with .inputs); got {type(root).__name__}")
+    if not isinstance(order, (list, tuple)):
+        raise TypeError(f"order must be the list your sort returns; got {type(order).__name__}")
+    where: dict[int, list[int]] = {}
+    for position, node in enumerate(order):
+        where.setdefault(id(node), []).append(position)
+    report = {}
+    for index, node in enumerate(topological_order(root)):
+        name = f"node {index + 1} ({node.op or 'input'}, value {node.data:.4g})"
+        places = where.get(id(node), [])
+        report[name] = len(places) == 1 and all(
+            len(where.get(id(p), [])) == 1 and where[id(p)][0] < places[0] for p in node.inputs
+        )
+    return report
+
+
+def expression_report(expressions: list, engine, reference: list) -> list:
+    """One line per expression of an exercise: ✓, or ✗ with the first wrong entry and, where an input is
+    used more than once, the hint that contributions must add (``+=``). ``expressions`` holds
+    ``(name, build, inputs)``; ``engine(build, inputs)`` returns ``[f, df/dx_1, ...]``; ``reference`` is the
+    flat list of every expression's expected values, in order.
+    """
+    if not isinstance(expressions, (list, tuple)):
+        raise TypeError(f"expressions must be a list of (name, build, inputs); got {type(expressions).__name__}")
+    if not callable(engine):
+        raise TypeError(f"engine must be a function of (build, inputs); got {type(engine).__name__} {engine!r:.40}")
+    lines, start = [], 0
+    for name, build, inputs in expressions:
+        expected = [float(v) for v in reference[start : start + len(inputs) + 1]]
+        start += len(inputs) + 1
+        leaves = [Value(float(v)) for v in inputs]
+        graph = topological_order(build(*leaves))
+        uses = [sum(p is leaf for node in graph for p in node.inputs) for leaf in leaves]
+        try:
+            got = [float(v) for v in engine(build, inputs)]
+        except NotImplementedError:  # not answered yet: the exercise's check already says so
+            return []
+        except Exception as error:  # the student's rule failed on this expression
+            lines.append(f"✗ {name}: your code raised {type(error).__name__}: {error}")
+            continue
+        wrong = [i for i, (g, e) in enumerate(zip(got, expected)) if not abs(g - e) <= 1e-9 * max(1.0, abs(e))]
+        if not wrong:
+            lines.append(f"✓ {name}")
+            continue
+        i = wrong[0]
+        entry = "value" if i == 0 else f"d/d{'abc'[i - 1]}"
+        line = f"✗ {name}: {entry} is {got[i]:.6g}, expected {expected[i]:.6g}"
+        if i > 0 and uses[i - 1] > 1:
+            line += f" ({'abc'[i - 1]} is used {uses[i - 1]} times: do its contributions add, +=?)"
+        lines.append(line)
+    return lines
+
+
+def central_differences(build, inputs: list, eps: float = 1e-6) -> list:
+    """``[df/dx_1, ..., df/dx_n]`` of ``f = build(x_1, ..., x_n)`` estimated by central differences,
+    ``(f(x + eps e_i) - f(x - eps e_i)) / (2 eps)``: forward passes only, on ``dl4nlp.autograd.Value``s
+    (so ``build`` may use ``.exp()``, ``.tanh()``, ``.relu()``), no backward pass.
+
+    >>> [round(g, 6) for g in central_differences(lambda a, b: a * b + a, [2.0, -3.0])]
+    [-2.0, 2.0]
+    """
+    if not callable(build):
+        raise TypeError(f"build must be a function of the inputs; got {type(build).__name__}")
+    if isinstance(inputs, (str, bytes)) or not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"inputs must be a list of numbers; got {type(inputs).__name__}")
+    values = [float(x) for x in inputs]
+    if not values or not all(math.isfinite(x) for x in values):
+        raise ValueError(f"inputs must be a non-empty list of finite numbers; got {values}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < 1:
+        raise ValueError(f"eps must be a small positive number, below 1; got {eps!r}")
+    grads = []
+    for i in range(len(values)):
+        up, down = list(values), list(values)
+        up[i] += eps
+        down[i] -= eps
+        f_up, f_down = (build(*[Value(v) for v in x]).data for x in (up, down))
+        grads.append((f_up - f_down) / (2 * eps))
+    return grads
+
+
+def relative_error(analytic: float, numerical: float) -> float:
+    """``|a - n| / max(|a|, |n|)``, 0 when both are 0: how many digits two gradients share.
+
+    >>> relative_error(1.0, 1.001) < 1e-3
+    True
+    """
+    for name, value in [("analytic", analytic), ("numerical", numerical)]:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number; got {value!r}")
+    scale = max(abs(analytic), abs(numerical))
+    return 0.0 if scale == 0 else abs(analytic - numerical) / scale
+
+
+def twin_training(seed: int = 0, hidden: int = XOR_HIDDEN, steps: int = XOR_STEPS) -> torch.Tensor:
+    """The weights of ``xor_mlp``'s network after the same training done by PyTorch: the network copied into
+    ``torch.nn`` (``to_torch``), the same mini-batches and learning rates, ``torch.optim.SGD``, the hinge loss.
+    Flat, in the order of ``MLP.parameters()``; compare with the scalar engine's trained weights.
+    """
+    check_int("seed", seed, low=0)
+    check_int("hidden", hidden)
+    check_int("steps", steps)
+    points, labels = xor_blobs(XOR_POINTS, generator=torch.Generator().manual_seed(seed))
+    signs = torch.tensor([2 * int(y) - 1 for y in labels], dtype=torch.float64)
+    twin = to_torch(MLP(2, [hidden, 1], seed=seed))
+    sgd = torch.optim.SGD(twin.parameters(), lr=XOR_LR)
+    rng = random.Random(seed)  # the batches of scalar_nn.train_mlp
+    for step in range(steps):
+        chosen = rng.sample(range(XOR_POINTS), XOR_BATCH)
+        for group in sgd.param_groups:
+            group["lr"] = XOR_LR * (1 - 0.9 * step / steps)
+        sgd.zero_grad()
+        torch.relu(1 - signs[chosen] * twin(points[chosen])[:, 0]).mean().backward()
+        sgd.step()
+    return flat_parameters(twin).detach()
 
 
 # --- the training step of notebook 01, on any scalar engine ---------------------------------------------
@@ -281,6 +459,103 @@ def gradient_step(model, points: list, signs: list, lr: float) -> float:
     for p in model.parameters():
         p.data -= lr * p.grad  # downhill
     return loss.data
+
+
+# --- initialisation: forward statistics and dead ReLUs (notebook 01, Going further) ----------------------
+INIT_SETTINGS: dict[str, tuple[str, float]] = {  # name -> (activation, weight variance times the width n)
+    "tanh, variance 1/n (Xavier)": ("tanh", 1.0),
+    "tanh, variance 1": ("tanh", float("nan")),  # nan: variance 1, whatever the width
+    "relu, variance 1/n": ("relu", 1.0),
+    "relu, variance 2/n (He)": ("relu", 2.0),
+}
+
+
+@dataclass(frozen=True)
+class ActivationStatistics:
+    width: int
+    rms: dict[str, tuple[float, ...]]  # setting -> root mean square of each layer's outputs, first layer first
+    saturated: dict[str, float]  # setting -> share of the last layer's outputs with |h| > 0.99
+
+
+def activation_statistics(seed: int = 0, depth: int = 10, width: int = 256, batch: int = 500) -> ActivationStatistics:
+    """The forward pass of ``depth`` layers ``h = φ(W h)`` (no biases) of ``width`` units on ``batch`` inputs
+    drawn from N(0, 1), for each setting of ``INIT_SETTINGS``: how large each layer's outputs are.
+
+    For ``tanh`` near 0, and for ReLU's halving of the second moment, the variance of a layer's
+    pre-activations is n σ² times its input's: 1/n keeps a tanh stack's signal, 2/n a ReLU stack's.
+    """
+    check_int("seed", seed, low=0)
+    check_int("depth", depth)
+    check_int("width", width, low=2)
+    check_int("batch", batch)
+    generator = torch.Generator().manual_seed(seed)
+    inputs = torch.randn(batch, width, generator=generator, dtype=torch.float64)
+    weights = [torch.randn(width, width, generator=generator, dtype=torch.float64) for _ in range(depth)]
+    rms, saturated = {}, {}
+    for name, (activation, variance) in INIT_SETTINGS.items():
+        std = 1.0 if math.isnan(variance) else math.sqrt(variance / width)
+        phi = torch.tanh if activation == "tanh" else torch.relu
+        h, sizes = inputs, []
+        for w in weights:
+            h = phi(h @ (std * w).T)
+            sizes.append(float(h.pow(2).mean().sqrt()))
+        rms[name] = tuple(sizes)
+        saturated[name] = float((h.abs() > 0.99).double().mean())
+    return ActivationStatistics(width, rms, saturated)
+
+
+@dataclass(frozen=True)
+class DeadUnits:
+    width: int
+    dead_at_start: int  # hidden units whose input is negative on every training point
+    dead_after: int  # of those, dead after training (all of them: no gradient reaches a dead unit)
+    dead_moved: float  # largest change of a dead unit's weights or bias during training
+    live_moved: float  # largest change of a live unit's weights or bias
+    accuracy: float  # on the training points
+
+
+def dead_relus(seed: int = 0, width: int = 32, bias: float = -2.0, steps: int = 100, lr: float = 0.5) -> DeadUnits:
+    """A 2-``width``-1 ReLU network on the XOR blobs whose hidden biases start at ``bias``: the units that are
+    off on every training point at the start receive a gradient of exactly 0 and never move, so they stay dead.
+    Trained with ``torch.optim.SGD`` and the logistic loss, float64.
+    """
+    check_int("seed", seed, low=0)
+    check_int("width", width)
+    check_int("steps", steps)
+    for name, value in [("bias", bias), ("lr", lr)]:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number; got {value!r}")
+    if lr <= 0:
+        raise ValueError(f"lr must be positive; got {lr!r}")
+    points, labels = xor_blobs(XOR_POINTS, generator=torch.Generator().manual_seed(seed))
+    points, labels = points.double(), labels.double()
+    generator = torch.Generator().manual_seed(seed)
+    hidden, out = torch.nn.Linear(2, width).double(), torch.nn.Linear(width, 1).double()
+    with torch.no_grad():
+        hidden.weight.copy_(torch.randn(width, 2, generator=generator, dtype=torch.float64))
+        hidden.bias.fill_(float(bias))
+        out.weight.copy_(torch.randn(1, width, generator=generator, dtype=torch.float64) / math.sqrt(width))
+        out.bias.zero_()
+    start = torch.cat([hidden.weight, hidden.bias[:, None]], dim=1).detach().clone()  # (width, 3)
+    dead = (hidden(points) <= 0).all(dim=0)  # (width,)
+    sgd = torch.optim.SGD([*hidden.parameters(), *out.parameters()], lr=lr)
+    for _ in range(steps):
+        sgd.zero_grad()
+        scores = out(torch.relu(hidden(points)))[:, 0]
+        torch.nn.functional.binary_cross_entropy_with_logits(scores, labels).backward()
+        sgd.step()
+    with torch.no_grad():
+        moved = (torch.cat([hidden.weight, hidden.bias[:, None]], dim=1) - start).abs().amax(dim=1)  # (width,)
+        still = (hidden(points) <= 0).all(dim=0)
+        accuracy = float(((out(torch.relu(hidden(points)))[:, 0] > 0).double() == labels).double().mean())
+    return DeadUnits(
+        width,
+        int(dead.sum()),
+        int((dead & still).sum()),
+        float(moved[dead].max()) if dead.any() else 0.0,
+        float(moved[~dead].max()) if (~dead).any() else 0.0,
+        accuracy,
+    )
 
 
 # --- the depth widget's figure (plumbing kept out of the notebook) --------------------------------------
