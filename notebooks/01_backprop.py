@@ -36,7 +36,7 @@
 #
 # **Prerequisites:** the chain rule, Python, and chapter 00 (tensors and shapes, `requires_grad` and `backward`, `nn.Module`, the training loop).
 #
-# **Study time:** about 2 hours for a person; **run time:** about 20 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 25 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -684,7 +684,7 @@ claim(f"the notes' values are the exact ones rounded: {[round(v, 2) for v in not
 #
 # **Without a reference.** So far PyTorch told us the right gradients. When you write a new rule you
 # can still check it, with the slope of section 1: nudge one input by $\epsilon$ both ways and
-# measure the **central difference** $\bigl(f(x + \epsilon) - f(x - \epsilon)\bigr)/2\epsilon$. Compare it
+# measure the **central difference** $n = \bigl(f(x + \epsilon) - f(x - \epsilon)\bigr)/2\epsilon$. Compare it
 # with the gradient $a$ your rules give by the **relative error**
 # $|a - n| / \max(|a|, |n|)$ (0 when both are 0): a difference of $10^{-6}$ is excellent for a gradient
 # of 100 and meaningless for one of $10^{-6}$, and the relative error says how many digits agree.
@@ -763,8 +763,8 @@ for name, error in worst.items():
     print(f"{name:>29}: largest relative error {error:.1e}")
 
 # %% [markdown]
-# Correct rules agree with the measured slopes to about seven digits; the broken one is off in the
-# first digit somewhere. Float64 and $\epsilon = 10^{-6}$ leave room for that: the centred slope's own
+# Correct rules agree with the measured slopes to better than six digits; the broken one is off in
+# the first digit somewhere. Float64 and $\epsilon = 10^{-6}$ leave room for that: the centred slope's own
 # error is about $\epsilon^2$ times the third derivative, plus the rounding of $f$ divided by $\epsilon$.
 #
 # **Your own node.** PyTorch lets you define a node yourself: a `forward` that computes the output
@@ -1647,9 +1647,14 @@ assert check("Exercise 11", exercise_11, torch.sigmoid(torch.tensor(0.3, dtype=t
 # ## Instructor notes
 #
 # - Nothing in this chapter is trained beforehand. The XOR-blobs MLP (`experiments.backprop.xor_mlp`)
-#   trains in a few seconds when the notebook runs; the whole notebook runs in about 20 s on a laptop CPU.
+#   trains in a few seconds when the notebook runs, and so does the same network from equal weights
+#   (`symmetric_start`, the slowest addition: one more scalar-engine training); the whole notebook ran in
+#   15.4 s before the issue-24 additions on the idle bench machine, and its added cells cost about a third
+#   more (measured on a loaded machine), hence "about 25 s".
 # - Claims across seeds: `tests/claims/test_01_backprop.py` repeats the XOR claims (training accuracy 1,
-#   fresh accuracy above 0.95, linear model below 0.8, disjoint sets), the depth and residual ratios,
+#   fresh accuracy above 0.95, linear model below 0.8, disjoint sets), the equal-weight start (hidden units
+#   stay identical, fresh accuracy below 0.8), PyTorch's twin training (the engine's weights to 40 passes'
+#   rounding), the initialisation statistics and dead units, the depth and residual ratios,
 #   and the He-scale/squared-loss medians (and that the independent medians fall with depth) on the
 #   claim seeds.
 # - Float64 agreement is checked with `dl4nlp.numerics.agree` (or `rounding_tolerance`) with the size
