@@ -1648,9 +1648,10 @@ assert check("Exercise 11", exercise_11, torch.sigmoid(torch.tensor(0.3, dtype=t
 #
 # - Nothing in this chapter is trained beforehand. The XOR-blobs MLP (`experiments.backprop.xor_mlp`)
 #   trains in a few seconds when the notebook runs, and so does the same network from equal weights
-#   (`symmetric_start`, the slowest addition: one more scalar-engine training); the whole notebook ran in
-#   15.4 s before the issue-24 additions on the idle bench machine, and its added cells cost about a third
-#   more (measured on a loaded machine), hence "about 25 s".
+#   (`symmetric_start`, the slowest addition: one more scalar-engine training). The whole notebook ran in
+#   15.4 s on the idle bench machine before the issue-24 additions; timed side by side on a loaded machine,
+#   the added cells cost about 1.2 times what `xor_mlp` costs, so the opening's "about 25 s" leaves a margin.
+#   Rerun `make bench` on an idle machine for the real figure.
 # - Claims across seeds: `tests/claims/test_01_backprop.py` repeats the XOR claims (training accuracy 1,
 #   fresh accuracy above 0.95, linear model below 0.8, disjoint sets), the equal-weight start (hidden units
 #   stay identical, fresh accuracy below 0.8), PyTorch's twin training (the engine's weights to 40 passes'
