@@ -56,3 +56,23 @@ def test_perplexity_is_e_to_the_loss_and_uniform_gives_the_vocabulary_size():
 def test_bad_inputs_are_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_smoothing_curves_equal_counting_afresh():
+    from dl4nlp.ngram import SmoothingCurves, count_probabilities, perplexity
+
+    g = torch.Generator().manual_seed(0)
+    train, heldout = torch.randint(7, (500,), generator=g), torch.randint(7, (80,), generator=g)
+    sizes = [10, 100, 500]
+    for k in (0.05, 1.0, 1.7):
+        curves = SmoothingCurves(train, heldout, 7, sizes)(k)
+        for i, n in enumerate(sizes):
+            uni = count_probabilities(train[:n], 7, 1, k)
+            bi = count_probabilities(train[:n], 7, 2, k)
+            expected = {
+                "unigram, held-out": -uni[heldout[1:]].log().mean().item(),
+                "bigram, held-out": -bi[heldout[:-1], heldout[1:]].log().mean().item(),
+                "bigram, its training text": -bi[train[: n - 1], train[1:n]].log().mean().item(),
+            }
+            for name, loss in expected.items():
+                assert abs(curves[name][i] - perplexity(loss)) < 1e-9 * perplexity(loss)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 
@@ -45,9 +46,9 @@ def _check_ids(name: str, ids: torch.Tensor, vocab_size: int, dims: int) -> None
         )
 
 
-def _check_add(add: float) -> None:
+def _check_add(add: float, name: str = "add") -> None:
     if isinstance(add, bool) or not isinstance(add, (int, float)) or not add > 0 or not math.isfinite(add):
-        raise ValueError(f"add must be a positive number; got {add!r}")
+        raise ValueError(f"{name} must be a positive number; got {add!r}")
 
 
 def count_probabilities(train_ids: torch.Tensor, vocab_size: int, order: int = 1, add: float = 1.0) -> torch.Tensor:
@@ -99,3 +100,69 @@ def count_model_loss(
     if order == 1:
         return -log_probs[targets].mean().item()
     return -log_probs[windows[:, :-1], targets].mean().item()
+
+
+class SmoothingCurves:
+    """Perplexities of add-k unigram and bigram models counted on growing prefixes of a text, for any k.
+
+    The counts are made once, here; calling the object with a smoothing constant ``k``
+    only combines them (a few (V, V) array operations per prefix), so chapter 02's
+    widget redraws in milliseconds. For each size n in ``sizes`` the models are counted
+    on ``train_ids[:n]`` exactly as ``count_probabilities`` counts them, and scored on
+    every prediction of ``heldout_ids[1:]`` from the token before it (and, for the bigram
+    model, on the n - 1 predictions of its own training prefix).
+
+    >>> curves = SmoothingCurves(torch.tensor([0, 1, 0, 1]), torch.tensor([0, 1, 1]), vocab_size=2, sizes=[4])
+    >>> p = count_probabilities(torch.tensor([0, 1, 0, 1]), 2, order=2, add=0.5)
+    >>> bool(abs(curves(0.5)["bigram, held-out"][0] - math.exp(-(p[0, 1].log() + p[1, 1].log()).item() / 2)) < 1e-12)
+    True
+    """
+
+    NAMES = ("unigram, held-out", "bigram, held-out", "bigram, its training text")
+
+    def __init__(self, train_ids: torch.Tensor, heldout_ids: torch.Tensor, vocab_size: int, sizes) -> None:
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+            raise ValueError(f"vocab_size must be a positive integer; got {vocab_size!r}")
+        _check_ids("train_ids", train_ids, vocab_size, 1)
+        _check_ids("heldout_ids", heldout_ids, vocab_size, 1)
+        if len(heldout_ids) < 2:
+            raise ValueError(f"heldout_ids must hold at least 2 ids; got shape {tuple(heldout_ids.shape)}")
+        sizes = list(sizes) if isinstance(sizes, (list, tuple, range)) else sizes
+        if (
+            not isinstance(sizes, list)
+            or not sizes
+            or any(isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= len(train_ids) for n in sizes)
+        ):
+            raise ValueError(f"sizes must be a non-empty list of integers in [2, {len(train_ids)}]; got {sizes!r}")
+        V = vocab_size
+        self.vocab_size, self.sizes = V, sizes
+        heldout_pairs = torch.zeros(V, V, dtype=torch.float64)  # (V, V): previous -> next, held-out
+        heldout_pairs.index_put_(
+            (heldout_ids[:-1], heldout_ids[1:]), torch.ones(len(heldout_ids) - 1, dtype=torch.float64), accumulate=True
+        )
+        self._heldout_pairs = heldout_pairs.numpy()  # numpy: one thread, no pool to wait for in a redraw
+        self._heldout_targets = self._heldout_pairs.sum(axis=0)  # (V,): how often each token is predicted
+        unigrams, bigrams = [], []
+        for n in sizes:
+            counted = train_ids[:n]
+            unigrams.append(torch.bincount(counted, minlength=V).double())
+            pairs = torch.zeros(V, V, dtype=torch.float64)
+            pairs.index_put_((counted[:-1], counted[1:]), torch.ones(n - 1, dtype=torch.float64), accumulate=True)
+            bigrams.append(pairs)
+        self._unigrams = torch.stack(unigrams).numpy()  # (S, V)
+        self._bigrams = torch.stack(bigrams).numpy()  # (S, V, V)
+
+    def __call__(self, k: float) -> dict[str, list[float]]:
+        """The three curves (perplexity per size in ``sizes``) for add-``k`` smoothing."""
+        _check_add(k, "k")
+        V = self.vocab_size
+        unigram = np.log((self._unigrams + k) / (self._unigrams.sum(axis=1, keepdims=True) + k * V))  # (S, V)
+        bigram = np.log((self._bigrams + k) / (self._bigrams.sum(axis=2, keepdims=True) + k * V))  # (S, V, V)
+        predictions = self._heldout_targets.sum()
+        unigram_loss = -(unigram * self._heldout_targets).sum(axis=1) / predictions
+        bigram_loss = -(bigram * self._heldout_pairs).sum(axis=(1, 2)) / predictions
+        own_loss = -(bigram * self._bigrams).sum(axis=(1, 2)) / self._bigrams.sum(axis=(1, 2))
+        return {
+            name: [perplexity(x) for x in loss.tolist()]
+            for name, loss in zip(self.NAMES, (unigram_loss, bigram_loss, own_loss))
+        }

@@ -323,6 +323,32 @@ def _():
     yield from vary(ngram.count_model_loss, good, "vocab_size", int_variants(1)[:2])
 
 
+@cases("dl4nlp.ngram.SmoothingCurves")
+def _():
+    train, heldout = torch.randint(5, (40,)), torch.randint(5, (10,))
+    good = dict(train_ids=train, heldout_ids=heldout, vocab_size=5, sizes=[10, 40])
+    yield from vary(
+        ngram.SmoothingCurves,
+        good,
+        "sizes",
+        [("a size beyond the text", [10, 41], "41"), ("empty", [], "[]"), ("a float", [10.0], "10.0")],
+    )
+    yield from vary(
+        ngram.SmoothingCurves,
+        good,
+        "heldout_ids",
+        [("one id", heldout[:1], "(1,)"), ("an id beyond the vocabulary", torch.tensor([0, 5]), "5")],
+    )
+    yield from vary(ngram.SmoothingCurves, good, "train_ids", [("float", train.float(), "float32")])
+    yield from vary(ngram.SmoothingCurves, good, "vocab_size", int_variants(1)[:2])
+
+
+@cases("dl4nlp.ngram.SmoothingCurves.__call__")
+def _():
+    curves = ngram.SmoothingCurves(torch.randint(5, (40,)), torch.randint(5, (10,)), 5, [10, 40])
+    yield from vary(curves, {}, "k", [("0", 0.0, "0.0"), ("NaN", float("nan"), "nan"), ("a string", "1", "'1'")])
+
+
 # --- small additions to existing modules ------------------------------------------------------
 @cases("dl4nlp.gradflow.first_over_last")
 def _():

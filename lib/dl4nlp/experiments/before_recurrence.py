@@ -1,0 +1,144 @@
+"""Chapter 02's experiment: a neural language model on Shakespeare's characters, scored like the n-gram baselines.
+
+``train_nnlm`` trains ``dl4nlp.nnlm.NNLM`` (concatenated or averaged context
+vectors) on the training part of ``shakespeare_split`` and scores it on every
+held-out character after the first, each predicted from the ``context``
+characters before it: the same 55,769 predictions, over the same 65
+characters, on which chapter 02 scores its unigram and bigram counts. Where
+the context of an early held-out character reaches back into the training
+text, those characters are read as context only; no training character is a
+target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import torch
+import torch.nn.functional as F
+
+from dl4nlp._checks import check_callable, check_choice, check_int, check_number
+from dl4nlp.experiments.rnn import shakespeare_split
+from dl4nlp.ngram import count_probabilities
+from dl4nlp.nnlm import COMBINES, NNLM, NNLMConfig, context_windows, flops_per_token, parameter_count
+
+
+@dataclass(frozen=True)
+class NNLMRun:
+    combine: str
+    context: int
+    losses: tuple[float, ...]  # training loss per step (nats per character)
+    heldout_loss: float  # mean over the held-out predictions (nats per character)
+    heldout_predictions: int
+    bigram_loss: float  # add-one bigram counts of the training text, the same predictions
+    unigram_loss: float  # add-one unigram counts, the same predictions
+    parameters: int
+    flops_per_token: int
+    model: NNLM = field(compare=False, repr=False)
+
+    @property
+    def heldout_perplexity(self) -> float:
+        return math.exp(self.heldout_loss)
+
+
+def heldout_predictions(context: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Contexts (N, n) and targets (N,) of every held-out character after the first (N = 55,769)."""
+    check_int("context", context)
+    _, train_ids, heldout_ids = shakespeare_split()
+    ids = torch.cat([train_ids, heldout_ids])
+    if context > len(train_ids):
+        raise ValueError(f"context must be at most {len(train_ids)}; got {context}")
+    return context_windows(ids, context, len(train_ids) + 1, len(ids))
+
+
+def train_nnlm(
+    seed: int = 0,
+    combine: str = "concat",
+    context: int = 5,
+    steps: int = 600,
+    batch_size: int = 256,
+    lr: float = 1e-2,
+    embed_dim: int = 16,
+    hidden: int = 128,
+    forward: Optional[Callable[..., torch.Tensor]] = None,
+) -> NNLMRun:
+    """Train an NNLM with Adam on random training positions; score it on the held-out predictions.
+
+    ``forward(contexts, C, W_h, b_h, W_o, b_o)`` replaces the library's ``nnlm_logits``
+    (a student's own version); it must compute the same logits.
+    """
+    check_int("seed", seed, low=0)
+    check_choice("combine", combine, COMBINES)
+    for name, value in (("context", context), ("steps", steps), ("batch_size", batch_size)):
+        check_int(name, value)
+    check_number("lr", lr, low=0, low_open=True)
+    if forward is not None:
+        check_callable("forward", forward)
+    vocab, train_ids, _ = shakespeare_split()
+    V = len(vocab)
+    config = NNLMConfig(V, context, embed_dim, hidden, combine)
+    torch.manual_seed(seed)
+    model = NNLM(config)
+    run = model if forward is None else (lambda contexts: forward(contexts, *model.weights()))
+    optimiser = torch.optim.Adam(model.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    offsets = torch.arange(-context, 0)  # (n,)
+    losses = []
+    for _ in range(steps):
+        positions = torch.randint(context, len(train_ids), (batch_size,), generator=generator)  # (B,)
+        contexts, targets = train_ids[positions[:, None] + offsets], train_ids[positions]  # (B, n), (B,)
+        loss = F.cross_entropy(run(contexts), targets)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(loss.item())
+    contexts, targets = heldout_predictions(context)
+    with torch.no_grad():
+        heldout = F.cross_entropy(model(contexts), targets).item()
+    previous = contexts[:, -1]
+    bigram = count_probabilities(train_ids, V, order=2)
+    unigram = count_probabilities(train_ids, V, order=1)
+    return NNLMRun(
+        combine,
+        context,
+        tuple(losses),
+        heldout,
+        len(targets),
+        -bigram[previous, targets].log().mean().item(),
+        -unigram[targets].log().mean().item(),
+        parameter_count(config),
+        flops_per_token(config),
+        model,
+    )
+
+
+def plot_nnlm_training(run: NNLMRun, baselines: dict[str, float], window: int = 20):
+    """The training loss (a running mean over ``window`` steps), the held-out loss, and baselines' held-out losses."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if not isinstance(run, NNLMRun):
+        raise TypeError(f"run must be an NNLMRun from train_nnlm; got {type(run).__name__}")
+    if not isinstance(baselines, dict) or not all(
+        isinstance(k, str) and isinstance(v, float) and math.isfinite(v) for k, v in baselines.items()
+    ):
+        raise TypeError(f"baselines must map names to finite held-out losses (floats); got {baselines!r:.80}")
+    window = check_int("window", window, high=len(run.losses))
+    losses = np.asarray(run.losses)
+    smooth = np.convolve(losses, np.ones(window) / window, mode="valid")  # (steps - window + 1,)
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    steps = np.arange(window, len(losses) + 1)
+    ax.plot(steps, smooth, color="C0", label=f"neural LM, training loss (mean of {window} steps)")
+    ax.axhline(run.heldout_loss, color="C0", linestyle="--", label=f"neural LM, held-out ({run.heldout_loss:.2f})")
+    for i, (name, loss) in enumerate(baselines.items()):
+        ax.axhline(loss, color=f"C{i + 1}", linestyle=":", label=f"{name}, held-out ({loss:.2f})")
+    ax.set(
+        xlabel="training step",
+        ylabel="loss (nats per character)",
+        ylim=(0, None),
+        title=f"A neural language model ({run.combine}, {run.context} characters of context) against counts",
+    )
+    ax.legend(loc="lower left")
+    return fig
