@@ -2,9 +2,13 @@
 
 import torch
 
-from bad_inputs.harness import cases, vary
+from bad_inputs.harness import cases, exempt, vary
 from dl4nlp.experiments import attention as EA
+from dl4nlp.experiments import positional as EP
 
+exempt(
+    "a record of an experiment's numbers, returned by alibi_extrapolation", "dl4nlp.experiments.positional.AlibiResult"
+)
 SEEDS = [("negative", -1, "-1"), ("a float", 0.5, "0.5"), ("a string", "0", "'0'")]
 
 
@@ -27,3 +31,34 @@ def _():
 def _():
     yield from vary(EA.softmax_drawer, {}, "n_keys", [("one key", 1, "1"), ("a float", 2.5, "2.5")])
     yield from vary(EA.softmax_drawer, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.positional.plot_binary_codes")
+def _():
+    yield from vary(
+        EP.plot_binary_codes,
+        {},
+        "bits",
+        [("a list", [[0, 1]], "list"), ("1-D", torch.tensor([0, 1]), "(2,)"), ("a 2", torch.tensor([[0, 2]]), "2")],
+    )
+
+
+@cases("dl4nlp.experiments.positional.alibi_extrapolation")
+def _():
+    yield from vary(EP.alibi_extrapolation, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.positional.AlibiResult.of")
+def _():
+    result = EP.AlibiResult(("alibi, causal",), (0.5,), (0.5,), (0.4,), 0.197)
+    yield from vary(
+        result.of, dict(field="in_range", variant="alibi, causal"), "field", [("unknown", "ceiling", "'ceiling'")]
+    )
+    yield from vary(
+        result.of, dict(field="in_range", variant="alibi, causal"), "variant", [("unknown", "rope", "'rope'")]
+    )
+
+
+@cases("dl4nlp.experiments.positional.alibi_claims")
+def _():
+    yield from vary(EP.alibi_claims, {}, "result", [("a dict", {}, ("dict", "AlibiResult"))])
