@@ -77,6 +77,14 @@ class ALiBiAttention(MultiHeadAttention):
             raise ValueError(f"slopes must hold one slope per head, shape ({n_heads},); got {tuple(slopes.shape)}")
         self.register_buffer("slopes", slopes.float(), persistent=False)
 
+    @classmethod
+    def from_torch(cls, reference, fast: bool = False):
+        """Not available: ``torch.nn.MultiheadAttention`` has no linear biases, so no PyTorch module computes ALiBi."""
+        raise TypeError(
+            f"ALiBiAttention cannot be made from a PyTorch module (none adds linear biases); got reference of type "
+            f"{type(reference).__name__}: build ALiBiAttention(d_model, n_heads) and copy the projections instead"
+        )
+
     def forward(
         self,
         x: torch.Tensor,

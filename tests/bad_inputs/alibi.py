@@ -42,3 +42,16 @@ def _():
     x = torch.randn(1, 5, 8)
     yield "a context (cross-attention)", lambda: attention(x, context=x), ("context", "None")
     yield "x of the wrong width", lambda: attention(torch.randn(1, 5, 6)), ("x", "6")
+
+
+@cases("dl4nlp.alibi.ALiBiAttention.from_torch")
+def _():
+    reference = torch.nn.MultiheadAttention(8, 2)
+    yield (
+        "a PyTorch module (none computes ALiBi)",
+        lambda: A.ALiBiAttention.from_torch(reference),
+        (
+            "reference",
+            "MultiheadAttention",
+        ),
+    )
