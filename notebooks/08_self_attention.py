@@ -33,7 +33,8 @@
 # - write the split into heads and the merge back, the reshapes of multi-head attention, and check the whole layer against `torch.nn.MultiheadAttention`;
 # - measure why dividing by $\sqrt{d_k}$ matters, and predict what a causal mask does to self-attention's blindness to order;
 # - count the weights and the arithmetic of self-attention, a recurrent and a convolutional layer exactly;
-# - read the attention patterns of a tiny trained Transformer, by layer and head, on one scale.
+# - read the attention patterns of a tiny trained Transformer, by layer and head, on one scale;
+# - see one word get two vectors in two sentences, and that attention is why.
 #
 # **Prerequisites:** chapter 06 (attention in an encoder–decoder), chapter 00's PyTorch primer, matrix products, softmax.
 #
@@ -71,6 +72,7 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from dl4nlp.attention import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
+from dl4nlp.bert import load_pretrained
 from dl4nlp.diagrams import multi_head_attention_diagram
 from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import attention as experiments
@@ -816,6 +818,39 @@ interactive_figure(
     example=widgets.IntSlider(value=0, min=0, max=19, description="string"),
 )
 
+# %% [markdown]
+# ### The same word, two vectors
+#
+# Why does this matter for language? A word's meaning depends on its neighbours, and
+# self-attention is how a Transformer lets the neighbours in. Take chapter 13's tiny
+# BERT (two layers, $d = 128$, pre-trained on children's stories) and the word "play"
+# at the same position of two sentences: a verb in one, a noun in the other. Its input
+# vector (token, position and segment embeddings) is the same in both; its output is not.
+# To see that attention is what makes the difference, run the model once more with
+# attention allowed to the word itself only.
+
+# %%
+bert, wordpiece = load_pretrained()
+play_sentences = ["we play in the park after school", "the play at school was very funny"]
+ids = torch.tensor([[wordpiece.stoi["[CLS]"]] + wordpiece.encode(s) + [wordpiece.stoi["[SEP]"]] for s in play_sentences])
+print([wordpiece.itos[i] for i in ids[0].tolist()], [wordpiece.itos[i] for i in ids[1].tolist()], sep="\n")
+only_itself = torch.zeros(ids.shape, dtype=torch.bool)
+only_itself[:, 2] = True  # every query may attend to position 2 ("play") only
+with torch.no_grad():
+    inputs, outputs = bert.embed(ids)[:, 2], bert(ids)[:, 2]  # (2, 128) each: "play" in each sentence
+    alone = bert(ids, valid=only_itself)[:, 2]
+play_cosine = F.cosine_similarity(outputs[0], outputs[1], dim=0).item()
+alone_gap = (alone[0] - alone[1]).abs().max().item()
+print(f"input vectors of 'play' identical: {torch.equal(inputs[0], inputs[1])}; "
+      f"output vectors: cosine similarity {play_cosine:.2f}; attending to itself only: they differ by {alone_gap:.0e}")
+
+# %% [markdown]
+# Same input, two outputs: after two layers of self-attention, "play" carries something of
+# each sentence. With attention confined to the word itself the two outputs are
+# identical again, so the context enters through attention and nowhere else (the
+# feed-forward layers act on each position alone). This is what "contextual" word
+# vectors means; chapter 13 puts such vectors to work.
+
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: what the trained heads do
 print(f"test accuracy {heads.accuracy:.3f}; mean largest weight, layer 1: "
@@ -826,6 +861,11 @@ print(f"test accuracy {heads.accuracy:.3f}; mean largest weight, layer 1: "
       f"layer 1: {', '.join(f'{v:.2f}' for v in heads.entropy[0])}, layer 2: {', '.join(f'{v:.2f}' for v in heads.entropy[1])}")
 for sentence, holds in experiments.heads_claims(heads).items():
     claim(f"{sentence} (seed 0)", holds)
+claim("the tiny BERT's input vectors of 'play' at position 2 of the two sentences are identical",
+      torch.equal(inputs[0], inputs[1]))
+claim(f"its output vectors differ: cosine similarity {play_cosine:.2f}, about 0.85 (between 0.8 and 0.9)",
+      0.8 < play_cosine < 0.9)
+claim(f"attending to itself only, the two outputs agree (to 1e-5; differ by {alone_gap:.0e})", alone_gap < 1e-5)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
@@ -837,6 +877,7 @@ for sentence, holds in experiments.heads_claims(heads).items():
 # - $\operatorname{Var}(q \cdot k) = d_k$: unscaled, at $d_k = 512$, the softmax over ten keys saturates (mean largest weight above 0.9) and its gradient shrinks more than five-fold, the paper's suspected reason for the scaling.
 # - Without positions self-attention is permutation-equivariant, unless a causal mask breaks the symmetry.
 # - Counted exactly, one head costs $4nd^2 + 2n^2d$ multiply-adds, a GRU layer $6nd^2$ and a width-3 convolution $3nd^2$: $n$ times each layer's weights ($4d^2$, $6d^2$, $3d^2$), plus attention's weight-free $2n^2d$. Attention does less arithmetic than the GRU below $n = d$; its $n \times n$ weights grow 256-fold when $n$ grows 16-fold.
+# - In the tiny BERT, "play" has the same input vector in two sentences and two different output vectors (cosine similarity about 0.85); with attention confined to the word itself they are identical: context enters through attention.
 # - In a trained two-layer reverser, attention in the second layer is much sharper than in the first and reads the mirrored position, the lookup the task needs; the first layer's heads are soft but already look near the mirrored position, not at each letter's neighbourhood. Compare heads on one colour scale.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
