@@ -29,10 +29,12 @@
 # **You will:**
 # - compute queries, keys, values, scores, scaled scores, softmax weights and outputs by hand for "Thinking Machines";
 # - compute the exact weights of the four-word example and find where the slides' weights disagree, and why;
-# - write causal attention yourself and verify `softmax(QKᵀ/√d_k)V`, masks and multi-head attention against `torch`;
+# - write causal attention yourself and verify `softmax(QKᵀ/√d_k)V` and masks against `torch`;
+# - write the split into heads and the merge back, the reshapes of multi-head attention, and check the whole layer against `torch.nn.MultiheadAttention`;
 # - measure why dividing by $\sqrt{d_k}$ matters, and predict what a causal mask does to self-attention's blindness to order;
-# - count the arithmetic of self-attention and of a recurrent layer exactly;
-# - read the attention patterns of a tiny trained Transformer, by layer and head, on one scale.
+# - count the weights and the arithmetic of self-attention, a recurrent and a convolutional layer exactly;
+# - read the attention patterns of a tiny trained Transformer, by layer and head, on one scale;
+# - see one word get two vectors in two sentences, and that attention is why.
 #
 # **Prerequisites:** chapter 06 (attention in an encoder–decoder), chapter 00's PyTorch primer, matrix products, softmax.
 #
@@ -70,8 +72,9 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from dl4nlp.attention import MultiHeadAttention, causal_mask, padding_mask, scaled_dot_product_attention
+from dl4nlp.bert import load_pretrained
 from dl4nlp.diagrams import multi_head_attention_diagram
-from dl4nlp.exercises import check
+from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import attention as experiments
 from dl4nlp.notebook import claim
 from dl4nlp.plots import plot_attention
@@ -237,39 +240,8 @@ for row, query in enumerate(sentence[:2]):
 # The second row does not agree at all. Scaled, the scores are 11.5, 15.5, 2.75
 # and 1: "brown" beats "the" by 4, so "brown" gets $1/(1+e^{-4}) = 0.982$ and "the"
 # $0.018$, not 0.91 and 0.08. The slides' weights are illustrative; the formula gives
-# the numbers above.
-#
-# **Exercise 2.** Which raw score $s_1$ for "the" would give the slides' second row?
-# Keeping "brown" at 124 and the other two scores as they are, find the $s_1$ that
-# gives $\alpha_2 / \alpha_1 = 0.91 / 0.08$ exactly. Return it as a number. (Hint:
-# in a ratio of two softmax weights the normaliser cancels.)
-
-# %%
-def exercise_2():
-    raise NotImplementedError  # your code here
-
-
-def weight_ratio(s_1):
-    """alpha_brown / alpha_the for scores (s_1, 124, 22, 8) and d_k = 64."""
-    alpha = torch.softmax(torch.tensor([s_1, 124.0, 22.0, 8.0], dtype=torch.float64) / 8, dim=0)
-    return (alpha[1] / alpha[0]).item()
-
-
-low, high = 0.0, 124.0  # the reference, by bisection: the ratio falls as s_1 rises
-for _ in range(100):
-    middle = (low + high) / 2
-    low, high = (middle, high) if weight_ratio(middle) > 0.91 / 0.08 else (low, middle)
-exercise_2_reference = low
-check("Exercise 2", exercise_2, exercise_2_reference, atol=1e-6);
-
-# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 2
-def exercise_2():
-    # alpha_2 / alpha_1 = exp((124 - s_1) / 8); the normaliser cancels in the ratio
-    return 124 - 8 * math.log(0.91 / 0.08)  # about 104.5, instead of 92
-
-
-assert check("Exercise 2", exercise_2, exercise_2_reference, atol=1e-6)
+# the numbers above: "the" would need a raw score of about 104.5, not 92, for the
+# slides' ratio $0.91 / 0.08 = e^{(124 - s_1)/8}$.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the exact weights, and where the slides disagree
@@ -286,6 +258,10 @@ claim(f"the slides disagree with their own scores at {disagree}",
 claim("both slide rows sum to exactly 1.00", [round(100 * sum(row)) for row in slide_weights] == [100, 100])
 claim(f"the exact weight on 'dog' is {exact[0, 2].item():.1e}, about 5e-6, not 0.01", 4e-6 < exact[0, 2].item() < 6e-6)
 claim("the slides' 0.87 is 1 - 0.12 - 0.01", round(1 - slide_weights[0][1] - slide_weights[0][2], 2) == slide_weights[0][0] == 0.87)
+needed = 124 - 8 * math.log(0.91 / 0.08)  # alpha_brown / alpha_the = exp((124 - s_1) / 8): the normaliser cancels
+ratio = torch.softmax(torch.tensor([needed, 124.0, 22.0, 8.0], dtype=torch.float64) / 8, dim=0)
+claim(f"a raw score of {needed:.1f} (about 104.5) for 'the' would give the slides' ratio 0.91 / 0.08 (to 1e-12 relative)",
+      round(needed, 1) == 104.5 and math.isclose((ratio[1] / ratio[0]).item(), 0.91 / 0.08, rel_tol=1e-12))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 3. The matrix form, and masks
@@ -317,7 +293,7 @@ print("\ncausal weights of one head (rows sum to 1, nothing above the diagonal):
 print(w[0, 0].numpy().round(3))
 
 # %% [markdown]
-# **Exercise 3.** Write causal self-attention with plain tensor operations: for
+# **Exercise 2.** Write causal self-attention with plain tensor operations: for
 # `q`, `k`, `v` of shape (T, d), set the scores above the diagonal to $-\infty$
 # before the softmax (`torch.triu`, `masked_fill`). Return the output (T, d). The
 # check names the first position whose output differs from PyTorch's.
@@ -328,22 +304,22 @@ q_ex, k_ex, v_ex = (torch.randn(5, 4, dtype=torch.float64, generator=exercise_ge
 POSITIONS = [f"output at position {t + 1}" for t in range(5)]
 
 
-def exercise_3(q, k, v):
+def exercise_2(q, k, v):
     raise NotImplementedError  # your code here
 
 
-exercise_3_reference = F.scaled_dot_product_attention(q_ex, k_ex, v_ex, is_causal=True)
-check("Exercise 3", lambda: exercise_3(q_ex, k_ex, v_ex), exercise_3_reference, names=POSITIONS);
+exercise_2_reference = F.scaled_dot_product_attention(q_ex, k_ex, v_ex, is_causal=True)
+check("Exercise 2", lambda: exercise_2(q_ex, k_ex, v_ex), exercise_2_reference, names=POSITIONS);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 3
-def exercise_3(q, k, v):
+# @title Solution to exercise 2
+def exercise_2(q, k, v):
     scores = q @ k.T / math.sqrt(q.shape[-1])  # (T, T)
     future = torch.triu(torch.ones_like(scores, dtype=torch.bool), diagonal=1)  # True above the diagonal
     return torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1) @ v
 
 
-assert check("Exercise 3", lambda: exercise_3(q_ex, k_ex, v_ex), exercise_3_reference, names=POSITIONS)
+assert check("Exercise 2", lambda: exercise_2(q_ex, k_ex, v_ex), exercise_2_reference, names=POSITIONS)
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the readable implementation equals PyTorch's fused kernel, with and without masks
@@ -367,26 +343,91 @@ claim("padding mask: equal to torch's attn_mask (to 1e-12), and the 2 PAD keys o
 # $$\operatorname{MultiHead}(X) = \operatorname{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O,
 # \qquad \text{head}_i = \operatorname{Attention}(XW_i^Q, XW_i^K, XW_i^V),$$
 #
-# with $W_i^Q, W_i^K, W_i^V \in \mathbb{R}^{d \times d/h}$: every head reads all $d$
-# dimensions of every word and projects them into its own smaller space of $d/h$
-# dimensions (Vaswani et al., 2017, §3.2.2). In practice one $d \times d$ matrix
-# computes all heads' queries at once, its columns being the $h$ matrices $W_i^Q$ side by
-# side, and a reshape splits its *output* into $h$ slices of $d/h$ columns. Here it is
-# written out, for $d = 8$ and $h = 2$.
+# with $W_i^Q, W_i^K, W_i^V \in \mathbb{R}^{d \times d/h}$. The paper's words (Vaswani et al.,
+# 2017, §3.2.2): the model learns to "linearly project the queries, keys and values $h$
+# times with different, learned linear projections to $d_k$, $d_k$ and $d_v$ dimensions".
+# Each $W_i^Q$ has $d$ rows: **every head reads all $d$ dimensions of every word** and
+# projects them into its own smaller space of $d/h$ dimensions. A head does *not* get a
+# slice of the word vector; that is a common misreading of the picture below.
+#
+# In practice one $d \times d$ matrix computes all heads' queries at once: its columns are
+# the $h$ matrices $W_i^Q$ side by side, so the product $Q = XW^Q$ ($T \times d$) holds
+# head 1's queries in its first $d/h$ columns, head 2's in the next, and so on. The
+# stumbling block is then pure bookkeeping: turning $Q$, shape $(B, T, d)$, into one
+# $(T, d/h)$ matrix per head, shape $(B, h, T, d/h)$, and back again after attention.
+#
+# **Exercise 3.** Write `split_heads(t, n_heads)`, from $(B, T, C)$ to
+# $(B, h, T, C/h)$ with head $i$ holding columns $i\,C/h, \dots, (i+1)\,C/h - 1$, and
+# `merge_heads(t)`, its inverse, from $(B, h, T, d)$ to $(B, T, h\,d)$. Use `view` (or
+# `reshape`) and `transpose`. Careful: `t.view(B, n_heads, T, C // n_heads)` has the right
+# shape and the wrong numbers. The test input numbers every entry
+# $100\,b + 10\,t + c$ (batch $b$, position $t$, column $c$), so the feedback shows which
+# entry you picked.
 
 # %%
+def split_heads(t, n_heads):
+    raise NotImplementedError  # your code here: (B, T, C) -> (B, n_heads, T, C // n_heads)
+
+
+def merge_heads(t):
+    raise NotImplementedError  # your code here: (B, H, T, d) -> (B, T, H * d)
+
+
+numbered = torch.tensor([[[100.0 * b + 10 * t + c for c in range(8)] for t in range(3)] for b in range(2)])  # (2, 3, 8)
+# The references, built another way: cut the columns into 2 chunks of 4 and stack them as heads (and undo it).
+split_reference = torch.stack(numbered.split(4, dim=-1), dim=1)  # (2, 2, 3, 4)
+merge_reference = torch.cat(split_reference.unbind(dim=1), dim=-1)  # (2, 3, 8): numbered again
+SPLIT_NAMES = [f"batch {b}, head {h}, position {t}, dim {j}" for b in range(2) for h in range(2) for t in range(3) for j in range(4)]
+MERGE_NAMES = [f"batch {b}, position {t}, column {c}" for b in range(2) for t in range(3) for c in range(8)]
+
+
+def flat(t, shape):
+    """Entries one by one, so the feedback names the first wrong one (a wrong shape is reported as such)."""
+    return t.reshape(-1) if isinstance(t, torch.Tensor) and tuple(t.shape) == shape else t
+
+
+solved_3 = all([
+    check("Exercise 3, split_heads", lambda: flat(split_heads(numbered, 2), (2, 2, 3, 4)), split_reference.reshape(-1),
+          names=SPLIT_NAMES),
+    check("Exercise 3, merge_heads", lambda: flat(merge_heads(split_reference), (2, 3, 8)), merge_reference.reshape(-1),
+          names=MERGE_NAMES),
+]);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+def split_heads(t, n_heads):
+    B, T, C = t.shape
+    return t.view(B, T, n_heads, C // n_heads).transpose(1, 2)  # cut each row's C columns into heads, then swap T and H
+
+
+def merge_heads(t):
+    B, H, T, d = t.shape
+    return t.transpose(1, 2).reshape(B, T, H * d)  # back to (B, T, H, d), then glue each position's heads together
+
+
+assert check("Exercise 3, split_heads", lambda: flat(split_heads(numbered, 2), (2, 2, 3, 4)),
+             split_reference.reshape(-1), names=SPLIT_NAMES)
+assert check("Exercise 3, merge_heads", lambda: flat(merge_heads(split_reference), (2, 3, 8)),
+             merge_reference.reshape(-1), names=MERGE_NAMES)
+solved_3 = True
+
+# %% [markdown]
+# Now the whole layer, with your two functions, for $d = 8$ and $h = 2$, against PyTorch's
+# own `nn.MultiheadAttention` with the same weights.
+
+# %%
+split = attempt(lambda: split_heads, lambda: lambda t, n: torch.stack(t.split(t.shape[-1] // n, dim=-1), dim=1),
+                name="Exercise 3", solved=solved_3)
+merge = attempt(lambda: merge_heads, lambda: lambda t: torch.cat(t.unbind(dim=1), dim=-1), name="Exercise 3",
+                solved=solved_3)
+
+
 def multi_head_by_hand(x, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads):
-    """Project, split into heads, attend in each, concatenate, project (weights as in nn.Linear: out x in)."""
-    B, T, C = x.shape
-    d_head = C // n_heads
-
-    def split(t):  # (B, T, C) -> (B, H, T, d_head): head i gets columns i*d_head ... (i+1)*d_head - 1
-        return t.view(B, T, n_heads, d_head).transpose(1, 2)
-
-    q, k, v = split(x @ W_q.T + b_q), split(x @ W_k.T + b_k), split(x @ W_v.T + b_v)  # projections see all C inputs
+    """Project, split into heads, attend in each, merge, project (weights as in nn.Linear: out x in)."""
+    q, k, v = (split(x @ W.T + b, n_heads) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))  # each sees all C inputs
+    d_head = q.shape[-1]
     heads = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(d_head), dim=-1) @ v  # (B, H, T, d_head)
-    concatenated = heads.transpose(1, 2).reshape(B, T, C)  # (B, T, H * d_head)
-    return concatenated @ W_o.T + b_o
+    return merge(heads) @ W_o.T + b_o
 
 
 torch.manual_seed(0)
@@ -403,12 +444,12 @@ print("largest difference, by hand vs torch.nn.MultiheadAttention:", f"{(by_hand
 
 # %% [markdown]
 # The same computation as a picture, drawn by `dl4nlp.diagrams` from a module's own
-# sizes: here the paper's base model, $d_{\text{model}} = 512$ split into 8 heads of 64.
-# Read the boxes carefully. $Q = XW_Q$ is one $512 \times 512$ product; head 1 takes its
-# first 64 *columns*, and each of those columns is a learned mix of all 512 input
-# dimensions. So a head does not see a slice of the word vector: it sees the whole
-# vector, through its own $512 \times 64$ projection, and attends in a 64-dimensional
-# space. $W^O$ is where the heads' results are mixed. The parameter count, $4d^2 + 4d$,
+# sizes: here the paper's base model, $d_{\text{model}} = 512$ and 8 heads of 64.
+# Read the boxes carefully. $W_Q$ is $512 \times 512$ and $Q = XW_Q$ is $T \times 512$;
+# head 1 takes the first 64 *columns* of $Q$, and each of those columns is a learned mix
+# of all 512 input dimensions. So a head sees the whole word vector, through its own
+# $512 \times 64$ projection, and attends in a 64-dimensional space. $W^O$ is where the
+# heads' results are mixed. The parameter count, $4d^2 + 4d$,
 # does not depend on $h$: eight heads of 64 cost what one head of 512 would.
 
 # %%
@@ -442,12 +483,14 @@ claim(f"{count_parameters(library)} parameters = 4d^2 + 4d for d = 8, with 2 hea
 #
 # $$\operatorname{Var}(q \cdot k) = d_k, \qquad \operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1 .$$
 #
-# Vaswani et al. (2017, §3.2.1) *suspect* that this is why unscaled dot-product
-# attention did worse for large $d_k$: widely spread scores push the softmax to put
-# almost all weight on one key (it *saturates*), and a saturated softmax has almost no
-# gradient, since its Jacobian $\partial \alpha_i / \partial e_j = \alpha_i(\delta_{ij} - \alpha_j)$
-# vanishes when one $\alpha_i$ is 1. The paper states this as a suspicion, not a
-# measurement; here we measure both steps on random vectors. First the variance law, on
+# Vaswani et al. (2017, §3.2.1) offer this as a suspicion: "We suspect that for large
+# values of $d_k$, the dot products grow large in magnitude, pushing the softmax function
+# into regions where it has extremely small gradients." That is, widely spread scores push
+# the softmax to put almost all weight on one key (it *saturates*), and a saturated
+# softmax has almost no gradient, since its Jacobian $\partial \alpha_i / \partial e_j = \alpha_i(\delta_{ij} - \alpha_j)$
+# vanishes when one $\alpha_i$ is 1. The paper measures neither step; here we measure both
+# on random vectors (which says what the softmax does, not why the paper's models trained
+# worse). First the variance law, on
 # 10,000 random pairs per $d_k$.
 
 # %%
@@ -501,21 +544,8 @@ print(f"d_k = 512: largest weight {unscaled_max:.2f} unscaled vs {scaled_max:.2f
 # One query against ten random keys. Move $d_k$ and switch the scaling off and on.
 
 # %%
-def draw_softmax(d_k, scaled):
-    """Weights of one query over ten keys (the widget's plain function)."""
-    generator = torch.Generator().manual_seed(3)
-    q, k = torch.randn(d_k, generator=generator), torch.randn(10, d_k, generator=generator)
-    e = k @ q / (math.sqrt(d_k) if scaled else 1.0)
-    alpha = torch.softmax(e, dim=0)
-    fig, ax = plt.subplots(figsize=(7, 3))
-    ax.bar(range(1, 11), alpha.numpy())
-    ax.set(ylim=(0, 1), xlabel="key", ylabel="weight", xticks=range(1, 11),
-           title=f"d_k = {d_k}, {'scaled' if scaled else 'unscaled'}: scores spread {e.std():.1f}, largest weight {alpha.max():.2f}")
-    return fig
-
-
 interactive_figure(
-    draw_softmax,
+    experiments.softmax_drawer(n_keys=10, seed=3),
     d_k=widgets.SelectionSlider(options=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], value=64, description="d_k"),
     scaled=widgets.Checkbox(value=False, description="divide by sqrt(d_k)"),
 )
@@ -606,21 +636,30 @@ claim(f"with a causal mask and no positions it is not either: up to {causal_gap:
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 7. What it costs
 #
-# The lecture's table compares one layer of each kind on a sequence of $n$ vectors of size $d$:
+# The lecture's table (Vaswani et al., 2017, Table 1) compares one layer of each kind on a
+# sequence of $n$ vectors of size $d$, a convolution with kernel width $k$ included; the
+# last column, the layer's weight matrices, is ours:
 #
-# | layer | operations per layer | sequential operations | longest path between two positions |
-# |---|---|---|---|
-# | self-attention | $O(n^2 d)$ | $O(1)$ | $O(1)$ |
-# | recurrent | $O(n d^2)$ | $O(n)$ | $O(n)$ |
+# | layer | operations per layer | sequential operations | longest path between two positions | weights (no biases) |
+# |---|---|---|---|---|
+# | self-attention | $O(n^2 d)$ | $O(1)$ | $O(1)$ | $4d^2$ |
+# | recurrent (GRU) | $O(n d^2)$ | $O(n)$ | $O(n)$ | $6d^2$ |
+# | convolutional | $O(k n d^2)$ | $O(1)$ | $O(\log_k n)$ (dilated; $O(n/k)$ otherwise) | $k d^2$ |
 #
 # The $O(\cdot)$ hides constants, and for a fair comparison we need them. Take one
-# attention head and one GRU layer, both of width $d$, and count multiply-adds:
+# attention head, one GRU layer and one convolution of width $k = 3$, all of width $d$, and
+# count multiply-adds:
 #
 # - **self-attention:** the four projections ($Q$, $K$, $V$ and $W^O$), each $n$ rows times a
 #   $d \times d$ matrix, cost $4nd^2$; the scores $QK^\top$ cost $n^2 d$, and the weighted sum of
 #   the values another $n^2 d$: in all $4nd^2 + 2n^2d$.
 # - **GRU:** at each of the $n$ steps, three gates, each an input and a hidden $d \times d$
 #   product: $6nd^2$.
+# - **convolution:** at each of the $n$ positions, $k$ neighbours times a $d \times d$ matrix: $knd^2$.
+#
+# Each layer's $n \cdot (\text{weights})$ term is its weights applied once per position: $4nd^2$,
+# $6nd^2$, $3nd^2$. Only self-attention has a term with no weights in it, $2n^2d$: the
+# comparison of every position with every other.
 #
 # So self-attention does *less* arithmetic than the GRU as long as $2n^2 d < 2nd^2$, that
 # is $n < d$. With $d = 64$ the two are equal at exactly $n = 64$. We do not have to trust
@@ -634,6 +673,7 @@ d_model = 64
 torch.manual_seed(0)
 attention_layer = MultiHeadAttention(d_model, 1)
 recurrent_layer = nn.GRU(d_model, d_model, batch_first=True)
+convolution = nn.Conv1d(d_model, d_model, kernel_size=3, padding=1)  # works on (1, d, n): transposed below
 
 
 def counted_flops(layer, n):
@@ -646,16 +686,23 @@ def counted_flops(layer, n):
 
 def multiply_adds(layer, n, d=d_model):
     """The formulas above."""
-    return 4 * n * d**2 + 2 * n**2 * d if layer == "self-attention" else 6 * n * d**2
+    return {"self-attention": 4 * n * d**2 + 2 * n**2 * d, "GRU": 6 * n * d**2, "convolution": 3 * n * d**2}[layer]
+
+
+weights = {name: sum(p.numel() for p in layer.parameters() if p.dim() > 1)  # matrices and kernels, no biases
+           for name, layer in (("self-attention", attention_layer), ("GRU", recurrent_layer), ("convolution", convolution))}
+print("weights (no biases): " + ", ".join(f"{name} {count:,}" for name, count in weights.items()))
 
 
 COUNTED = SIZES[:5]  # counting runs the layer under a Python hook: the GRU's long loops would take seconds
 flops = {"self-attention": [counted_flops(attention_layer, n) for n in COUNTED],
-         "GRU": [counted_flops(recurrent_layer, n) for n in COUNTED]}
-print(f"{'n':>5} {'self-attention':>15} {'GRU':>13}   multiply-adds, counted")
+         "GRU": [counted_flops(recurrent_layer, n) for n in COUNTED],
+         "convolution": [counted_flops(lambda x: convolution(x.transpose(1, 2)), n) for n in COUNTED]}
+print(f"{'n':>5} {'self-attention':>15} {'GRU':>13} {'convolution':>13}   multiply-adds, counted")
 for i, n in enumerate(COUNTED):
-    a, g = flops["self-attention"][i] // 2, flops["GRU"][i] // 2
-    print(f"{n:5d} {a:15,} {g:13,}   {'attention cheaper' if a < g else 'equal' if a == g else 'GRU cheaper'}")
+    a, g, c = (flops[name][i] // 2 for name in flops)
+    print(f"{n:5d} {a:15,} {g:13,} {c:13,}   attention vs GRU: "
+          f"{'attention cheaper' if a < g else 'equal' if a == g else 'GRU cheaper'}")
 
 # %% [markdown]
 # Self-attention also stores something the GRU does not: one $n \times n$ matrix of
@@ -690,8 +737,13 @@ print(f"16 times longer -> 256 times more memory ({weight_bytes[4096] // 2**20} 
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the counts are the formulas
-claim(f"counted multiply-adds are exactly 4nd^2 + 2n^2d (attention) and 6nd^2 (GRU) at n = {COUNTED}",
+claim(f"counted multiply-adds are exactly 4nd^2 + 2n^2d (attention), 6nd^2 (GRU) and 3nd^2 (convolution) at n = {COUNTED}",
       all(flops[name] == [2 * multiply_adds(name, n) for n in COUNTED] for name in flops))
+claim(f"the weights are 4d^2, 6d^2 and 3d^2 for d = 64: {list(weights.values())}",
+      list(weights.values()) == [4 * 64**2, 6 * 64**2, 3 * 64**2])
+claim("so each count is n x (the layer's weights), plus 2n^2d for attention alone",
+      all(multiply_adds(name, n) == n * weights[name] + (2 * n * n * 64 if name == "self-attention" else 0)
+          for name in weights for n in COUNTED))
 cheaper = [n for i, n in enumerate(COUNTED) if flops["self-attention"][i] < flops["GRU"][i]]
 equal = [n for i, n in enumerate(COUNTED) if flops["self-attention"][i] == flops["GRU"][i]]
 claim(f"attention does less arithmetic at n = {cheaper}, the same at n = {equal} = d, more beyond",
@@ -726,21 +778,17 @@ for layer in range(2):
     for head in range(2):
         print(f"layer {layer + 1}, head {head + 1}: largest weight {heads.largest[layer][head]:.2f} on average, "
               f"entropy {heads.entropy[layer][head]:.2f} nats (uniform: {heads.uniform_entropy:.2f}), "
-              f"weight on the mirrored position {heads.mirror[layer][head]:.0%}")
+              f"weight on the mirrored position {heads.mirror[layer][head]:.0%}, "
+              f"within one position of it {heads.near_mirror[layer][head]:.0%}, "
+              f"within one position of its own {heads.near_self[layer][head]:.0%}")
 
 
 # %%
-def draw_head(layer, head, example, ax=None):
-    """Attention weights of one head for one test string, on the common scale 0 to 1 (the widget's function)."""
-    letters = [LETTERS[i] for i in test_ids[example].tolist()]
-    return plot_attention(layer_weights[layer - 1][example, head - 1], letters, [f"{i + 1}" for i in range(LENGTH)],
-                          ax=ax, annotate=ax is None, vmax=1.0,
-                          title=f"layer {layer}, head {head}: {''.join(letters)} -> {''.join(letters[::-1])}")
-
-
+letters = [LETTERS[i] for i in test_ids[0].tolist()]
 fig, axes = plt.subplots(1, 4, figsize=(18, 3.8))
 for ax, (layer, head) in zip(axes, [(1, 1), (1, 2), (2, 1), (2, 2)]):
-    draw_head(layer, head, example=0, ax=ax)
+    plot_attention(layer_weights[layer - 1][0, head - 1], letters, [f"{i + 1}" for i in range(LENGTH)], ax=ax,
+                   vmax=1.0, title=f"layer {layer}, head {head}: {''.join(letters)} -> {''.join(letters[::-1])}")
 fig.tight_layout()
 plt.show()
 
@@ -752,9 +800,11 @@ plt.show()
 # the mirrored position. The first layer's heads are soft: a query's largest weight is
 # smaller on average than in the second layer, and the entropy of its weights higher.
 # (Drawn each on its own scale, a soft map looks as crisp as a sharp one: always check
-# the colour bar.) Where does the first layer put its weight? Look at a few strings in
-# the widget below before you decide. Weights in a deep model are not always this
-# readable; this task is simple enough for them to be.
+# the colour bar.) But soft does not mean local: the first layer's heads do not gather
+# each letter's own neighbourhood. Each puts more weight within one position of the
+# *mirrored* position than within one position of its own (the printout gives the
+# shares): already a blurred version of the lookup, which the second layer sharpens. Weights in a deep model are not always this readable; this task is simple
+# enough for them to be.
 #
 # ### Play with it
 #
@@ -762,20 +812,60 @@ plt.show()
 
 # %%
 interactive_figure(
-    draw_head,
+    experiments.head_drawer(layer_weights, test_ids),
     layer=widgets.Dropdown(options=[1, 2], value=2, description="layer"),
     head=widgets.Dropdown(options=[1, 2], value=1, description="head"),
     example=widgets.IntSlider(value=0, min=0, max=19, description="string"),
 )
 
+# %% [markdown]
+# ### The same word, two vectors
+#
+# Why does this matter for language? A word's meaning depends on its neighbours, and
+# self-attention is how a Transformer lets the neighbours in. Take chapter 13's tiny
+# BERT (two layers, $d = 128$, pre-trained on children's stories) and the word "play"
+# at the same position of two sentences: a verb in one, a noun in the other. Its input
+# vector (token, position and segment embeddings) is the same in both; its output is not.
+# To see that attention is what makes the difference, run the model once more with
+# attention allowed to the word itself only.
+
+# %%
+bert, wordpiece = load_pretrained()
+play_sentences = ["we play in the park after school", "the play at school was very funny"]
+ids = torch.tensor([[wordpiece.stoi["[CLS]"]] + wordpiece.encode(s) + [wordpiece.stoi["[SEP]"]] for s in play_sentences])
+print([wordpiece.itos[i] for i in ids[0].tolist()], [wordpiece.itos[i] for i in ids[1].tolist()], sep="\n")
+only_itself = torch.zeros(ids.shape, dtype=torch.bool)
+only_itself[:, 2] = True  # every query may attend to position 2 ("play") only
+with torch.no_grad():
+    inputs, outputs = bert.embed(ids)[:, 2], bert(ids)[:, 2]  # (2, 128) each: "play" in each sentence
+    alone = bert(ids, valid=only_itself)[:, 2]
+play_cosine = F.cosine_similarity(outputs[0], outputs[1], dim=0).item()
+alone_gap = (alone[0] - alone[1]).abs().max().item()
+print(f"input vectors of 'play' identical: {torch.equal(inputs[0], inputs[1])}; "
+      f"output vectors: cosine similarity {play_cosine:.2f}; attending to itself only: they differ by {alone_gap:.0e}")
+
+# %% [markdown]
+# Same input, two outputs: after two layers of self-attention, "play" carries something of
+# each sentence. With attention confined to the word itself the two outputs are
+# identical again, so the context enters through attention and nowhere else (the
+# feed-forward layers act on each position alone). This is what "contextual" word
+# vectors means; chapter 13 puts such vectors to work.
+
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: what the trained heads do
 print(f"test accuracy {heads.accuracy:.3f}; mean largest weight, layer 1: "
       f"{', '.join(f'{v:.2f}' for v in heads.largest[0])}, layer 2: {', '.join(f'{v:.2f}' for v in heads.largest[1])}; "
-      f"weight on the mirrored position, layer 2: {', '.join(f'{v:.2f}' for v in heads.mirror[1])}; entropy (nats), "
+      f"weight on the mirrored position, layer 2: {', '.join(f'{v:.2f}' for v in heads.mirror[1])}; "
+      f"within one position of it, layer 1: {', '.join(f'{v:.2f}' for v in heads.near_mirror[0])}; "
+      f"within one of its own, layer 1: {', '.join(f'{v:.2f}' for v in heads.near_self[0])}; entropy (nats), "
       f"layer 1: {', '.join(f'{v:.2f}' for v in heads.entropy[0])}, layer 2: {', '.join(f'{v:.2f}' for v in heads.entropy[1])}")
 for sentence, holds in experiments.heads_claims(heads).items():
     claim(f"{sentence} (seed 0)", holds)
+claim("the tiny BERT's input vectors of 'play' at position 2 of the two sentences are identical",
+      torch.equal(inputs[0], inputs[1]))
+claim(f"its output vectors differ: cosine similarity {play_cosine:.2f}, about 0.85 (between 0.8 and 0.9)",
+      0.8 < play_cosine < 0.9)
+claim(f"attending to itself only, the two outputs agree (to 1e-5; differ by {alone_gap:.0e})", alone_gap < 1e-5)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
@@ -783,11 +873,12 @@ for sentence, holds in experiments.heads_claims(heads).items():
 # - Self-attention projects each word to a query, a key and a value; the output for a word is the softmax-weighted average of all values, weighted by query–key dot products divided by $\sqrt{d_k}$. The "Thinking Machines" numbers (112, 96 → 14, 12 → 0.8808, 0.1192) come out exactly.
 # - The lecture writes $q_i = W_q x_i$ (columns), we write $q_i = x_i W^Q$ (rows): the same numbers, transposed.
 # - In the four-word example, the slides' first row (0.87, 0.12, 0.01, 0) is not the rounded softmax (0.88, 0.12, $5 \times 10^{-6}$, $2 \times 10^{-6}$): both slide rows sum to exactly 1.00, as if adjusted to; the second row is far from its own scores (exact 0.018 and 0.982, slides 0.08 and 0.91).
-# - All positions at once: $\operatorname{softmax}(QK^\top/\sqrt{d_k})V$, with causal and padding masks. Each of $h$ heads projects the whole word vector into its own $d/h$-dimensional space and attends there; $W^O$ mixes them; $4d^2 + 4d$ parameters whatever $h$. Verified against PyTorch.
+# - All positions at once: $\operatorname{softmax}(QK^\top/\sqrt{d_k})V$, with causal and padding masks. Each of $h$ heads projects the whole word vector (all $d$ dimensions) into its own $d/h$-dimensional space and attends there; the split into heads and the merge back are a `view` and a `transpose`, which you wrote; $W^O$ mixes the heads; $4d^2 + 4d$ parameters whatever $h$. Verified against `torch.nn.MultiheadAttention`.
 # - $\operatorname{Var}(q \cdot k) = d_k$: unscaled, at $d_k = 512$, the softmax over ten keys saturates (mean largest weight above 0.9) and its gradient shrinks more than five-fold, the paper's suspected reason for the scaling.
 # - Without positions self-attention is permutation-equivariant, unless a causal mask breaks the symmetry.
-# - Counted exactly, one head costs $4nd^2 + 2n^2d$ multiply-adds and a GRU layer $6nd^2$: attention does less arithmetic below $n = d$; its $n \times n$ weights grow 256-fold when $n$ grows 16-fold.
-# - In a trained two-layer reverser, attention in the second layer is much sharper than in the first and reads the mirrored position, the lookup the task needs; the first layer's heads are soft. Compare heads on one colour scale.
+# - Counted exactly, one head costs $4nd^2 + 2n^2d$ multiply-adds, a GRU layer $6nd^2$ and a width-3 convolution $3nd^2$: $n$ times each layer's weights ($4d^2$, $6d^2$, $3d^2$), plus attention's weight-free $2n^2d$. Attention does less arithmetic than the GRU below $n = d$; its $n \times n$ weights grow 256-fold when $n$ grows 16-fold.
+# - In the tiny BERT, "play" has the same input vector in two sentences and two different output vectors (cosine similarity about 0.85); with attention confined to the word itself they are identical: context enters through attention.
+# - In a trained two-layer reverser, attention in the second layer is much sharper than in the first and reads the mirrored position, the lookup the task needs; the first layer's heads are soft but already look near the mirrored position, not at each letter's neighbourhood. Compare heads on one colour scale.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
@@ -901,7 +992,12 @@ claim(f"the GRU issues {per_position:g} more (at least 3) with every position",
 #   are the same on every machine for a given torch version (the GRU's per-position count
 #   comes from PyTorch's CPU GRU loop; if a torch release fuses it, that claim is the one
 #   to revisit). `FlopCounterMode` needs torch ≥ 2.1, the course's minimum.
-# - **Slides' slips** (section 2) are stated as what the formula gives; the exercise asks
-#   for the score that would produce the slides' second row (about 104.5 instead of 92).
+# - **Slides' slips** (section 2) are stated as what the formula gives, with the score that
+#   would produce the slides' second row (about 104.5 instead of 92); the old exercise on it
+#   was replaced by exercise 3 (split and merge heads), the step students stumble on.
+# - **The widgets** are drawn by `dl4nlp.experiments.attention.softmax_drawer` and
+#   `head_drawer`: each lays its figure out once and changes only the data, numbers and
+#   title on a redraw (a new figure with a colour bar per redraw took 0.64 s on the bench
+#   machine).
 # - Exercise 4 is the "predict, then run" exercise: ask the class for a show of hands
 #   before running the cell.

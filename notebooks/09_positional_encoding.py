@@ -16,22 +16,19 @@
 # %% [markdown] slideshow={"slide_type": "slide"}
 # # 09 · Positional encoding: telling "John loves Mary" from "Mary loves John"
 #
-# Self-attention compares every word with every other word, and it does so
-# without ever looking at *where* the words are. Shuffle a sentence and a
-# Transformer encoder without positional information returns the same
-# vectors, shuffled. In this chapter you will see that on the lecture's example,
-# then build the Transformer's sinusoidal position codes, derive and check the three
-# properties that make them useful, train small models with and without
-# positions on a task that needs word order, and watch what happens on
-# sequences longer than any seen in training.
+# Self-attention compares every word with every other word without ever looking at
+# *where* the words are. This chapter builds the Transformer's sinusoidal position codes,
+# checks the properties that make them useful, compares them with relative positions,
+# RoPE and ALiBi, and tests on a task that needs word order what each promises, at and
+# beyond the training length.
 #
 # **You will:**
-# - see that a self-attention encoder without positions treats a sentence as a bag of words;
-# - build the sinusoidal encoding from the idea of counting in binary, and see it as a heatmap;
+# - build the sinusoidal encoding from counting in binary, and see why it is added rather than concatenated;
 # - verify that a shift by $k$ positions is one fixed rotation, that $PE(p)\cdot PE(q)$ depends only on $p-q$, and that the codes stay bounded;
-# - see what added positions do inside an attention score, and how relative positions and rotary embeddings (RoPE) change it; compute RoPE's long-term decay bound and what it does and does not promise;
-# - predict, then measure, how models with no, learned, sinusoidal and rotary positions fare on a task that needs order, at and beyond the training length, and find out by experiment why they fail beyond it;
-# - watch a causal model with no positional encoding at all learn where its tokens are.
+# - write the sinusoidal table, an ALiBi bias and RoPE yourself, each checked against the library;
+# - see what added positions do inside an attention score, and what RoPE's decay bound does and does not promise;
+# - predict, then measure, how models with no, learned, sinusoidal, rotary and ALiBi positions fare beyond the training length, and find out by experiment why, one confound at a time;
+# - watch a causal model with no positional encoding learn where its tokens are.
 #
 # **Prerequisites:** chapter 08 (self-attention, multi-head attention, permutation equivariance).
 #
@@ -65,10 +62,11 @@ import matplotlib.pyplot as plt
 import torch
 
 from dl4nlp.diagrams import tagger_diagram
-from dl4nlp.exercises import check
+from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import positional
 from dl4nlp.notebook import claim
 from dl4nlp.plots import plot_position_heatmap
+from dl4nlp.alibi import alibi_bias, alibi_slopes
 from dl4nlp.positional import (binary_encoding, clipped_relative_positions, frequencies, make_positional,
                                rope_decay_bound, rotary, shift_matrix, sinusoidal_encoding)
 from dl4nlp.taggers import Tagger, bag_of_words_ceiling
@@ -78,12 +76,10 @@ from dl4nlp.widgets import interactive_figure
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Why positions are needed: self-attention sees a bag of words
 #
-# Chapter 08 showed that self-attention is *permutation-equivariant*: permute the
-# words and every output is permuted the same way, $\operatorname{Enc}(PX) = P\,\operatorname{Enc}(X)$,
-# because permuting the rows and columns of a score matrix permutes the rows of its
-# row-wise softmax. Any pooled summary of the outputs (their mean, their sum) is then
-# exactly the same for every word order. Here is what that means for the lecture's
-# example, with a randomly initialised two-layer encoder and random word vectors.
+# Chapter 08 proved that an encoder without positions is permutation-equivariant,
+# $\operatorname{Enc}(PX) = P\,\operatorname{Enc}(X)$. Here is what that means for the lecture's
+# example, with a randomly initialised two-layer encoder and random word vectors: we
+# compare the outputs, their mean (a pooled sentence vector) and the vector of "John".
 
 # %%
 words = ["John", "loves", "Mary"]
@@ -155,33 +151,50 @@ print("period of bit 0, 1, 2, 3:", periods)
 # wavelength is $2\pi / \omega_i$ positions: from $2\pi \approx 6.3$ positions for the
 # first pair to almost $2\pi \cdot 10000$ for the last, a geometric progression like
 # the binary periods 2, 4, 8, 16. Using a sine *and* a cosine per frequency puts
-# each pair on a circle, which is what makes section 3 work. The codes are *added* to
-# the word embeddings, not concatenated: the model width stays $d_{\text{model}}$.
+# each pair on a circle, which is what makes section 3 work.
 #
-# **Exercise 1.** Return the wavelength, in positions, of every sinusoid pair for
-# $d_{\text{model}} = 64$ (a tensor of 32 values), using only the formula.
+# **Added, not concatenated.** Concatenation is a special case of the sum $x + p$: words
+# in some dimensions, positions in others. Adding lets training decide how the
+# $d_{\text{model}}$ dimensions are shared, at no extra width. The price: after the sum,
+# $W_Q$ and $W_K$ cannot take word and position apart exactly (section 4's cross terms).
+#
+# **Exercise 1.** Write the table: `sinusoids(n_positions, d_model)` returns the
+# $(n_{\text{positions}}, d_{\text{model}})$ tensor (float64) whose row $pos$ is $PE(pos)$,
+# sines in the even columns and cosines in the odd ones. The check names the first
+# wrong entry.
 
 # %%
-def exercise_1():
-    raise NotImplementedError  # your code here: one wavelength per pair i = 0..31
+def sinusoids(n_positions, d_model):
+    raise NotImplementedError  # your code here
 
 
-# The reference measures each wavelength from the table itself: the first return of the angle to 0 mod 2π.
-_angles = torch.atan2(sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 0::2],
-                      sinusoidal_encoding(2, 64, dtype=torch.float64)[1, 1::2])  # angle turned in one step
-exercise_1_reference = 2 * math.pi / _angles
-PAIRS = [f"the wavelength of pair {i}" for i in range(32)]
-check("Exercise 1", exercise_1, exercise_1_reference, names=PAIRS);
+ENTRIES = [f"PE({pos})[{j}]" for pos in range(10) for j in range(16)]
+exercise_1_reference = sinusoidal_encoding(10, 16, dtype=torch.float64).reshape(-1)
+solved_1 = check("Exercise 1", lambda: sinusoids(10, 16).reshape(-1), exercise_1_reference, atol=1e-9, names=ENTRIES);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 1
-def exercise_1():
-    i = torch.arange(32, dtype=torch.float64)
-    frequency = 10000 ** (-2 * i / 64)  # angle per position of pair i
-    return 2 * math.pi / frequency
+def sinusoids(n_positions, d_model):
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]  # (n, 1)
+    omega = 10000 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d/2,): 10000^(-2i/d)
+    table = torch.empty(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = torch.sin(pos * omega), torch.cos(pos * omega)
+    return table
 
 
-assert check("Exercise 1", exercise_1, exercise_1_reference, names=PAIRS)
+assert check("Exercise 1", lambda: sinusoids(10, 16).reshape(-1), exercise_1_reference, atol=1e-9, names=ENTRIES)
+solved_1 = True
+
+# %% [markdown]
+# Your table, for 64 dimensions, gives the wavelength of every pair: the angle pair $i$
+# turns in one step is $\omega_i$, read off row 1 as $\operatorname{atan2}(\sin, \cos)$.
+
+# %%
+table_64 = attempt(lambda: sinusoids(2, 64), lambda: sinusoidal_encoding(2, 64, dtype=torch.float64),
+                   name="Exercise 1", solved=solved_1)
+measured_wavelengths = 2 * math.pi / torch.atan2(table_64[1, 0::2], table_64[1, 1::2])  # (32,)
+print(f"wavelengths of the 32 pairs: {measured_wavelengths[0]:.4f}, {measured_wavelengths[1]:.4f}, ..., "
+      f"{measured_wavelengths[-1]:.1f} positions")
 
 # %% [markdown]
 # The same for the paper's width, 512, computed by the library:
@@ -204,7 +217,7 @@ print(f"each pair's wavelength is {ratios[0]:.6f} times the previous one's (1000
 # %%
 table = sinusoidal_encoding(50, 512)  # (50, 512)
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), gridspec_kw={"width_ratios": [1, 3]})
-plot_position_heatmap(bits, ax=axes[0], title="0-15 in binary (bit 0 on the left)", xlabel="bit")
+positional.plot_binary_codes(bits, ax=axes[0])
 plot_position_heatmap(table, ax=axes[1], title="sinusoidal encoding: 50 positions × 512 dimensions")
 fig.tight_layout()
 plt.show()
@@ -404,13 +417,12 @@ claim(f"positions 0..10000: every value in [-1, 1], every code of length 16 (to 
 #
 # The position–position term *can* depend on the offset alone: with codes as rows,
 # $p_{i+k} = p_i M_k^\top$ (section 3a), so if $W_Q W_K^\top = M_k^\top$ the term is
-# $p_{i+k} \cdot p_j$, a function of $i - j$ only, largest at $j = i + k$ (section 3b).
-# "Look $k$ words away" is then one matrix for every position. But nothing builds this
-# in: $W_Q W_K^\top$ is learned, and the same matrix also serves the content–content
-# term. And the two cross terms mix the *content* of one word with the *absolute
-# position* of the other, so the same two words, three positions apart, generally score
-# differently at the start of a sentence and further on. Relative schemes change the
-# terms: Shaw, Uszkoreit and Vaswani (2018) learn one vector per *offset* $j - i$,
+# $p_{i+k} \cdot p_j$, a function of $i - j$ only, largest at $j = i + k$ (section 3b):
+# "look $k$ words away", one matrix for every position. But nothing builds this in:
+# $W_Q W_K^\top$ is learned and also serves the content–content term, and the cross terms
+# mix the *content* of one word with the *absolute position* of the other, so the same two
+# words, three apart, generally score differently at different places. Relative schemes
+# change the terms: Shaw, Uszkoreit and Vaswani (2018) learn one vector per *offset* $j - i$,
 # clipped to $[-K, K]$, and use it inside attention in place of absolute positions. The
 # table of offsets, clipped at $K = 3$, for 8 positions:
 
@@ -419,11 +431,46 @@ claim(f"positions 0..10000: every value in [-1, 1], every code of length 16 (to 
 offsets_table = clipped_relative_positions(8, 3)
 print(offsets_table.numpy())
 
-# %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** T5 (Raffel et al., 2020) adds a learned scalar per bucket of offsets to the
-# attention scores; ALiBi (Press et al., 2022) adds no position vectors at all and instead
-# subtracts from each score a fixed penalty proportional to the distance, with one slope
-# per head.
+# %% [markdown]
+# T5 (Raffel et al., 2020) adds a learned scalar per bucket of offsets to the attention
+# scores. **ALiBi** (Press, Smith and Lewis, 2022) adds no position vectors at all and
+# learns nothing about positions: every head $h$ subtracts from each score a fixed penalty
+# proportional to the distance,
+#
+# $$\text{score}(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|, \qquad
+#   m_h = 2^{-8h/H}\quad (h = 1, \dots, H \text{ heads}).$$
+#
+# The paper's decoder penalises the keys before the query, $-m_h(i - j)$ (the future is
+# masked anyway); an encoder sees both sides, so ours uses $|i - j|$.
+#
+# **Exercise 4.** Write `alibi(T, slopes)`: the bias tensor of shape $(H, T, T)$ whose
+# entry $[h, i, j]$ is $-m_h |i - j|$, for a tensor `slopes` of the $H$ slopes.
+
+# %%
+def alibi(T, slopes):
+    raise NotImplementedError  # your code here: (H, T, T), entry [h, i, j] = -slopes[h] * |i - j|
+
+
+two_slopes = alibi_slopes(2)  # 2^-4 and 2^-8: the slopes of a two-head model
+BIAS_NAMES = [f"head {h + 1}, query {i}, key {j}" for h in range(2) for i in range(6) for j in range(6)]
+solved_4 = check("Exercise 4", lambda: alibi(6, two_slopes).reshape(-1), alibi_bias(6, two_slopes).reshape(-1),
+                 names=BIAS_NAMES);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 4
+def alibi(T, slopes):
+    i = torch.arange(T, dtype=slopes.dtype)
+    return -slopes[:, None, None] * (i[None, :] - i[:, None]).abs()  # (H, 1, 1) times (T, T)
+
+
+assert check("Exercise 4", lambda: alibi(6, two_slopes).reshape(-1), alibi_bias(6, two_slopes).reshape(-1),
+             names=BIAS_NAMES)
+solved_4 = True
+
+# %% [markdown]
+# Like RoPE, the bias depends on the offset only; unlike it, it is the same whatever the
+# content, and it only ever pushes weight towards near keys. Section 5 trains models with
+# it.
 
 # %% [markdown]
 # **Rotary embeddings** (RoPE; Su et al., 2021) add nothing. They rotate each pair of a
@@ -434,7 +481,38 @@ print(offsets_table.numpy())
 # edit its terms; RoFormer replaces the addition by this multiplication. LLaMA and many
 # other recent open language models use it. Below: the same query and key content, three
 # positions apart, at three places in the sequence, with added sinusoids (and random
-# projections) and with `dl4nlp.positional.rotary`.
+# projections) and with RoPE.
+#
+# **Exercise 5.** Write `rope(x, m)`: for a vector `x` of $d$ numbers at position $m$,
+# rotate each pair $(x_{2i}, x_{2i+1})$ by the angle $m\,\omega_i$, $\omega_i = 10000^{-2i/d}$
+# (exercise 2's matrix, with $\omega = \omega_i$ and $k = m$, but turning the other way:
+# $(x_{2i}\cos - x_{2i+1}\sin,\; x_{2i}\sin + x_{2i+1}\cos)$). It is checked against
+# `dl4nlp.positional.rotary`, and the scores below use yours.
+
+# %%
+def rope(x, m):
+    raise NotImplementedError  # your code here: x (d,) -> x rotated pair by pair, (d,)
+
+
+x_test = torch.arange(1.0, 9.0, dtype=torch.float64)  # (8,): 1, 2, ..., 8
+solved_5 = check("Exercise 5", lambda: rope(x_test, 3), rotary(x_test[None], positions=[3])[0],
+                 atol=1e-9, names=[f"coordinate {j}" for j in range(8)]);
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 5
+def rope(x, m):
+    d = x.shape[-1]
+    angle = m * 10000 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,): m * omega_i
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    out = torch.empty_like(x)
+    out[0::2] = x[0::2] * cos - x[1::2] * sin
+    out[1::2] = x[0::2] * sin + x[1::2] * cos
+    return out
+
+
+assert check("Exercise 5", lambda: rope(x_test, 3), rotary(x_test[None], positions=[3])[0],
+             atol=1e-9, names=[f"coordinate {j}" for j in range(8)])
+solved_5 = True
 
 # %%
 generator = torch.Generator().manual_seed(0)
@@ -448,9 +526,13 @@ def added_score(m, n):
     return ((q[0] + pe[m]) @ W_Q @ W_K.T @ (k[0] + pe[n])).item()
 
 
+rotate = attempt(lambda: rope, lambda: lambda x, m: rotary(x[None], positions=[m])[0], name="Exercise 5",
+                 solved=solved_5)
+
+
 def rope_score(m, n, key=k):
-    """Score of content q at position m against content ``key`` at position n, both rotated."""
-    return (rotary(q, positions=[m]) * rotary(key, positions=[n])).sum().item()
+    """Score of content q at position m against content ``key`` at position n, both rotated (by your rope)."""
+    return (rotate(q[0], m) @ rotate(key[0], n)).item()
 
 
 pairs = [(5, 2), (40, 37), (1003, 1000)]
@@ -490,7 +572,9 @@ print(f"bound at distance 0: {bound[0]:.1f} (= 128/4 + 1/2); at 100: {bound[100]
 # those two can agree shrinks with the distance. It does not say that far-apart tokens
 # cannot agree strongly: a rotation keeps lengths, so a key whose content is the query's
 # own, turned by the offset, scores $|q|\,|k|$, the largest any score can be, at
-# every distance. A model can learn such content when it needs to look far.
+# every distance. A model can learn such content when it needs to look far. Barbero et al.
+# (2024) make the same point, and argue from the inside of a trained Gemma 7B model that
+# decay with distance is unlikely to be why RoPE helps.
 
 # %%
 far_key = rotary(q, positions=[1000])  # the query's content, turned by the offset: R(1000) q
@@ -523,29 +607,28 @@ claim(f"an aligned key still scores |q| |k| at distance 1000: {aligned:.6f} (to 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 5. Learned, sinusoidal or rotary? A task that needs order
 #
-# BERT and GPT-2 do not use the sinusoids: they learn one vector per position, an
-# `nn.Embedding(max_len, d_model)` trained with everything else (Gehring et al. used
-# the same idea for convolutional sequence-to-sequence models in 2017). Vaswani et al.
-# (2017) found that learned and sinusoidal positions gave "nearly identical results",
-# and chose the sinusoids because they "may allow the model to extrapolate" to sequences
-# longer than any seen in training. Here we test both hopes.
+# BERT and GPT-2 learn one vector per position instead, an `nn.Embedding(max_len, d_model)`
+# (as Gehring et al., 2017, did). Three sentences from the papers, as hypotheses to test:
 #
-# A task that cannot be solved without positions: **output, at every position, the
-# token that came just before it.** The input is a random sequence over 16 symbols.
-# Four one-layer Transformer taggers (`dl4nlp.taggers.Tagger`, the model chapter 08
-# used for reversal) differ only in their position information: none, learned,
-# sinusoidal, rotary. Each trains for 150 steps on sequences of 8 to 16 tokens; then
-# we test on fresh sequences of length 16 and of length 48, three times longer than
-# anything seen in training.
+# 1. Vaswani et al. (2017, §3.5) tried learned positions and "found that the two versions
+#    produced nearly identical results". *Hypothesis 1: learned and sinusoidal positions
+#    do equally well within the training length.*
+# 2. They "chose the sinusoidal version because it may allow the model to extrapolate to
+#    sequence lengths longer than the ones encountered during training". *Hypothesis 2:
+#    sinusoidal positions carry a model beyond its training length.*
+# 3. Su et al. (2021) list among RoPE's properties "the flexibility of being expand to any
+#    sequence lengths". *Hypothesis 3: rotary positions carry a model beyond its training
+#    length.*
 #
-# **How well can a model without positions do?** Not just chance ($1/16$). Without
-# positions the encoder sees, at position $t$, its own token $a$ and the *multiset* of the
-# sequence. Every arrangement of that multiset is then equally likely, so the token
-# before an $a$ is $b$ with probability $c'_b/(T-1)$, where $c_b$ counts the $b$'s and
-# $c'_b = c_b - [b = a]$. The best guess is the most frequent other token, and averaging
-# over the random counts gives the **bag-of-words ceiling**, which
-# `dl4nlp.taggers.bag_of_words_ceiling` computes exactly (by enumerating the shapes of
-# the counts).
+# The task: **output, at every position, the token just before it**, in random sequences
+# over 16 symbols. Four one-layer taggers (`dl4nlp.taggers.Tagger`, chapter 08's model)
+# differ only in their positions: none, learned, sinusoidal, rotary. Each trains for 150
+# steps on sequences of 8 to 16 tokens; we test on fresh sequences of length 16 and 48.
+#
+# **Without positions** a model sees its own token $a$ and the *multiset* of the sequence;
+# every arrangement is equally likely, so the best guess is the most frequent other token.
+# Averaged over random counts this gives the **bag-of-words ceiling**, which
+# `dl4nlp.taggers.bag_of_words_ceiling` computes exactly.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -575,14 +658,14 @@ labels = {kind: [box.label for box in tagger_diagram(taggers[kind]).boxes.values
 differs = {kind: [i for i, (a, b) in enumerate(zip(labels["none"], labels[kind])) if a != b] for kind in labels}
 
 # %% [markdown]
-# **Exercise 4 (predict, then run).** The three models with positions will solve the
+# **Exercise 6 (predict, then run).** The three models with positions will solve the
 # task at length 16. Which of the four models will still solve it (at least 90 % of
 # tokens right) on positions 16–47 of the length-48 sequences, positions that none of
 # them saw in training? Answer with a dict, one `True` or `False` per model, *before*
 # you run the next cell.
 
 # %%
-def exercise_4():
+def exercise_6():
     raise NotImplementedError  # return {"none": ..., "learned": ..., "sinusoidal": ..., "rope": ...}
 
 
@@ -595,34 +678,29 @@ for kind in positional.KINDS:
 positional.plot_extrapolation(result)
 plt.show()
 solves_beyond = {kind: result.of("beyond", kind) >= 0.9 for kind in positional.KINDS}
-check("Exercise 4", exercise_4, solves_beyond);
+check("Exercise 6", exercise_6, solves_beyond);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
-# @title Solution to exercise 4
-def exercise_4():
+# @title Solution to exercise 6
+def exercise_6():
     # None of them: the learned rows beyond 15 were never trained, and the sinusoidal and rotary models meet
     # positions or distances they never saw (the rest of this section finds out why that hurts).
     return {"none": False, "learned": False, "sinusoidal": False, "rope": False}
 
 
-assert check("Exercise 4", exercise_4, solves_beyond)
+assert check("Exercise 6", exercise_6, solves_beyond)
 
 # %% [markdown]
 # **What it shows.**
 #
-# - *Without positions* the model is at the bag-of-words ceiling (compare its accuracy
-#   at length 16 with 0.197): it has learned the best order-blind strategy ("guess the
-#   most common other token"), and no amount of training could take it higher.
-# - *Learned, sinusoidal and rotary positions* all solve the task at the training length,
-#   as Vaswani et al. found for the first two.
-# - *Beyond the training length* none of them carries over: here the hope of
-#   extrapolation fails. The learned table has nothing to offer beyond position 15: those
-#   rows never received a gradient and are still their random initial values; the model
-#   is no better there than the order-blind one (the dash-dotted line is the bag-of-words
-#   ceiling at length 48). The sinusoidal and rotary models get far fewer of the new
-#   positions right than of the trained ones.
-# - Both the sinusoidal and the rotary model even lose accuracy on the *first* 15 positions
-#   when the sequence is longer. The figure alone does not say why; an experiment does, next.
+# - *Without positions* the model sits at the bag-of-words ceiling (0.197 at length 16).
+# - *Hypothesis 1 holds here:* learned, sinusoidal and rotary positions all solve the task
+#   at the training length.
+# - *Hypotheses 2 and 3 fail here:* beyond the training length none carries over. The
+#   learned rows beyond 15 never received a gradient (the model is no better there than
+#   the bag-of-words ceiling at length 48, dash-dotted); the sinusoidal and rotary models
+#   get far fewer new positions right, and even lose accuracy on the *first* 15 positions
+#   of longer sequences. Why? An experiment, next.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** Does the kind of position information matter in a large model? Wang et al.
@@ -652,12 +730,54 @@ print(f"rotary, positions 1-47 of length 48: {rope_unmasked:.3f}; "
 # %% [markdown]
 # Hiding what was never seen in training brings the accuracy back: for the sinusoidal
 # model on the first 15 positions, and for the rotary model on every position of the
-# length-48 sequences, since with the window every query–key distance is one it was
-# trained on. So the rotary model did learn "look one to the left" as a relative rule;
-# what broke it was attention to distances never trained. This is why schemes that
-# extrapolate well bias or restrict attention by distance (ALiBi's penalty grows with the
-# distance, so far-away keys lose the softmax by construction). The sinusoidal model has
-# no such fix beyond position 15: the codes there are new to it whatever we mask.
+# length-48 sequences.
+#
+# **Two confounds.** A mask changes *which* keys a query sees (positions or distances never
+# trained) and *how many* compete in its softmax (at most 16 in training, up to 48 here).
+# Each test rules out one:
+#
+# - The rotary window leaves a query up to 31 keys, twice training's 16, yet accuracy
+#   comes back: for RoPE the number of keys is not the cause, the unseen distances are.
+# - The sinusoidal mask hides both at once, so a control separates them: queries 1–7 see
+#   16 keys, as in training, either keys 0–15 (trained positions) or keys 0–7 plus a block
+#   of 8 unseen ones (16–23, 24–31, 32–39 or 40–47).
+
+# %%
+print(f"sinusoidal, positions 1-7, 16 keys each: keys 0-15 {result.sinusoidal_seen_16:.3f}; keys 0-7 plus an unseen block: "
+      + ", ".join(f"{start}-{start + 7}: {a:.3f}" for start, a in zip(positional.UNSEEN_BLOCKS, result.sinusoidal_half_unseen)))
+print(f"rotary window: a query sees at most {result.rope_window_keys} keys (training: at most 16)")
+
+# %% [markdown]
+# At 16 keys, keys at unseen positions still cost the sinusoidal model accuracy (more for
+# some blocks than others): unseen positions do harm on their own, not only through the
+# number of keys, and unlike RoPE the sinusoidal model has no window that avoids them.
+#
+# **ALiBi through the same test.** ALiBi was built to "train short, test long" (Press et
+# al.'s title). Three more taggers, trained like the four: ALiBi as the paper uses it, with
+# a causal mask (the penalty falls on earlier keys); ALiBi with both sides visible (the
+# symmetric penalty); and, as the control for the mask, a causal tagger with no
+# positions. For one layer of two heads we take the two steepest slopes of the paper's
+# eight-head sequence, $1/2$ and $1/4$.
+#
+# *Predict before you run:* which of the three can tell the token before a position from
+# the token after it?
+
+# %%
+alibi_result = positional.alibi_extrapolation(seed=0)  # trains three more taggers (a few seconds)
+print("accuracy:           length 16   | length 48: positions 1-15, positions 16-47")
+for variant in alibi_result.variants:
+    print(f"{variant:>18}: {alibi_result.of('in_range', variant):9.3f}   | "
+          f"{alibi_result.of('long_start', variant):22.3f}, {alibi_result.of('beyond', variant):.3f}")
+
+# %% [markdown]
+# Causal ALiBi solves the task at the training length and keeps solving it three times
+# beyond, the one model of this chapter that extrapolates on this task. Its penalty makes
+# the nearest earlier keys win whatever the length, and a distance of 1 is a distance of
+# 1 at position 40 too. The causal mask alone does not do it: without positions the
+# causal tagger stays far from solving the task in range. And the symmetric penalty
+# cannot work here: the token before and the token after are at the same distance, so
+# it cannot tell them apart, and the model gets about half of the tokens right, as if it
+# picked one of the two neighbours.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: what the four taggers learned, and what the intervention shows
@@ -674,6 +794,10 @@ torch.manual_seed(0)  # train_tagger draws the initial weights right after torch
 initial = Tagger(replace(positional.CONFIG, positional="learned")).position.embedding.weight.detach()
 claim("the learned table's rows 16 and beyond are exactly their initial values: never trained",
       torch.equal(untouched, initial[positional.TRAINING.max_length:]))
+print("ALiBi and its control, length 16 / positions 16-47 of length 48: " + ", ".join(
+    f"{v} {alibi_result.of('in_range', v):.3f} / {alibi_result.of('beyond', v):.3f}" for v in alibi_result.variants))
+for sentence, holds in positional.alibi_claims(alibi_result).items():
+    claim(f"{sentence} (seed 0)", holds)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. The exception: a causal mask is a source of position
@@ -705,6 +829,12 @@ print(f"mean accuracy: bidirectional {sum(causal.bidirectional) / 15:.3f}, causa
 # learns to name its own position, far above chance. Permutation equivariance is a
 # property of *unmasked* self-attention: decoders get some sense of position for free,
 # encoders like BERT do not.
+#
+# Kazemnejad et al. (2023) compared decoder-only models with no positional encoding
+# ("NoPE"), absolute, T5-relative, ALiBi and rotary positions on reasoning tasks longer
+# than any in training, and report that "NoPE outperforms other explicit positional
+# encoding methods". That holds for causal models; a bidirectional one without positions
+# is a bag of words.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the causal mask alone gives positions
@@ -714,12 +844,13 @@ for sentence, holds in positional.causal_claims(causal).items():
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
 #
-# - Self-attention is permutation equivariant: without positions, "Mary loves John" is "John loves Mary" reordered, and its pooled vector is identical.
-# - The sinusoidal encoding is a smooth version of counting in binary: pair $i$ turns with frequency $10000^{-2i/d}$, wavelengths from $2\pi$ to nearly $2\pi\cdot 10000$ positions.
-# - A shift by $k$ is one fixed rotation $M_k$ for every position; $PE(p)\cdot PE(q) = \sum_i \cos\omega_i(p-q)$ depends only on the distance, falls off from its peak $d/2 = 256$, and cannot tell left from right; every code has length $\sqrt{d/2} = 16$.
-# - Added positions bring content–position cross terms into every attention score, and scoring by offset alone is something the model must learn, not something built in; relative schemes (Shaw et al., T5, ALiBi) and rotary embeddings make scores depend on offsets instead. RoPE's decay bound for fixed content falls, unevenly, with the distance (below 40 % of its start beyond distance 100), yet an aligned query and key still score $|q||k|$ at any distance.
-# - Without positions a model can reach the bag-of-words ceiling (0.197 on the previous-token task at length 16) and no further. Learned, sinusoidal and rotary positions all solve the task within the training length; none extrapolates: learned rows beyond it are never trained, and the sinusoidal and rotary models are thrown off by keys at positions or distances never seen. Masking those keys restores them (for RoPE, at every position of the length-48 sequences we tested).
-# - A causal mask alone lets a model without positional encoding learn where its tokens are; bidirectional encoders cannot.
+# - Without positions self-attention sees a bag of words: "Mary loves John" is "John loves Mary" reordered, with the same pooled vector.
+# - Sinusoidal codes are a smooth binary count: pair $i$ turns with frequency $10000^{-2i/d}$, wavelengths $2\pi$ to nearly $2\pi\cdot 10000$; they are added, not concatenated.
+# - A shift by $k$ is one rotation $M_k$ at every position; $PE(p)\cdot PE(q) = \sum_i \cos\omega_i(p-q)$ depends only on the distance, peaks at $d/2 = 256$ and cannot tell left from right; every code has length 16.
+# - Added positions bring content–position cross terms into the scores; relative schemes, ALiBi and RoPE make scores depend on offsets. RoPE's decay bound for fixed content falls unevenly (below 40 % of its start beyond distance 100), yet an aligned query and key score $|q||k|$ at any distance.
+# - On the previous-token task: no positions reach the bag-of-words ceiling (0.197) and no further; learned, sinusoidal and rotary positions solve it in range ("nearly identical results" holds) and none extrapolates to length 48. Masking unseen positions or distances restores them (RoPE: every position at length 48, with up to 31 keys); at 16 keys, unseen positions alone still cost the sinusoidal model accuracy.
+# - Causal ALiBi (slopes 1/2, 1/4) solves the task and keeps solving it at three times the training length; the causal mask alone does not; a symmetric penalty gets about half right.
+# - A causal mask alone lets a model without positional encoding learn where its tokens are; for causal models, Kazemnejad et al. (2023) found no positional encoding generalises best.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
@@ -739,6 +870,8 @@ for sentence, holds in positional.causal_claims(causal).items():
 # - B. Wang et al., *On position embeddings in BERT*, ICLR (2021).
 # - A. Haviv, O. Ram, O. Press, P. Izsak, O. Levy, *Transformer language models without positional encodings still learn positional information*, Findings of EMNLP (2022).
 # - O. Press, N. A. Smith, M. Lewis, *Train short, test long: Attention with linear biases enables input length extrapolation* (ALiBi), ICLR (2022).
+# - A. Kazemnejad, I. Padhi, K. Natesan Ramamurthy, P. Das, S. Reddy, *The impact of positional encoding on length generalization in Transformers*, NeurIPS (2023).
+# - F. Barbero, A. Vitvitskyi, C. Perivolaropoulos, R. Pascanu, P. Veličković, *Round and round we go! What makes rotary positional encodings useful?* (2024).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Going further
@@ -834,7 +967,7 @@ claim("fixed sinusoidal APE does worst of the variants with positions",
 #   on seeds 1–3. The thresholds live in the module (`SOLVES`, `CEILING_SLACK`,
 #   `NEAR_CEILING_BEYOND`, `UNSOLVED_BEYOND`, `DIP`, `RECOVERED`, `CAUSAL_MIN`,
 #   `BIDIRECTIONAL_SLACK`); the prose quotes none of them, so a restated threshold does not
-#   make the text false. Exercise 4's "solves" is 0.9, the module's `SOLVES`; its answer
+#   make the text false. Exercise 6's "solves" is 0.9, the module's `SOLVES`; its answer
 #   (all False) follows from the extrapolation claims.
 # - **Portability.** Sections 1–4 are exact or float64 computations with tolerances far above
 #   rounding (1e-9 on sums of 256 cosines, 1e-12 relative on closed forms); the float32 ones
@@ -844,8 +977,17 @@ claim("fixed sinusoidal APE does worst of the variants with positions",
 #   asserted that the order-blind model's accuracy rounds to 0.19 on seed 0; the check now
 #   asserts the claim that holds on every machine (within 0.03 of the ceiling, never above
 #   it beyond sampling error), since a live run's second decimal can move between CPU kernels.
-# - **Caveats worth saying in class.** The masking intervention changes two things at once:
-#   which positions or distances the queries can see, and how many keys compete in the
-#   softmax. The RoPE window result was measured at length 48 only.
+# - **Caveats worth saying in class.** The RoPE window result was measured at length 48
+#   only. The two confounds of the masking intervention (unseen positions, number of keys)
+#   are separated in the main text: the rotary window (up to 31 keys) rules out the number
+#   of keys for RoPE; the count-matched control (`UNSEEN_BLOCKS`, 16 keys) shows that
+#   unseen positions alone cost the sinusoidal model accuracy (0.021 to 0.074 for the worst
+#   block on seeds 0-3).
+# - **ALiBi** (`alibi_extrapolation`, `alibi_claims`) uses the slopes 1/2 and 1/4, the two
+#   steepest of the paper's eight-head sequence: the paper's formula for two heads (1/16,
+#   1/256) is too shallow for one layer of two heads (seed 0: 0.41 in range, causal).
+#   Seeds 0-3: causal ALiBi 0.964-0.981 at length 16 and 0.959-0.973 on positions 16-47 of
+#   length 48; both sides 0.517-0.521 at length 16; causal without positions 0.317-0.324.
+#   Three more taggers trained live (about 1 s each on an idle 2-core CPU, more under load).
 # - **The GLUE audit** (Going further) is arithmetic on the published table as the lecture
 #   shows it (Wang et al., 2021); it needs no run.

@@ -133,7 +133,13 @@ def test_multi_head_attention_diagram_is_read_from_the_module():
     d = multi_head_attention_diagram(MultiHeadAttention(512, 8))
     heads = [b for b in d.boxes.values() if b.kind == "attention"]
     assert len(heads) == 4 and heads[-1].label == "… 5 more heads"
-    assert "√64" in heads[0].label and "(512 × 512)" in d.boxes["q"].label and "+ b" in d.boxes["q"].label
+    assert (
+        "√64" in heads[0].label
+        and "(T × 512)" in d.boxes["q"].label
+        and "W_Q: 512 × 512" in d.boxes["q"].label
+        and "+ b" in d.boxes["q"].label
+    )
+    assert any("all 512 input dimensions" in g[0] for g in d.groups)  # a head reads all 512, projected (§3.2.2)
     small = multi_head_attention_diagram(MultiHeadAttention(12, 3, bias=False))
     assert [b.label.splitlines()[0] for b in small.boxes.values() if b.kind == "attention"] == [
         "head 1",

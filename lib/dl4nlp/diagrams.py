@@ -742,10 +742,13 @@ def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
 
     Read from the module: the width d_model, the number of heads and their size,
     whether the projections have biases, and whether it rotates queries and keys
-    (``RotaryAttention``). X is projected to Q, K and V by three d × d matrices;
-    each is cut into ``n_heads`` slices of d/h columns; every head attends in its
-    own slice; the heads' outputs are concatenated and mixed by W^O. At most
-    ``show_heads`` heads are drawn, the rest stand behind a "…" box.
+    (``RotaryAttention``). X (T × d) is projected to Q, K and V (each T × d) by three
+    d × d matrices W_Q, W_K, W_V, each the h heads' own d × d/h projections side by
+    side; head i takes columns i·d/h … (i+1)·d/h − 1 of Q, K and V, every one of them
+    a learned mix of all d input dimensions (Vaswani et al., 2017, §3.2.2), so a head
+    never sees a slice of the word vector; the heads' outputs are concatenated and
+    mixed by W^O. At most ``show_heads`` heads are drawn, the rest stand behind a
+    "…" box.
     """
     for name in ("d_model", "n_heads", "d_head", "q_proj", "out_proj"):
         if not hasattr(attention, name):
@@ -759,7 +762,8 @@ def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
     d = Diagram()
     d.box("x", f"X  (T × {C})", (0, 0), "input", width=2.4, height=0.5)
     for j, (name, label) in enumerate((("q", "Q"), ("k", "K"), ("v", "V"))):
-        d.box(name, f"{label} = X W_{label}{bias}\n({C} × {C})", ((j - 1) * 3.4, 1.4), "param", width=2.8, height=0.7)
+        text = f"{label} = X W_{label}{bias}  (T × {C})\nW_{label}: {C} × {C}"
+        d.box(name, text, ((j - 1) * 3.4, 1.4), "param", width=3.15, height=0.7)
         d.arrow("x", name)
     gap = 3.4
     xs = [(i - (drawn - 1) / 2) * gap for i in range(drawn)]
@@ -774,9 +778,9 @@ def multi_head_attention_diagram(attention, show_heads: int = 4) -> Diagram:
             label = f"… {H - drawn + 1} more heads"
         d.box(f"h{i}", label, (x, 3.3), "attention", width=3.1, height=0.8)
         for name in ("q", "k", "v"):
-            d.arrow(name, f"h{i}", label=f"{d_head} cols" if (i == 0 and name == "q") else "")
+            d.arrow(name, f"h{i}", label=f"{d_head} cols of Q" if (i == 0 and name == "q") else "")
         heads.append(f"h{i}")
-    d.group(f"{H} heads, each in its own {d_head} of the {C} dimensions", heads, pad=0.3)
+    d.group(f"{H} heads, each projecting all {C} input dimensions to its own {d_head}", heads, pad=0.3)
     d.box("concat", f"concatenate the heads  (T × {H}·{d_head} = T × {C})", (0, 5.0), "op", width=6.0, height=0.5)
     for name in heads:
         d.arrow(name, "concat")

@@ -35,11 +35,18 @@ from dl4nlp.taggers import (
     accuracy_by_position,
     bag_of_words_ceiling,
     previous_token_batch,
+    tagging_loss,
     train_tagger,
 )
+from dl4nlp.train import train
 
 VOCAB = 16
 KINDS = ("none", "learned", "sinusoidal", "rope")
+ALIBI = "alibi"  # trained by ``trained`` too, but compared apart (``alibi_extrapolation``): see there
+# ALiBi's slopes here: the two steepest of the paper's eight-head sequence 2^-1 ... 2^-8. The paper's formula for
+# two heads gives 2^-4 and 2^-8, too shallow for one layer of two heads to single out the previous token: with
+# them, seed 0 reached 0.41 in range (causal), against 0.98 with 1/2 and 1/4.
+ALIBI_SLOPES = (0.5, 0.25)
 TRAINING = Training(task="previous", min_length=8, max_length=16, steps=150, batch_size=64, lr=1e-2)
 CONFIG = TaggerConfig(vocab_size=VOCAB, d_model=32, n_heads=2, n_layers=1, max_len=64)
 POSITION_TRAINING = replace(TRAINING, task="position", min_length=16, max_length=16, steps=300)
@@ -53,6 +60,12 @@ NEAR_CEILING_BEYOND = 0.1  # learned positions beyond the training length: at mo
 UNSOLVED_BEYOND = 0.7  # sinusoidal and rotary positions beyond the training length: at most this
 DIP = 0.05  # sinusoidal and rotary, positions 1..15 of long sequences: at least this below the training length
 RECOVERED = 0.05  # ... and with what was never seen in training masked out: within this of the training length
+# The count-matched control: queries 1..7 see keys 0..7 (trained positions, the answer among them) plus one block of
+# 8 keys at positions never seen in training, 16 keys in all, as many as in training.
+COUNT_MATCHED_QUERIES = 8  # positions 1..7 are scored (their previous token is among keys 0..7)
+UNSEEN_BLOCKS = (16, 24, 32, 40)
+UNSEEN_COST = 0.01  # the worst unseen block costs at least this against keys 0..15, at 16 keys each (seeds 0-3:
+# 0.021 to 0.074; one standard error is about 0.002 at 7,000 tokens)
 
 
 def training_sequences(seed: int) -> set[tuple[int, ...]]:
@@ -88,16 +101,39 @@ def _check_held_out(seed: int) -> None:
 def trained(kind: str, seed: int, causal: bool = False, task: str = "previous") -> Tagger:
     """The tagger with ``kind`` positions for ``seed`` (trained once, then cached)."""
     check_seed(seed)
-    if kind not in KINDS or task not in ("previous", "position") or not isinstance(causal, bool):
+    if kind not in KINDS + (ALIBI,) or task not in ("previous", "position") or not isinstance(causal, bool):
         raise ValueError(
-            f"need kind in {KINDS}, task in ('previous', 'position') and a bool causal; "
+            f"need kind in {KINDS + (ALIBI,)}, task in ('previous', 'position') and a bool causal; "
             f"got kind={kind!r}, task={task!r}, causal={causal!r}"
         )
     training = TRAINING if task == "previous" else POSITION_TRAINING
     labels = None if task == "previous" else TRAINING.max_length
+    if kind == "alibi":
+        return _train_alibi(replace(CONFIG, positional="none", causal=causal, n_labels=labels), training, seed)
     config = replace(CONFIG, positional=kind, causal=causal, n_labels=labels)
     model, _ = train_tagger(config, training, seed)
     return model
+
+
+def _train_alibi(config: TaggerConfig, training: Training, seed: int) -> Tagger:
+    """A tagger with nothing added to its embeddings and ALiBi attention (slopes ``ALIBI_SLOPES``) in every
+    layer, trained as ``train_tagger`` trains the others (same seeds, same batches)."""
+    from dl4nlp.alibi import ALiBiAttention
+
+    torch.manual_seed(seed)
+    model = Tagger(config)
+    slopes = torch.tensor(ALIBI_SLOPES, dtype=torch.float64)
+    for block in model.encoder.blocks:  # a distance penalty inside every attention layer, as 'rope' rotates
+        block.self_attn = ALiBiAttention(config.d_model, config.n_heads, slopes=slopes)
+    generator = torch.Generator().manual_seed(seed)
+    task = TASKS[training.task]
+
+    def next_batch(step: int) -> tuple[torch.Tensor, torch.Tensor]:
+        length = int(torch.randint(training.min_length, training.max_length + 1, (1,), generator=generator))
+        return task(training.batch_size, length, config.vocab_size, generator)
+
+    train(model, tagging_loss, next_batch, steps=training.steps, lr=training.lr, progress=False, desc=training.task)
+    return model.eval()
 
 
 def _mean(values: torch.Tensor) -> float:
@@ -117,6 +153,10 @@ class ExtrapolationResult:
     sinusoidal_masked_start: float  # sinusoidal, length 48, keys 16..47 masked: positions 1..15
     rope_windowed: float  # rotary, length 48, keys 16 or more away masked: positions 1..47
     test_sequences: int
+    # The two confounds of masking, apart. Sinusoidal, positions 1..7 of length 48, always 16 visible keys:
+    sinusoidal_seen_16: float = float("nan")  # keys 0..15, all at trained positions
+    sinusoidal_half_unseen: tuple[float, ...] = ()  # keys 0..7 plus one block of 8 unseen ones (UNSEEN_BLOCKS)
+    rope_window_keys: int = 0  # the most keys one query sees through the rotary window (training: at most 16)
 
     def of(self, field: str, kind: str) -> float:
         """The number ``field`` ('in_range', 'long_start' or 'beyond') of the model with ``kind`` positions."""
@@ -148,6 +188,15 @@ def extrapolation(seed: int = 0) -> ExtrapolationResult:
     offsets = torch.arange(LONG)[None, :] - torch.arange(LONG)[:, None]
     near = offsets.abs() < edge  # every query may attend to keys less than 16 away: distances seen in training
     windowed = accuracy_by_position(trained("rope", seed), long_ids, long_targets, mask=near)
+    sinusoidal = trained("sinusoidal", seed)
+    seen_16 = accuracy_by_position(sinusoidal, long_ids, long_targets, mask=seen_only)[1:COUNT_MATCHED_QUERIES]
+    half_unseen = []
+    for start in UNSEEN_BLOCKS:  # 16 keys as in training, 8 of them at positions never seen
+        keys = torch.zeros(LONG, LONG, dtype=torch.bool)
+        keys[:, : edge // 2] = True
+        keys[:, start : start + edge // 2] = True
+        accuracy = accuracy_by_position(sinusoidal, long_ids, long_targets, mask=keys)
+        half_unseen.append(_mean(accuracy[1:COUNT_MATCHED_QUERIES]))
     return ExtrapolationResult(
         KINDS,
         tuple(in_range),
@@ -159,6 +208,9 @@ def extrapolation(seed: int = 0) -> ExtrapolationResult:
         _mean(masked[1:edge]),
         _mean(windowed[1:]),
         TEST_SEQUENCES,
+        _mean(seen_16),
+        tuple(half_unseen),
+        int(near.sum(dim=1).max()),
     )
 
 
@@ -198,6 +250,78 @@ def extrapolation_claims(result: ExtrapolationResult) -> dict[str, bool]:
         ),
         "rotary: masking the keys at unseen distances restores every position": (
             result.rope_windowed >= of("in_range", "rope") - RECOVERED
+        ),
+        "rotary: restored although a query sees up to 31 keys, twice training's 16: the number of keys is not "
+        "what broke it": result.rope_window_keys == 2 * TRAINING.max_length - 1,
+        "sinusoidal: with 16 keys as in training, 8 of them at unseen positions still cost accuracy": (
+            min(result.sinusoidal_half_unseen) <= result.sinusoidal_seen_16 - UNSEEN_COST
+        ),
+    }
+
+
+# --- 1b. ALiBi through the same experiment ----------------------------------------------------------
+ALIBI_VARIANTS = (("alibi", False), ("alibi", True), ("none", True))  # (kind, causal): ALiBi both ways, a control
+
+
+@dataclass(frozen=True)
+class AlibiResult:
+    variants: tuple[str, ...]  # 'alibi, both sides', 'alibi, causal', 'none, causal'
+    in_range: tuple[float, ...]  # positions 1..15 of length-16 sequences
+    long_start: tuple[float, ...]  # positions 1..15 of length-48 sequences
+    beyond: tuple[float, ...]  # positions 16..47 of length-48 sequences
+    ceiling: float  # bag-of-words ceiling at length 16
+
+    def of(self, field: str, variant: str) -> float:
+        """The number ``field`` ('in_range', 'long_start' or 'beyond') of ``variant``."""
+        if field not in ("in_range", "long_start", "beyond") or variant not in self.variants:
+            raise ValueError(
+                f"need field in ('in_range', 'long_start', 'beyond') and variant in {self.variants}; "
+                f"got {field!r}, {variant!r}"
+            )
+        return getattr(self, field)[self.variants.index(variant)]
+
+
+def alibi_extrapolation(seed: int = 0) -> AlibiResult:
+    """ALiBi taggers on the previous-token task, tested like ``extrapolation``'s four.
+
+    Three variants, trained as the others (same data, steps and seeds), with the slopes
+    ``ALIBI_SLOPES``: ALiBi with the symmetric penalty of an encoder (``-m|i - j|``, both
+    sides visible), ALiBi as the paper uses it (a causal mask, so the penalty falls on the
+    keys before the query only), and, as the control for that mask, a causal tagger with no
+    position information at all.
+    """
+    check_seed(seed)
+    _check_held_out(seed)
+    short_ids, short_targets = held_out(TRAINING.max_length, seed)
+    long_ids, long_targets = held_out(LONG, seed)
+    edge = TRAINING.max_length
+    names, in_range, long_start, beyond = [], [], [], []
+    for kind, causal in ALIBI_VARIANTS:
+        model = trained(kind, seed, causal)
+        names.append(f"{kind}, {'causal' if causal else 'both sides'}")
+        in_range.append(_mean(accuracy_by_position(model, short_ids, short_targets)[1:]))
+        long = accuracy_by_position(model, long_ids, long_targets)
+        long_start.append(_mean(long[1:edge]))
+        beyond.append(_mean(long[edge:]))
+    return AlibiResult(
+        tuple(names), tuple(in_range), tuple(long_start), tuple(beyond), bag_of_words_ceiling(edge, VOCAB)
+    )
+
+
+def alibi_claims(result: AlibiResult) -> dict[str, bool]:
+    """Each sentence the notebook states about ``alibi_extrapolation``, true or false."""
+    if not isinstance(result, AlibiResult):
+        raise TypeError(f"result must be a AlibiResult; got {type(result).__name__}")
+    of = result.of
+    return {
+        "causal ALiBi solves the task at the training length": of("in_range", "alibi, causal") >= SOLVES,
+        "and still solves it beyond, on positions 16-47 of length 48": of("beyond", "alibi, causal") >= SOLVES,
+        "the causal mask alone, with no positions, does not solve it even in range": (
+            of("in_range", "none, causal") <= UNSOLVED_BEYOND
+        ),
+        "ALiBi with both sides visible cannot tell the token before from the token after: about half right in "
+        "range (between 0.4 and 0.6), as if it picked one of the two neighbours": (
+            0.4 <= of("in_range", "alibi, both sides") <= 0.6
         ),
     }
 
@@ -349,3 +473,38 @@ def sinusoid_explorer(length: int = 50):
         return figure
 
     return draw
+
+
+def plot_binary_codes(bits, ax=None, title: str = "0-15 in binary (bit 0 on the left)"):
+    """A (positions × bits) table of 0s and 1s in two colours, white for 0 and black for 1, with a legend.
+
+    Binary data gets a two-colour map, not a diverging one (which would suggest a signed
+    scale with 0 as its neutral middle).
+
+    >>> import matplotlib
+    >>> figure = plot_binary_codes(torch.tensor([[0, 1], [1, 0]]))
+    >>> [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    ['0', '1']
+    >>> matplotlib.pyplot.close(figure)
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    if not isinstance(bits, torch.Tensor) or bits.dim() != 2 or 0 in bits.shape:
+        shape = tuple(bits.shape) if isinstance(bits, torch.Tensor) else type(bits).__name__
+        raise ValueError(f"bits must be a non-empty tensor of shape (positions, bits); got {shape}")
+    if not bool(((bits == 0) | (bits == 1)).all()):
+        raise ValueError(f"bits must hold only 0s and 1s; got values {sorted(set(bits.flatten().tolist()))[:6]}")
+    if ax is None:
+        figure, ax = plt.subplots(figsize=(3, 4))
+    else:
+        figure = ax.figure
+    colours = ("white", "black")
+    ax.imshow(bits.float().numpy(), aspect="auto", cmap=ListedColormap(colours), vmin=0, vmax=1,
+              interpolation="nearest")  # fmt: skip
+    ax.set(xlabel="bit", ylabel="position", title=title, xticks=range(bits.shape[1]))
+    ax.grid(False)
+    handles = [Patch(facecolor=c, edgecolor="grey", label=str(v)) for v, c in enumerate(colours)]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", title="bit")
+    return figure
