@@ -359,6 +359,20 @@ plt.show()
 # over several heads, mixed with other positions. Still, the model has learned to
 # learn from its context.
 #
+# **The bright first column.** In the first stretch nothing earlier matches, yet
+# a softmax must put its weight somewhere: the layer-2 heads park most of it on
+# the sequence's first token, a place to rest when there is nothing to copy.
+# Measured on the fresh sequences, the layer-2 heads put on token 0, by head:
+
+# %%
+on_first_token = ex.first_token_attention(induction_model, fresh)
+print("queries of the first stretch: " + ", ".join(f"{w:.2f}" for w in on_first_token[0][1]))
+print("queries of the repeat:        " + ", ".join(f"{w:.2f}" for w in on_first_token[1][1]))
+
+# %% [markdown]
+# Once the repeat starts, a match exists and the weight moves to it; token 0
+# keeps a tenth or less.
+#
 # The same holds for every trained seed: the repeat's loss ends far below
 # chance, the first stretch's near it, and the best layer-2 head puts at least
 # 0.3 of its attention on prefix matches, at least four times what uniform
@@ -383,6 +397,9 @@ claim(f"on the fresh sequences every layer-2 head puts more than 0.8 on prefix m
       f"at least, {min(induction[1]) / uniform:.1f} times uniform, at least 9), and no layer-1 head half its weight "
       f"on the previous position ({max(previous[0]):.2f} at most)",
       min(induction[1]) > ex.SHARP_INDUCTION and min(induction[1]) >= 9 * uniform and max(previous[0]) < 0.5)
+parked, left = on_first_token[0][1], on_first_token[1][1]
+claim(f"in the first stretch every layer-2 head parks at least half its weight on token 0 ({min(parked):.2f} to "
+      f"{max(parked):.2f}); in the repeat at most 0.15 ({max(left):.2f})", min(parked) >= 0.5 and max(left) <= 0.15)
 for run in induction_runs:
     induction_claim(f"seed {run['seed']}, trained", run["first_loss"][-1], run["repeat_loss"][-1],
                     run["induction_attention"][1], run["uniform_attention"])

@@ -20,8 +20,13 @@ exempt(
     "dl4nlp.experiments.transformer.GradientNorms",
     "dl4nlp.experiments.transformer.InductionResult",
     "dl4nlp.experiments.transformer.LadderResult",
+    "dl4nlp.experiments.transformer.LiveGPTRun",
     "dl4nlp.experiments.transformer.RepeatBatch",
     "dl4nlp.experiments.transformer.WarmupResult",
+)
+exempt(
+    "inherited from dl4nlp.attention.MultiHeadAttention.from_torch, whose cases cover it",
+    "dl4nlp.experiments.transformer.CausalAttention.from_torch",
 )
 exempt("takes no arguments (the record's own masks)", "dl4nlp.experiments.transformer.RepeatBatch.masks")
 
@@ -189,6 +194,25 @@ def _():
     fast = E.induction_model(dict(d_model=8, n_heads=2))
     fast.config.fast_attention = True
     yield "model: on the fast attention path", lambda: E.induction_scores(fast, batch), ("model", "fast_attention")
+
+
+@cases("dl4nlp.experiments.transformer.first_token_attention")
+def _():
+    batch = E.repeat_batch(4, torch.Generator().manual_seed(0))
+    good = dict(model=induction(), batch=batch)
+    yield from vary(E.first_token_attention, good, "model", [("an nn.Linear", nn.Linear(2, 2), "Linear")])
+    yield from vary(
+        E.first_token_attention,
+        good,
+        "batch",
+        [
+            ("a tensor of ids", batch.ids, "Tensor"),
+            ("ids beyond the vocabulary", E.RepeatBatch(batch.ids + 32, batch.half), "32"),
+        ],
+    )
+    fast = E.induction_model(dict(d_model=8, n_heads=2))
+    fast.config.fast_attention = True
+    yield "model: on the fast attention path", lambda: E.first_token_attention(fast, batch), ("model", "fast_attention")
 
 
 @cases("dl4nlp.experiments.transformer.train_induction_model")
@@ -391,3 +415,86 @@ def _():
 @cases("dl4nlp.experiments.transformer.mask_figure")
 def _():
     yield from vary(E.mask_figure, {}, "masks", [("a list", [], "list"), ("empty", {}, "{}")])
+
+
+def _tiny_gpt():
+    return E.library_gpt(10, d=8, heads=2, layers=1, context=8)
+
+
+@cases("dl4nlp.experiments.transformer.CausalAttention")
+def _():
+    yield from vary(E.CausalAttention, dict(d_model=8, n_heads=2), "n_heads", [("not dividing d_model", 3, "3")])
+
+
+@cases("dl4nlp.experiments.transformer.CausalAttention.forward")
+def _():
+    attention = E.CausalAttention(8, 2)
+    yield "x of the wrong width", lambda: attention(torch.zeros(1, 3, 5)), ("x", "(1, 3, 5)")
+    yield "x as ids", lambda: attention(torch.zeros(1, 3, 8, dtype=torch.long)), ("x", "int64")
+
+
+@cases("dl4nlp.experiments.transformer.ScratchGPT")
+def _():
+    good = dict(vocab_size=10, d=8, heads=2, layers=1, context=8)
+    yield from vary(E.ScratchGPT, good, "layers", int_variants(1))
+    yield from vary(E.ScratchGPT, good, "dropout", [("1.0", 1.0, "1.0"), ("negative", -0.1, "-0.1")])
+
+
+@cases("dl4nlp.experiments.transformer.ScratchGPT.forward")
+def _():
+    model = E.ScratchGPT(10, d=8, heads=2, layers=1, context=8)
+    yield from vary(model.forward, dict(ids=torch.zeros(1, 4, dtype=torch.long)), "ids",
+                    id_variants(torch.zeros(1, 4, dtype=torch.long), 10))  # fmt: skip
+    yield "ids longer than the context", lambda: model(torch.zeros(1, 9, dtype=torch.long)), ("context", "(1, 9)")
+
+
+@cases("dl4nlp.experiments.transformer.ScratchGPT.loss")
+def _():
+    model = E.ScratchGPT(10, d=8, heads=2, layers=1, context=8)
+    ids = torch.zeros(2, 4, dtype=torch.long)
+    yield (
+        "targets of another shape",
+        lambda: model.loss(ids, torch.zeros(2, 3, dtype=torch.long)),
+        ("targets", "(2, 3)"),
+    )
+    yield "targets beyond the vocabulary", lambda: model.loss(ids, torch.full((2, 4), 10)), ("targets", "10")
+
+
+@cases("dl4nlp.experiments.transformer.library_gpt")
+def _():
+    yield from vary(E.library_gpt, dict(vocab_size=10, d=8, heads=2, layers=1, context=8), "d", int_variants(1))
+
+
+@cases("dl4nlp.experiments.transformer.scratch_state_dict")
+def _():
+    scratch_model = E.ScratchGPT(10, d=8, heads=2, layers=1, context=8)
+    yield from vary(E.scratch_state_dict, {}, "model", [("a ScratchGPT", scratch_model, "ScratchGPT")])
+    post_ln = TransformerLM(TransformerConfig(vocab_size=10, d_model=8, n_heads=2, n_layers=1, max_len=8))
+    yield "a post-LN model", lambda: E.scratch_state_dict(post_ln), ("model", "pre-LN")
+
+
+@cases("dl4nlp.experiments.transformer.copy_gpt_weights")
+def _():
+    yield "target a string", lambda: E.copy_gpt_weights(_tiny_gpt(), "model"), ("target", "str")
+    yield "source a string", lambda: E.copy_gpt_weights("model", _tiny_gpt()), ("source", "str")
+
+
+@cases("dl4nlp.experiments.transformer.param_groups")
+def _():
+    yield from vary(E.param_groups, dict(model=nn.Linear(2, 2), weight_decay=0.1), "weight_decay",
+                    [("negative", -0.1, "-0.1"), ("NaN", float("nan"), "nan")])  # fmt: skip
+    yield "model a list of tensors", lambda: E.param_groups([torch.zeros(2)], 0.1), ("model", "list")
+
+
+@cases("dl4nlp.experiments.transformer.train_live_gpt")
+def _():
+    good = dict(model=_tiny_gpt(), seed=0)
+    yield from vary(E.train_live_gpt, good, "seed", SEEDS)
+    yield from vary(E.train_live_gpt, good, "model", [("an nn.Linear", nn.Linear(2, 2), "Linear")])
+    yield from vary(E.train_live_gpt, good, "eval_windows", int_variants(1))
+
+
+@cases("dl4nlp.experiments.transformer.scratch_against_library")
+def _():
+    yield from vary(E.scratch_against_library, dict(seed=0), "seed", SEEDS)
+    yield from vary(E.scratch_against_library, dict(seed=0), "sizes", _sizes_variants(E.LIVE_GPT_SIZES))

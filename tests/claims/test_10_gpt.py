@@ -67,3 +67,13 @@ def test_warmup_runs_table(table):
         assert abs(losses["post-LN, no warm-up"] - losses["pre-LN, no warm-up"]) < 0.15, losses
         for placement in ("post-LN", "pre-LN"):  # chapter 10: warm-up changes no run by 0.05 nats or more
             assert abs(losses[f"{placement}, warm-up"] - losses[f"{placement}, no warm-up"]) < 0.05, losses
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_scratch_gpt_trains_like_the_library(seed):
+    """Chapter 10's GPT written out (the exercises' solution) and the library's, from the same weights on the same
+    batches: the same held-out loss to within SCRATCH_GPT_TOLERANCE, and both learn (below 2.8 nats at the end)."""
+    scratch, library = ex.scratch_against_library(seed)
+    assert abs(scratch.heldout - library.heldout) < ex.SCRATCH_GPT_TOLERANCE, (scratch.heldout, library.heldout)
+    for run in (scratch, library):
+        assert sum(run.loss[-10:]) / 10 < 2.8, run.loss[-10:]

@@ -37,6 +37,9 @@ def test_induction_heads_on_every_trained_seed():
         # chapter 11: every layer-2 head sharp (9 times uniform); no layer-1 head half on the previous position
         assert min(induction[1]) > ex.SHARP_INDUCTION and min(induction[1]) >= 9 * uniform, (induction, uniform)
         assert max(previous[0]) < 0.5, previous
+        # chapter 11: the layer-2 heads park at least half their weight on token 0 in the first stretch, <= 0.15 after
+        in_first, in_repeat = ex.first_token_attention(model, fresh)
+        assert min(in_first[1]) >= 0.5 and max(in_repeat[1]) <= 0.15, (in_first, in_repeat)
 
 
 def date_claims(c):

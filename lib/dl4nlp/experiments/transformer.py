@@ -41,6 +41,7 @@ from dl4nlp._checks import (
     check_type,
     given,
 )
+from dl4nlp.attention import MultiHeadAttention
 from dl4nlp.checkpoint import load_checkpoint, read_json
 from dl4nlp.data import data_path, load_text
 from dl4nlp.decoder import Seq2SeqTransformer, Seq2SeqTransformerConfig
@@ -446,11 +447,8 @@ def prefix_matches(ids: torch.Tensor) -> torch.Tensor:
     return matches & torch.ones(T, T, dtype=torch.bool, device=ids.device).tril()
 
 
-@torch.no_grad()
-def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list, float]:
-    """Loss on the first stretch and on the repeat; per layer and head, the mean attention weight on prefix
-    matches (``prefix_matches``) at the queries of the repeat, and on the previous position at every query;
-    and the weight uniform attention over the past would put on the prefix matches."""
+def _induction_forward(model: TransformerLM, batch: RepeatBatch):
+    """The checked forward pass of ``induction_scores`` and ``first_token_attention`` (weights kept per block)."""
     check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
     check_type("batch", batch, RepeatBatch, "a RepeatBatch (from repeat_batch)")
     check_ids("batch.ids", batch.ids, model.config.vocab_size, bound="vocab_size", shape=("B", "T"))
@@ -464,6 +462,15 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
     batch = RepeatBatch(batch.ids.cpu(), batch.half.cpu())  # the statistics on the CPU, the model on its device
     inputs = batch.ids[:, :-1]
     logits = model(inputs.to(next(model.parameters()).device)).cpu()  # (B, T-1, V)
+    return batch, inputs, logits
+
+
+@torch.no_grad()
+def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, float, list, list, float]:
+    """Loss on the first stretch and on the repeat; per layer and head, the mean attention weight on prefix
+    matches (``prefix_matches``) at the queries of the repeat, and on the previous position at every query;
+    and the weight uniform attention over the past would put on the prefix matches."""
+    batch, inputs, logits = _induction_forward(model, batch)
     losses = F.cross_entropy(logits.transpose(1, 2), batch.ids[:, 1:], reduction="none")  # (B, T-1)
     first, repeat = batch.masks()  # query t predicts token t + 1: the repeat's queries are those of `repeat`
     matches = prefix_matches(inputs)  # (B, T-1, T-1)
@@ -479,6 +486,26 @@ def induction_scores(model: TransformerLM, batch: RepeatBatch) -> tuple[float, f
         previous.append([on_previous[:, h].mean().item() for h in range(weights.shape[1])])
     uniform = (matches.sum(-1) / torch.arange(1, inputs.shape[1] + 1))[repeat].mean().item()
     return losses[first].mean().item(), losses[repeat].mean().item(), induction, previous, uniform
+
+
+@torch.no_grad()
+def first_token_attention(model: TransformerLM, batch: RepeatBatch) -> tuple[list, list]:
+    """Per layer and head, the mean attention weight on the sequence's first token (key 0) at the queries of the
+    first stretch (query 0 left out: it can only see itself) and at the queries of the repeat.
+
+    Where nothing earlier matches, an induction head needs somewhere to put its weight: in our model it parks it
+    on token 0.
+    """
+    batch, inputs, _ = _induction_forward(model, batch)
+    first, repeat = batch.masks()
+    first = first.clone()
+    first[:, 0] = False  # query 0 attends to itself only
+    in_first, in_repeat = [], []
+    for block in model.encoder.blocks:
+        on_first_token = block.self_attn.last_weights.cpu()[..., 0]  # (B, H, T-1): each query's weight on key 0
+        in_first.append([on_first_token[:, h][first].mean().item() for h in range(on_first_token.shape[1])])
+        in_repeat.append([on_first_token[:, h][repeat].mean().item() for h in range(on_first_token.shape[1])])
+    return in_first, in_repeat
 
 
 def train_induction_model(
@@ -979,3 +1006,181 @@ def mask_figure(masks: dict):
         ax.set(title=name, xlabel="key", ylabel="query" if ax is axes[0] else None)
         ax.grid(False)
     return fig
+
+
+# --- chapter 10: the student's GPT against the library's ---------------------------
+LIVE_GPT_SIZES = dict(d=64, heads=4, layers=2, context=64, batch_size=32, steps=120, lr=3e-3, weight_decay=0.1)
+# The student's GPT and the library's, from the same weights on the same batches, end within this of each other
+# (held-out loss, nats). They differ only in rounding (readable against fused attention, another order of sums),
+# which 120 steps of training carry forward. Measured on an AMD EPYC: 1.9e-6 on seed 0 with its own kernels, and
+# 1.2e-6, 2.4e-7 and 1.4e-6 on seeds 1-3 under ATen's default kernels (ATEN_CPU_CAPABILITY=default
+# ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2); the margin leaves room for GPUs' TF32 and the like.
+SCRATCH_GPT_TOLERANCE = 0.02
+
+
+class CausalAttention(MultiHeadAttention):
+    """The library's multi-head attention with the causal mask always on: ``forward(x)``, (B, T, C) -> (B, T, C).
+
+    Chapter 10's fallback for the student's ``CausalSelfAttention`` (the same parameter names).
+    """
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        return super().forward(x, causal=True)
+
+
+class ScratchGPT(nn.Module):
+    """Chapter 10's GPT written out as a student writes it (the solution of its exercise): token and position
+    embeddings, pre-LN blocks with residuals, a final LayerNorm and an output layer tied to the embedding.
+
+    Its parameters have the library's names under ``blocks.`` and ``final_norm.``, so
+    ``scratch_state_dict(library_model)`` loads a ``TransformerLM`` of the same sizes into it.
+
+    >>> model = ScratchGPT(10, d=16, heads=2, layers=1, context=8)
+    >>> model(torch.zeros(2, 5, dtype=torch.long)).shape
+    torch.Size([2, 5, 10])
+    """
+
+    def __init__(self, vocab_size: int, d: int = 64, heads: int = 4, layers: int = 2, context: int = 64,
+                 dropout: float = 0.0, attention=CausalAttention):  # fmt: skip
+        super().__init__()
+        for name, value in (("vocab_size", vocab_size), ("d", d), ("heads", heads), ("layers", layers),
+                            ("context", context)):  # fmt: skip
+            check_int(name, value)
+        check_number("dropout", dropout, 0, 1, high_open=True)
+        self.context = context
+        self.token_embedding = nn.Embedding(vocab_size, d)
+        self.position_embedding = nn.Embedding(context, d)
+        self.blocks = nn.ModuleList(
+            nn.ModuleDict(
+                dict(
+                    norm1=nn.LayerNorm(d),
+                    self_attn=attention(d, heads),
+                    norm2=nn.LayerNorm(d),
+                    linear1=nn.Linear(d, 4 * d),
+                    linear2=nn.Linear(4 * d, d),
+                )
+            )  # fmt: skip
+            for _ in range(layers)
+        )
+        self.final_norm = nn.LayerNorm(d)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        check_ids("ids", ids, self.token_embedding.num_embeddings, shape=("B", "T"))
+        if ids.shape[1] > self.context:
+            raise ValueError(f"ids must have at most context={self.context} positions; got {tuple(ids.shape)}")
+        x = self.drop(self.token_embedding(ids) + self.position_embedding.weight[: ids.shape[1]])
+        for block in self.blocks:
+            x = x + self.drop(block.self_attn(block.norm1(x)))
+            x = x + self.drop(block.linear2(F.gelu(block.linear1(block.norm2(x)))))
+        return self.final_norm(x) @ self.token_embedding.weight.T  # the output layer is the embedding: tied
+
+    def loss(self, ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Mean cross-entropy of predicting ``targets`` (B, T) from ``ids`` (B, T)."""
+        check_ids("targets", targets, self.token_embedding.num_embeddings, shape=tuple(ids.shape))
+        logits = self(ids)
+        return F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+
+def library_gpt(vocab_size: int, d: int = 64, heads: int = 4, layers: int = 2, context: int = 64,
+                dropout: float = 0.0) -> TransformerLM:  # fmt: skip
+    """The library's GPT (``dl4nlp.gpt.gpt_config``) with ``ScratchGPT``'s arguments."""
+    from dl4nlp.gpt import gpt_config
+
+    for name, value in (("vocab_size", vocab_size), ("d", d), ("heads", heads), ("layers", layers),
+                        ("context", context)):  # fmt: skip
+        check_int(name, value)
+    check_number("dropout", dropout, 0, 1, high_open=True)
+    return TransformerLM(gpt_config(vocab_size, d_model=d, n_heads=heads, n_layers=layers, max_len=context,
+                                    dropout=dropout))  # fmt: skip
+
+
+def scratch_state_dict(model: TransformerLM) -> dict[str, torch.Tensor]:
+    """A pre-LN ``TransformerLM``'s weights under ``ScratchGPT``'s names (the tied output layer left out)."""
+    check_type("model", model, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+    config = model.config
+    if not (config.norm_first and config.tie_weights and config.positional == "learned"):
+        raise ValueError("model must be a GPT (pre-LN, learned positions, tied output layer): see gpt_config")
+    renamed = {}
+    for name, value in model.state_dict().items():
+        if name == "lm_head.weight":
+            continue
+        name = name.replace("position.embedding.", "position_embedding.").replace("encoder.", "", 1)
+        renamed[name] = value
+    return renamed
+
+
+def copy_gpt_weights(source: TransformerLM, target: nn.Module) -> nn.Module:
+    """Load the library GPT ``source``'s weights into ``target``: a ``TransformerLM`` as they are, any other model
+    (``ScratchGPT``, the student's) under ``ScratchGPT``'s names. Returns ``target``."""
+    check_type("target", target, nn.Module, "a GPT (TransformerLM or a model with ScratchGPT's parameter names)")
+    if isinstance(target, TransformerLM):
+        check_type("source", source, TransformerLM, "a dl4nlp.transformer.TransformerLM")
+        target.load_state_dict(source.state_dict())
+    else:
+        target.load_state_dict(scratch_state_dict(source))
+    return target
+
+
+def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    """nanoGPT's AdamW groups: every parameter of 2 or more dimensions (matrices, embeddings) decays; biases and
+    LayerNorm gains do not. Tied weights appear once.
+
+    >>> [len(g["params"]) for g in param_groups(nn.Linear(3, 2), 0.1)]
+    [1, 1]
+    """
+    check_type("model", model, nn.Module, "a torch.nn.Module")
+    check_number("weight_decay", weight_decay, 0)
+    params = [p for p in model.parameters() if p.requires_grad]
+    return [
+        {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+        {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+    ]
+
+
+@dataclass(frozen=True)
+class LiveGPTRun:
+    """One live training of chapter 10's GPT: the training loss at every step, and the held-out loss at the end."""
+
+    loss: tuple[float, ...]
+    heldout: float
+
+
+def train_live_gpt(model: nn.Module, seed: int, data: Optional[CharData] = None, eval_windows: int = 64,
+                   sizes: Optional[dict] = None) -> LiveGPTRun:  # fmt: skip
+    """Train ``model`` (a GPT with ``.loss(ids, targets)``) as chapter 10 does: AdamW with nanoGPT's groups, batches
+    of the training 90 % of ``tinyshakespeare.txt`` drawn from ``seed``, gradients clipped at 1."""
+    check_type("model", model, nn.Module, "a GPT (torch.nn.Module with a loss(ids, targets) method)")
+    if not callable(getattr(model, "loss", None)):
+        raise TypeError(f"model must have a loss(ids, targets) method; got {type(model).__name__}")
+    _check_seed(seed)
+    if data is None:
+        data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    check_type("data", data, CharData, "a dl4nlp.sweep.CharData")
+    check_int("eval_windows", eval_windows)
+    s = _sizes(LIVE_GPT_SIZES, sizes)
+    generator = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.AdamW(param_groups(model, s["weight_decay"]), lr=s["lr"], betas=(0.9, 0.95))
+    history = train(
+        model,
+        lambda m, batch: m.loss(*batch),
+        lambda step: data.batch(s["batch_size"], s["context"], generator),
+        steps=s["steps"],
+        optimizer=optimizer,
+        clip_norm=1.0,
+        progress=False,
+    )
+    return LiveGPTRun(tuple(history.loss), heldout_loss(model, data.windows("heldout", eval_windows, s["context"])))
+
+
+def scratch_against_library(seed: int, sizes: Optional[dict] = None) -> tuple[LiveGPTRun, LiveGPTRun]:
+    """``ScratchGPT`` and the library's GPT from the same initial weights (``seed``), trained on the same batches."""
+    _check_seed(seed)
+    s = _sizes(LIVE_GPT_SIZES, sizes)
+    data = CharData(load_text(CORPUS), heldout_fraction=0.1)
+    shape = dict(d=s["d"], heads=s["heads"], layers=s["layers"], context=s["context"])
+    seed_everything(seed)
+    library = library_gpt(len(data.chars), **shape)
+    scratch = ScratchGPT(len(data.chars), **shape)
+    scratch.load_state_dict(scratch_state_dict(library))
+    return train_live_gpt(scratch, seed, data, sizes=s), train_live_gpt(library, seed, data, sizes=s)
