@@ -571,6 +571,9 @@ claim(f"clipping acted at {rerun['clipped_fraction']:.2%} of the character LSTM'
 #   `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`; the
 #   gradient ratios are orders of magnitude from their thresholds, and nothing here compares a
 #   live run with a stored number.
+# - **Exercise 2 (the GRU step)** is checked against `experiments.library_gru_step` (the library's
+#   `GRUCell` with the student's parameters), which the check cell shows equal to `nn.GRUCell` in
+#   PyTorch's form; the dict of gates makes the feedback name the gate and the form that differ.
 # - **What the comparison does not show.** It uses chapter 03's default tanh RNN only. The IRNN
 #   (which reaches lag 50 at learning rate 3e-3) and tanh with $W_h = I$ are not in it; issue 25
 #   plans a comparison that finds where gating's advantage over them is real (longer lags, a
