@@ -1042,11 +1042,6 @@ reached = x.grad.abs().sum(dim=(0, 2))  # gradient arriving at each of the 12 st
 # NBVAL_CHECK_OUTPUT
 print("steps that receive gradient:", [t for t in range(12) if reached[t] > 0])
 
-# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
-# @title Check: truncated BPTT stops the gradient at the cut
-claim("a loss at the end sends gradient to the last window only: steps 0-9 receive exactly zero, steps 10 and 11 more",
-      bool(torch.all(reached[:10] == 0)) and bool(torch.all(reached[10:] > 0)))
-
 # %% [markdown]
 # **Exercise 6 (you build it).** The training loss of a language model by truncated BPTT. Given
 # a `RecurrentLM` and a batch of windows `ids` (B, T+1), feed the inputs `ids[:, :-1]` in chunks
@@ -1128,7 +1123,9 @@ assert check("Exercise 7", prediction_7, cut.truncated < 0.3)
 # at 0.56, 0.80, 0.38 and 0.74, full BPTT at 1.00 on every one.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
-# @title Check: a truncated loss has full BPTT's value; truncation at k < lag still learns something
+# @title Check: truncated BPTT stops the gradient at the cut, keeps the loss's value, and still learns across it
+claim("a loss at the end sends gradient to the last window only: steps 0-9 receive exactly zero, steps 10 and 11 more",
+      bool(torch.all(reached[:10] == 0)) and bool(torch.all(reached[10:] > 0)))
 claim(f"the truncated loss equals the untruncated one in value (difference {same_value:.0e}, below 1e-6)",
       same_value < 1e-6)
 claim(f"at lag 20, full BPTT solves the task ({cut.full:.2f} > 0.95); cut every 10 steps the IRNN learns above "

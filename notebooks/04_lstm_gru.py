@@ -252,8 +252,8 @@ def gru_step(x, h, weight_ih, weight_hh, bias_ih, bias_hh, reset_after=True):
     return (1 - z) * n + z * h, {"reset": r, "update": z, "candidate": n}
 
 
-solved_2 = check("Exercise 2", lambda: gru_answers(gru_step), gru_reference)
-assert solved_2
+assert check("Exercise 2", lambda: gru_answers(gru_step), gru_reference)
+solved_2 = True
 
 # %% [markdown]
 # Your step, looped over the 12 inputs of section 1, against `torch.nn.GRU` with the same
