@@ -207,3 +207,53 @@ def test_elmo_diagram_joins_the_forward_state_at_the_word_end_and_the_backward_s
         elmo_diagram(RecurrentLM(30), RecurrentLM(30), "x" * 17 + " left", "left")
     with pytest.raises(TypeError, match="must be RecurrentLM models"):
         elmo_diagram(nn.LSTM(2, 3), RecurrentLM(30))
+
+
+def _boxes_crossed(d, margin=0.05):
+    """(source, target, box) for each arrow whose drawn path (matplotlib's arc3 Bézier) enters a third box."""
+    import numpy as np
+
+    from dl4nlp.diagrams import _edge_point
+
+    crossed = set()
+    for a in d.arrows:
+        s, t = d.boxes[a.source], d.boxes[a.target]
+        p0, p2 = np.array(_edge_point(s, t.xy)), np.array(_edge_point(t, s.xy))
+        dx, dy = p2 - p0
+        control = (p0 + p2) / 2 + a.bend * np.array([dy, -dx])
+        for u in np.linspace(0.02, 0.98, 200):
+            x, y = (1 - u) ** 2 * p0 + 2 * u * (1 - u) * control + u**2 * p2
+            for b in d.boxes.values():
+                if b.name not in (a.source, a.target) and abs(x - b.xy[0]) < b.width / 2 + margin:
+                    if abs(y - b.xy[1]) < b.height / 2 + margin:
+                        crossed.add((a.source, a.target, b.name))
+    return sorted(crossed)
+
+
+def test_no_arrow_of_the_recurrent_cell_diagrams_passes_through_another_box():
+    from dl4nlp.diagrams import elmo_diagram, gru_cell_diagram, lstm_cell_diagram
+    from dl4nlp.lstm import CoupledLSTMCell, GRUCell, LSTMCell, PeepholeLSTMCell
+    from dl4nlp.rnn import RecurrentLM
+
+    for cell in (LSTMCell(5, 8), PeepholeLSTMCell(5, 8), CoupledLSTMCell(5, 8)):
+        assert _boxes_crossed(lstm_cell_diagram(cell)) == [], type(cell).__name__
+    for reset_after in (True, False):
+        assert _boxes_crossed(gru_cell_diagram(GRUCell(5, 8, reset_after=reset_after))) == [], reset_after
+    model = RecurrentLM(30, hidden_size=8)
+    for text, word in [("his left hand", "left"), ("a b", "b"), ("left", "left"), ("x leftovers y", "leftovers")]:
+        assert _boxes_crossed(elmo_diagram(model, model, text, word)) == [], (text, word)
+    # the check finds a crossing when there is one: an arrow straight through a box between its ends
+    from dl4nlp.diagrams import Diagram
+
+    through = Diagram().box("a", "a", (0, 0)).box("b", "b", (2, 0)).box("c", "c", (4, 0)).arrow("a", "c")
+    assert _boxes_crossed(through) == [("a", "c", "b")]
+
+
+def test_the_gru_diagram_puts_the_reset_where_its_cell_does():
+    from dl4nlp.diagrams import gru_cell_diagram
+    from dl4nlp.lstm import GRUCell
+
+    after = {(a.source, a.target) for a in gru_cell_diagram(GRUCell(5, 8, reset_after=True)).arrows}
+    before = {(a.source, a.target) for a in gru_cell_diagram(GRUCell(5, 8, reset_after=False)).arrows}
+    assert {("h_prev", "matmul"), ("matmul", "reset_mul"), ("reset_mul", "candidate")} <= after
+    assert {("h_prev", "reset_mul"), ("reset_mul", "matmul"), ("matmul", "candidate")} <= before

@@ -16,6 +16,8 @@ def test_sense_occurrences_label_left_by_the_word_before_it():
     found = char_experiments.sense_occurrences(text, window=5)
     previous_word = [(text[:start].split()[-1], sense) for start, sense in found]
     assert previous_word == [("his", 1), ("she", 0), ("a", 1), ("I", 0)]  # "far left" names no sense: left out
+    both = f"{pad} upon the right and left; she bowed and left the room. {pad}"
+    assert [sense for _, sense in char_experiments.sense_occurrences(both, window=5)] == [1, 0]  # direction, verb
     assert char_experiments.sense_occurrences(text, window=len(text)) == []  # no use has that much context
     with pytest.raises(TypeError, match="text must be a str"):
         char_experiments.sense_occurrences(b"left")

@@ -138,3 +138,23 @@ def test_probes_refuse_nan_wrong_types_and_constant_targets():
         inside_quotes(["a", "b"])
     with pytest.raises(TypeError, match="text must be a str"):
         column_in_line(None)
+
+
+def test_linear_probe_reads_a_property_spread_over_units_that_no_single_unit_shows():
+    from dl4nlp.probes import linear_probe, unit_auc
+
+    rng = np.random.default_rng(0)
+    labels = rng.random(4000) < 0.5
+    signal = np.where(labels, 1.0, -1.0)
+    noise = rng.normal(size=(4000, 20)) * 3.0
+    units = noise + signal[:, None] * 0.6  # each unit alone: a weak hint; all 20 together: a clear one
+    train, test = slice(0, 2000), slice(2000, None)
+    best_single = np.maximum(unit_auc(units[test], labels[test]), 1 - unit_auc(units[test], labels[test])).max()
+    scores = linear_probe(units[train], labels[train], units[test])
+    probe = unit_auc(scores[:, None], labels[test])[0]
+    assert best_single < 0.65 < 0.85 < probe  # the sum of 20 weak hints separates what no single unit does
+    # a constant unit does not break the standardisation, and the probe is deterministic
+    with_constant = np.hstack([units, np.ones((4000, 1))])
+    again = linear_probe(with_constant[train], labels[train], with_constant[test])
+    assert np.allclose(again, linear_probe(with_constant[train], labels[train], with_constant[test]))
+    assert abs(unit_auc(again[:, None], labels[test])[0] - probe) < 0.01

@@ -168,3 +168,42 @@ def rnn_lm_autograd_gradients(
     loss = torch.nn.functional.cross_entropy(scores.reshape(-1, scores.shape[-1]), targets.reshape(-1), reduction="sum")
     loss.backward()
     return loss.detach(), {name: leaf.grad for name, leaf in leaves.items()}
+
+
+def truncated_bptt_loss(model, ids: torch.Tensor, k: int) -> torch.Tensor:
+    """Mean next-token loss of a ``dl4nlp.rnn.RecurrentLM`` on ``ids`` (B, T+1), by truncated BPTT every ``k`` steps.
+
+    The inputs ``ids[:, :-1]`` are read in chunks of ``k`` positions; the state is
+    carried from one chunk to the next as a value (``detach``), so the backward pass
+    of this loss stops at each chunk's start: no gradient links a prediction to an
+    input more than ``k`` positions (in its chunk) before it. The forward values are
+    those of one pass over the whole sequence. Chapter 03 (its exercise in Going
+    further is this function).
+
+    >>> from dl4nlp.rnn import RecurrentLM
+    >>> torch.manual_seed(0) and None
+    >>> model = RecurrentLM(5, hidden_size=4, kind="rnn", embedding_dim=3)
+    >>> ids = torch.randint(0, 5, (2, 9))
+    >>> full = torch.nn.functional.cross_entropy(model(ids[:, :-1])[0].flatten(0, 1), ids[:, 1:].flatten())
+    >>> bool(torch.isclose(truncated_bptt_loss(model, ids, k=3), full))  # the same value, a shorter graph
+    True
+    """
+    from dl4nlp._checks import check_ids, check_int
+    from dl4nlp.rnn import RecurrentLM
+
+    check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
+    check_ids("ids", ids, model.config.vocab_size, shape=("B", "T"))
+    if ids.shape[1] < 2:
+        raise ValueError(
+            f"ids must hold at least two positions (an input and its target); got shape {tuple(ids.shape)}"
+        )
+    check_int("k", k)
+    inputs, targets = ids[:, :-1], ids[:, 1:]
+    state, total = None, 0.0
+    for start in range(0, inputs.shape[1], k):
+        if state is not None:  # keep the value, cut the graph
+            state = tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
+        logits, state = model(inputs[:, start : start + k], state)  # (B, k, V)
+        chunk = targets[:, start : start + k]
+        total = total + torch.nn.functional.cross_entropy(logits.flatten(0, 1), chunk.flatten(), reduction="sum")
+    return total / targets.numel()

@@ -433,13 +433,13 @@ def lstm_cell_diagram(cell) -> Diagram:
         d.arrow("forget", "input", label="1 − f")
     else:
         d.arrow("hx", "input")
-    d.arrow("hx", "candidate").arrow("hx", "output")
+    d.arrow("hx", "candidate").arrow("hx", "output", bend=0.2)  # sags below the candidate's box
     d.arrow("input", "write").arrow("candidate", "write").arrow("write", "add")
     d.arrow("add", "squash", bend=-0.2).arrow("squash", "show").arrow("output", "show").arrow("show", "h")
     if peephole:
         d.arrow("c_prev", "forget", dashed=True, label="peephole", bend=0.2)
-        d.arrow("c_prev", "input", dashed=True, bend=0.25)
-        d.arrow("c", "output", dashed=True, bend=-0.2)
+        d.arrow("c_prev", "input", dashed=True, bend=-0.15)
+        d.arrow("c", "output", dashed=True, bend=0.75)  # around the right of the tanh and ⊙ that make h
     label = f"one LSTM step: {blocks} weight blocks, each ({hidden}×{hidden + inputs})"
     d.group(label, ["forget_mul", "add", "forget", "show"])
     return d
@@ -448,35 +448,37 @@ def lstm_cell_diagram(cell) -> Diagram:
 def gru_cell_diagram(cell) -> Diagram:
     """The data flow of one GRU step, read from ``cell`` (a ``dl4nlp.lstm.GRUCell``).
 
-    Where the reset gate acts follows ``cell.reset_after``: on W_hn h(t−1) + b_hn
-    (PyTorch, cuDNN) or on h(t−1) before the product (Cho et al., 2014). Notebook 04.
+    The state runs along the top, from h(t−1) through the mix to h(t); the gates sit
+    below, fed by [h(t−1), x(t)] (the candidate's box says it reads x(t) there). The
+    middle row is where the two forms differ: with ``cell.reset_after`` (PyTorch,
+    cuDNN) h(t−1) is multiplied by W_hn first and r scales the product; without it
+    (Cho et al., 2014) r scales h(t−1) before the product. No arrow crosses a box.
+    Notebook 04.
     """
     check_type("cell", cell, GRUCell, "a dl4nlp.lstm.GRUCell")
     hidden, inputs = cell.hidden_size, cell.input_size
     d = Diagram()
     d.box("h_prev", "h(t−1)", (0, 4), "state", width=1.3)
-    d.box("x", f"x(t)\n{inputs} values", (0, 0), "input", width=1.4, height=0.8)
-    d.box("reset", "r = σ(·)", (2.6, 1.4), "gate", width=1.4)
-    d.box("update", "z = σ(·)", (5, 1.4), "gate", width=1.4)
-    d.box("reset_mul", "⊙ r", (4.2, 2.7), "op", width=0.8)
-    if cell.reset_after:
-        d.box("matmul", f"W_hn h + b_hn\n({hidden}×{hidden})", (2.6, 2.7), "param", width=1.9, height=0.8)
-    else:
-        d.box("matmul", f"W_hn (r ⊙ h) + b_hn\n({hidden}×{hidden})", (6.0, 2.7), "param", width=2.3, height=0.8)
-    d.box("candidate", "n = tanh(W_in x + b_in + ·)", (7.6, 1.4), "gate", width=3.0)
-    d.box("mix", "(1 − z) ⊙ n + z ⊙ h", (8.6, 4), "op", width=2.3)
-    d.box("h", "h(t)", (11.3, 4), "output", width=1.1)
-    d.arrow("h_prev", "mix").arrow("mix", "h")
-    for gate in ("reset", "update", "candidate"):
-        d.arrow("x", gate)
-    d.arrow("h_prev", "reset").arrow("h_prev", "update").arrow("update", "mix").arrow("candidate", "mix")
-    d.arrow("reset", "reset_mul")
+    d.box("mix", "(1 − z) ⊙ n + z ⊙ h(t−1)", (10.2, 4), "op", width=3.4)
+    d.box("h", "h(t)", (13.4, 4), "output", width=1.1)
+    d.box("hx", f"[h(t−1), x(t)]\n{hidden} + {inputs} values", (0.6, -0.8), "input", width=2.4, height=0.8)
+    d.box("reset", "r = σ(·)", (3.8, 1.0), "gate", width=1.4)
+    d.box("candidate", "n = tanh(W_in x(t) + b_in + ·)", (7.2, 1.0), "gate", width=3.4)
+    d.box("update", "z = σ(·)", (10.2, 1.0), "gate", width=1.4)
     if cell.reset_after:  # PyTorch: multiply, then reset
-        d.arrow("h_prev", "matmul").arrow("matmul", "reset_mul").arrow("reset_mul", "candidate")
+        d.box("matmul", f"W_hn h(t−1) + b_hn\n({hidden}×{hidden})", (2.4, 2.6), "param", width=2.6, height=0.8)
+        d.box("reset_mul", "r ⊙ (·)", (5.2, 2.6), "op", width=1.1)
+        d.arrow("h_prev", "matmul").arrow("matmul", "reset_mul").arrow("reset", "reset_mul")
+        d.arrow("reset_mul", "candidate")
     else:  # Cho et al.: reset, then multiply
-        d.arrow("h_prev", "reset_mul").arrow("reset_mul", "matmul").arrow("matmul", "candidate")
-    form = "PyTorch: reset after the product" if cell.reset_after else "Cho et al. (2014): reset before the product"
-    d.group(f"one GRU step ({form})", ["reset", "update", "reset_mul", "candidate"])
+        d.box("reset_mul", "r ⊙ h(t−1)", (2.0, 2.6), "op", width=1.5)
+        d.box("matmul", f"W_hn (r ⊙ h(t−1)) + b_hn\n({hidden}×{hidden})", (5.2, 2.6), "param", width=3.0, height=0.8)
+        d.arrow("h_prev", "reset_mul").arrow("reset", "reset_mul").arrow("reset_mul", "matmul")
+        d.arrow("matmul", "candidate")
+    d.arrow("h_prev", "mix").arrow("mix", "h")
+    for gate in ("reset", "candidate", "update"):
+        d.arrow("hx", gate, bend=0.25 if gate == "update" else 0.0)  # the long one sags below the candidate
+    d.arrow("candidate", "mix").arrow("update", "mix")
     return d
 
 
@@ -485,10 +487,12 @@ def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "le
 
     ``forward`` and ``backward`` are ``dl4nlp.rnn.RecurrentLM`` models; their sizes
     (one LSTM each, its hidden size and the vocabulary) are read from their configs.
-    The forward model reads left to right and its state after the word's last
-    character sees the word and what precedes it; the backward model reads right to
-    left and its state after the word's first character sees the word and what
-    follows it (the two states drawn in the output colour). Nothing is shared between the rows.
+    The characters sit at the bottom, the backward model above them (reading right to
+    left) and the forward model on top (reading left to right). The forward state
+    after the word's last character sees the word and what precedes it; the backward
+    state after its first character sees the word and what follows it (both drawn in
+    the output colour). No arrow passes through a box it does not start or end at.
+    Nothing is shared between the models.
 
     >>> from dl4nlp.rnn import RecurrentLM
     >>> elmo_diagram(RecurrentLM(30, hidden_size=8), RecurrentLM(30, hidden_size=8), "a left b")
@@ -505,32 +509,37 @@ def elmo_diagram(forward, backward, text: str = "his left hand", word: str = "le
         raise ValueError(f"text must have at most 16 characters to fit the drawing; got {len(text)}")
     start = text.index(word)
     end = start + len(word) - 1  # the word's last character
+    last = len(text) - 1
     d = Diagram()
+    # Inputs at the bottom, the backward row half a step to the right of them, the forward row on top. Every
+    # arrow from a character up to its forward state passes between two backward boxes, and the backward
+    # state at the word's first character reaches the vector straight up, between two forward boxes.
     for t, char in enumerate(text):
-        d.box(f"x{t}", "␣" if char == " " else char, (t, 0), kind="input", width=0.7)
-        d.box(f"f{t}", "→h", (t, 1.6), kind="output" if t == end else "state", width=0.7)
-        d.box(f"b{t}", "←h", (t, 3.2), kind="output" if t == start else "state", width=0.7)
+        d.box(f"x{t}", "␣" if char == " " else char, (t, 0.0), kind="input", width=0.7)
+        d.box(f"b{t}", "←h", (t + 0.5, 1.6), kind="output" if t == start else "state", width=0.7)
+        d.box(f"f{t}", "→h", (t, 3.2), kind="output" if t == end else "state", width=0.7)
         d.arrow(f"x{t}", f"f{t}")
-        d.arrow(f"x{t}", f"b{t}", bend=0.25)
+        d.arrow(f"x{t}", f"b{t}")
         if t:
             d.arrow(f"f{t - 1}", f"f{t}")
             d.arrow(f"b{t}", f"b{t - 1}")
     hidden = [c.hidden_size for c in configs]
+    # High enough that the arrow from the forward state at the word's end clears the forward boxes it passes.
+    rise = max(1.9, 0.75 * abs(end - start - 0.5) + 0.6)
     d.box(
         "elmo",
         f"vector of '{word}'\n[→h, ←h]: {hidden[0]} + {hidden[1]} values",
-        ((start + end) / 2, 5.0),
+        (start + 0.5, 3.2 + rise),
         kind="output",
-        width=max(3.2, len(word) * 0.9),
+        width=3.6,
         height=0.8,
     )
-    d.arrow(f"f{end}", "elmo", bend=-0.3).arrow(f"b{start}", "elmo", bend=0.2)  # the two states it joins
-    last = len(text) - 1
-    d.group(f"forward LM: {configs[0].kind.upper()}({hidden[0]}), reads left to right", ["f0", f"f{last}"], pad=0.25)
+    d.arrow(f"f{end}", "elmo").arrow(f"b{start}", "elmo")  # the two states it joins
+    d.group(f"forward LM: {configs[0].kind.upper()}({hidden[0]}), reads left to right", ["f0", f"f{last}"], pad=0.2)
     d.group(
         f"backward LM: {configs[1].kind.upper()}({hidden[1]}), its own weights, reads right to left",
         ["b0", f"b{last}"],
-        pad=0.25,
+        pad=0.2,
     )
     return d
 

@@ -159,3 +159,44 @@ def nearest_centroid_accuracy(vectors, labels) -> float:
             scores[c] = vector @ centroid / (np.linalg.norm(centroid) + 1e-12)
         correct += max(scores, key=scores.get) == label
     return correct / len(labels)
+
+
+def linear_probe(train_activations, train_labels, test_activations, ridge: float = 1.0) -> np.ndarray:
+    """Scores of a linear read-out of *all* units, fitted on one text and applied to another. Shape (M,).
+
+    Where ``unit_auc`` asks whether one unit alone tells a property apart, a linear
+    probe asks whether the units *together* do: a weighted sum of every unit. It is
+    ridge-regularised least squares on units standardised with the training rows'
+    mean and spread, targets ±1: ``w = (XᵀX + ridge·N·I)⁻¹ Xᵀy`` in float64, no
+    randomness. Fit it on ``train_activations`` (N, H) with ``train_labels`` (N,)
+    and score ``test_activations`` (M, H); judge the scores with ``unit_auc`` on the
+    test labels (text the probe never saw). Notebook 05.
+
+    >>> x = np.array([[0.0, 1.0], [1.0, 0.0], [0.1, 0.9], [0.9, 0.2]])
+    >>> (linear_probe(x, [True, False, True, False], x) > 0).tolist()
+    [True, False, True, False]
+    """
+    train = _as_numbers("train_activations", train_activations, 2)
+    if hasattr(train_labels, "__len__") and not isinstance(train_labels, str) and len(train_labels) != train.shape[0]:
+        raise ValueError(
+            f"train_labels must have shape ({train.shape[0]},), one per row of train_activations; "
+            f"got {len(train_labels)} labels"
+        )
+    labels = _as_labels(train_labels, train.shape[0])
+    test = _as_numbers("test_activations", test_activations, 2)
+    if test.shape[1] != train.shape[1]:
+        raise ValueError(
+            f"test_activations must have the training rows' {train.shape[1]} units; got shape {test.shape}"
+        )
+    if isinstance(ridge, bool) or not isinstance(ridge, (int, float)) or not np.isfinite(ridge) or ridge <= 0:
+        raise ValueError(f"ridge must be a finite number > 0; got {ridge!r}")
+    if labels.all() or not labels.any():
+        raise ValueError(f"train_labels must contain both classes; got {int(labels.sum())} of {len(labels)} positive")
+    mean, spread = train.mean(axis=0), train.std(axis=0)
+    spread[spread == 0] = 1.0  # a constant unit contributes nothing
+    x = np.hstack([(train - mean) / spread, np.ones((train.shape[0], 1))])
+    y = np.where(labels, 1.0, -1.0)
+    penalty = ridge * train.shape[0] * np.eye(x.shape[1])
+    penalty[-1, -1] = 0.0  # the bias is not shrunk
+    weights = np.linalg.solve(x.T @ x + penalty, x.T @ y)
+    return np.hstack([(test - mean) / spread, np.ones((test.shape[0], 1))]) @ weights

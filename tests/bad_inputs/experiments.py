@@ -270,7 +270,7 @@ def _fake_quote(length=20):
     from dl4nlp.experiments.char_lstm import QuotationCell
 
     values = np.linspace(-1, 1, length)
-    return QuotationCell(0, 1, 0.9, 0.5, 0.8, 0.8, {}, 0.5, 0.1, values, values)
+    return QuotationCell(0, 1, 0.9, 0.5, 0.8, 0.8, {}, 0.5, 0.1, values, values, 0.7, 0.5)
 
 
 @cases("dl4nlp.experiments.char_lstm.plot_quotation_cell")
@@ -323,3 +323,25 @@ def _():
         ],
     )
     yield from vary(EC.plot_boundary_gates, good, "sentence", [("empty", "", "''")])
+
+
+@cases("dl4nlp.experiments.lstm.library_gru_step")
+def _():
+    import torch
+    from torch import nn
+
+    from dl4nlp.experiments import lstm as EL
+
+    cell = nn.GRUCell(3, 4)
+    good = dict(
+        x=torch.randn(2, 3),
+        h=torch.zeros(2, 4),
+        weight_ih=cell.weight_ih,
+        weight_hh=cell.weight_hh,
+        bias_ih=cell.bias_ih,
+        bias_hh=cell.bias_hh,
+        reset_after=True,
+    )
+    yield from vary(EL.library_gru_step, good, "x", [("one dimension", torch.zeros(3), "(3,)")])
+    yield from vary(EL.library_gru_step, good, "weight_hh", [("an LSTM's", torch.zeros(16, 4), "(16, 4)")])
+    yield from vary(EL.library_gru_step, good, "reset_after", [("a string", "yes", "'yes'")])

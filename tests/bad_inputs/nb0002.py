@@ -29,6 +29,7 @@ exempt(
     "dl4nlp.experiments.rnn.LanguageModelRun",
     "dl4nlp.experiments.rnn.MemoryByLag",
     "dl4nlp.experiments.rnn.SeedSweepCounts",
+    "dl4nlp.experiments.rnn.TruncatedMemory",
     "dl4nlp.experiments.start_here.MatmulPrecision",
 )
 exempt("takes no arguments (reads a shipped corpus)", "dl4nlp.experiments.rnn.shakespeare_split")
@@ -519,6 +520,29 @@ def _():
     yield from vary(rnn.memory_by_lag, {}, "seed", SEEDS[:2])
     yield from vary(rnn.memory_by_lag, {}, "lags", [("a zero lag", (0, 5), "0")])
     yield from vary(rnn.memory_by_lag, {}, "variants", [("an unknown variant", ("lstm",), "'lstm'")])
+
+
+@cases("dl4nlp.experiments.rnn.truncated_memory")
+def _():
+    yield from vary(rnn.truncated_memory, {}, "seed", SEEDS[:1])
+    yield from vary(rnn.truncated_memory, {}, "k", [("zero", 0, "0")])
+    yield from vary(rnn.truncated_memory, {}, "lag", [("a string", "20", "'20'")])
+
+
+@cases("dl4nlp.bptt.truncated_bptt_loss")
+def _():
+    import torch
+
+    from dl4nlp.bptt import truncated_bptt_loss
+    from dl4nlp.rnn import RecurrentLM
+
+    good = dict(
+        model=RecurrentLM(5, hidden_size=4, kind="rnn", embedding_dim=3), ids=torch.zeros(2, 6, dtype=torch.long), k=2
+    )
+    yield from vary(truncated_bptt_loss, good, "model", [("an nn.RNN", torch.nn.RNN(3, 4), "RNN")])
+    yield from vary(truncated_bptt_loss, good, "ids", [("an id past the vocabulary", torch.full((2, 6), 7), "7")])
+    yield from vary(truncated_bptt_loss, good, "ids", [("one position", torch.zeros(2, 1, dtype=torch.long), "(2, 1)")])
+    yield from vary(truncated_bptt_loss, good, "k", [("zero", 0, "0")])
 
 
 @cases("dl4nlp.experiments.rnn.irnn_learning_rate")

@@ -327,3 +327,16 @@ def _():
 @cases("dl4nlp.experiments.char_lstm.has_quotation_cell")
 def _():
     yield from vary(EC.has_quotation_cell, {}, "quote", [("a dict", {"passage_auc": 0.9}, "dict")])
+
+
+@cases("dl4nlp.probes.linear_probe")
+def _():
+    import numpy as np
+
+    x = np.array([[0.0, 1.0], [1.0, 0.0], [0.2, 0.8], [0.9, 0.1]])
+    good = dict(train_activations=x, train_labels=[True, False, True, False], test_activations=x, ridge=1.0)
+    yield from vary(probes.linear_probe, good, "train_activations", [("one dimension", np.zeros(4), "(4,)")])
+    yield from vary(probes.linear_probe, good, "train_labels", [("one class", [True] * 4, "4 of 4")])
+    yield from vary(probes.linear_probe, good, "train_labels", [("too few", [True, False], "(4,)")])
+    yield from vary(probes.linear_probe, good, "test_activations", [("three units", np.zeros((2, 3)), "(2, 3)")])
+    yield from vary(probes.linear_probe, good, "ridge", [("zero", 0.0, "0.0"), ("a string", "1", "'1'")])

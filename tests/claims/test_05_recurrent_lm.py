@@ -45,8 +45,14 @@ def test_a_model_has_a_quotation_cell_near_perfect_where_chosen_and_weaker_on_he
     quote = char_experiments.quotation_cell(seed)
     assert quote.median_passage_auc < char_experiments.TYPICAL_CELL
     assert quote.line_cell_correlation < char_experiments.LINE_CELL_CEILING
+    # the linear probe's control (the current character's embedding, no memory) is near chance everywhere
+    assert abs(quote.embedding_probe_rest_auc - 0.52) < 0.03, quote.embedding_probe_rest_auc
     if not char_experiments.has_quotation_cell(quote):  # raises for a model in between: neither reading holds
-        return  # clearly none: the notebook says some training runs learn no such cell (seed 2)
+        # clearly none (seed 2): and a linear probe over all cells reads the quotation barely better than
+        # the current character alone, so the information is not merely spread over many cells
+        assert quote.embedding_probe_rest_auc < quote.probe_rest_auc < 0.6, quote.probe_rest_auc
+        return
+    assert quote.probe_rest_auc > quote.embedding_probe_rest_auc + 0.1, quote.probe_rest_auc
     assert quote.passage_auc >= char_experiments.QUOTE_CELL_ON_PASSAGE > quote.median_passage_auc + 0.2, quote
     low, high = char_experiments.QUOTE_CELL_HELD_OUT
     assert low <= quote.held_out_auc <= high, quote.held_out_auc

@@ -26,7 +26,14 @@ from dl4nlp._checks import check_int, check_sequence, check_str, check_type, giv
 from dl4nlp.data import data_path, load_text
 from dl4nlp.experiments.lstm import _check_seed
 from dl4nlp.lstm import final_states, load_char_model, lstm_trace
-from dl4nlp.probes import column_in_line, inside_quotes, nearest_centroid_accuracy, unit_auc, unit_correlation
+from dl4nlp.probes import (
+    column_in_line,
+    inside_quotes,
+    linear_probe,
+    nearest_centroid_accuracy,
+    unit_auc,
+    unit_correlation,
+)
 from dl4nlp.recipes.char_lstm import split_text
 from dl4nlp.rnn import RecurrentLM
 from dl4nlp.tokenize import straighten_quotes
@@ -82,6 +89,8 @@ class QuotationCell:
     line_cell_correlation: float  # the largest |r| of any cell with the column of the line, on the passage
     passage_values: np.ndarray  # sign * tanh(C) of the cell on the passage, (3000,)
     held_out_values: np.ndarray  # sign * tanh(C) of the cell on all held-out text
+    probe_rest_auc: float  # AUC of a linear probe over every cell's h, fitted on the passage, outside it
+    embedding_probe_rest_auc: float  # ... the same probe over the current character's embedding only (no memory)
 
 
 def _separation(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -112,10 +121,20 @@ def quotation_cell(seed: int = 0) -> QuotationCell:
     cell = int(np.argmax(separation))
     sign = 1 if unit_auc(values[:, cell : cell + 1], labels)[0] >= 0.5 else -1
     line = np.abs(unit_correlation(values, column_in_line(passage)))
-    everywhere = sign * cell_values(held_out, [cell])[:, 0]  # (N,)
+    with torch.no_grad():
+        embedded = model.embedding(torch.tensor([vocab.encode(held_out)]))  # (1, N, E)
+        states, trace = lstm_trace(model.recurrent, embedded, [cell])  # every cell's h, the chosen cell's C
+    everywhere = sign * np.tanh(trace["cell"][0, :, 0].numpy())  # (N,)
     held_labels = inside_quotes(held_out, '"', '"')
     outside_passage = np.ones(len(held_out), dtype=bool)
     outside_passage[PASSAGE[0] : PASSAGE[1]] = False
+    # A linear probe over all 256 hidden states, fitted on the passage and scored outside it; its control reads
+    # only the current character's embedding (what a model with no memory has).
+    probe_auc = {}
+    for name, features in [("states", states[0]), ("embedding", embedded[0])]:
+        features = features.numpy().astype(np.float64)  # (N, H) or (N, E)
+        scores = linear_probe(features[~outside_passage], held_labels[~outside_passage], features[outside_passage])
+        probe_auc[name] = float(unit_auc(scores[:, None], held_labels[outside_passage])[0])
     distance = distance_since_opening(held_labels)
     by_distance = {}
     for lo, hi in DISTANCE_BINS:
@@ -134,6 +153,8 @@ def quotation_cell(seed: int = 0) -> QuotationCell:
         line_cell_correlation=float(line.max()),
         passage_values=sign * values[:, cell],
         held_out_values=everywhere,
+        probe_rest_auc=probe_auc["states"],
+        embedding_probe_rest_auc=probe_auc["embedding"],
     )
 
 
@@ -227,6 +248,10 @@ def sense_occurrences(text: str, window: int = SENSE_WINDOW) -> list[tuple[int, 
     """(start, sense) of each occurrence of ``SENSE_WORD`` whose previous word names its sense (1 = direction, 0 = verb)
 
     and that has ``window`` characters of context on both sides. Other occurrences are left out.
+    "right and left" (and "right or left") is a direction although "and" usually precedes the verb.
+
+    >>> sense_occurrences("x" * 10 + " she left; upon the right and left; his left hand " + "x" * 10, window=5)
+    [(15, 0), (40, 1), (50, 1)]
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str; got {type(text).__name__}")
@@ -235,11 +260,13 @@ def sense_occurrences(text: str, window: int = SENSE_WINDOW) -> list[tuple[int, 
     found = []
     for match in re.finditer(rf"\b{SENSE_WORD}\b", text):
         start, end = match.span()
-        previous = re.findall(r"(\w+)\W*$", text[max(0, start - 20) : start])
-        if start < window or end + window > len(text) or not previous:
+        before = re.findall(r"\w+", text[max(0, start - 30) : start].lower())[-2:]  # the two words before
+        if start < window or end + window > len(text) or not before:
             continue
-        word = previous[0].lower()
-        if word in DIRECTION_BEFORE or word in VERB_BEFORE:
+        word = before[-1]
+        if before[-2:] in (["right", "and"], ["right", "or"]):  # "upon the right and left": the direction
+            found.append((start, 1))
+        elif word in DIRECTION_BEFORE or word in VERB_BEFORE:
             found.append((start, int(word in DIRECTION_BEFORE)))
     return found
 

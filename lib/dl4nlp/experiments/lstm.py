@@ -26,7 +26,7 @@ from torch import nn
 
 from dl4nlp._checks import check_choice, check_ids, check_number, check_sequence, check_tensor
 from dl4nlp.gradflow import time_step_gradient_norms
-from dl4nlp.lstm import LSTMCell, set_forget_bias_, set_update_bias_
+from dl4nlp.lstm import GRUCell, LSTMCell, set_forget_bias_, set_update_bias_
 from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
 from dl4nlp.train import train
@@ -67,6 +67,45 @@ def library_lstm_step(
             getattr(cell, name).copy_(check_tensor(name, value, shape=shapes[name], dtype="float"))
     step = cell(x, (h, c))
     return step.h, step.c
+
+
+# --- one GRU step, for the notebook's exercise 2 ------------------------------------
+def library_gru_step(
+    x: torch.Tensor,
+    h: torch.Tensor,
+    weight_ih: torch.Tensor,
+    weight_hh: torch.Tensor,
+    bias_ih: torch.Tensor,
+    bias_hh: torch.Tensor,
+    reset_after: bool = True,
+) -> tuple[torch.Tensor, dict]:
+    """One GRU step by ``dl4nlp.lstm.GRUCell`` with PyTorch's parameters: ``(new h, {"reset", "update", "candidate"})``.
+
+    The signature of chapter 04's exercise 2 (``gru_step``): ``reset_after=True`` is
+    PyTorch's form (r scales W_hn h + b_hn), ``False`` Cho et al.'s (r scales h before
+    the product). The notebook uses it where the exercise is not solved yet.
+
+    >>> torch.manual_seed(0) and None
+    >>> cell = nn.GRUCell(2, 3)
+    >>> x, h = torch.randn(4, 2), torch.randn(4, 3)
+    >>> with torch.no_grad():
+    ...     ours, gates = library_gru_step(x, h, cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+    ...     print(torch.allclose(ours, cell(x, h), atol=1e-6), sorted(gates))
+    True ['candidate', 'reset', 'update']
+    """
+    x = check_tensor("x", x, ndim=2, dtype="float", expected="(B, I)")
+    h = check_tensor("h", h, ndim=2, dtype="float", expected="(B, H)")
+    if not isinstance(reset_after, bool):
+        raise TypeError(f"reset_after must be a bool; got {reset_after!r}")
+    hidden, inputs = h.shape[1], x.shape[1]
+    parameters = {"weight_ih": weight_ih, "weight_hh": weight_hh, "bias_ih": bias_ih, "bias_hh": bias_hh}
+    shapes = {"weight_ih": (3 * hidden, inputs), "weight_hh": (3 * hidden, hidden)}
+    shapes.update(bias_ih=(3 * hidden,), bias_hh=(3 * hidden,))
+    cell = GRUCell(inputs, hidden, reset_after=reset_after)
+    with torch.no_grad():
+        for name, value in parameters.items():
+            getattr(cell, name).copy_(check_tensor(name, value, shape=shapes[name], dtype="float"))
+    return cell(x, h)
 
 
 # --- the long-lag task ----------------------------------------------------------

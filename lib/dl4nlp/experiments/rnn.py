@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Optional
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -472,3 +473,58 @@ def plot_memory_by_lag(accuracy: dict[str, tuple[float, ...]], lags: tuple[int, 
     ax.minorticks_off()
     ax.legend(fontsize="small")
     return fig
+
+
+# --- truncated backpropagation through time on the memory task (Going further) -----------
+TRUNCATION_LAG = 20
+TRUNCATION_K = 10
+
+
+def _truncated_classifier_loss(k: Optional[int]):
+    """Cross-entropy of a RecurrentClassifier's read-out of its last state, the graph cut every ``k`` steps."""
+
+    def loss_fn(model: RecurrentClassifier, batch) -> torch.Tensor:
+        tokens, labels = batch
+        embedded = model.embedding(tokens)  # (B, T, E)
+        step = embedded.shape[1] if k is None else k
+        state = None
+        for start in range(0, embedded.shape[1], step):
+            if state is not None:
+                state = state.detach()  # keep the value, cut the graph
+            _, state = model.recurrent(embedded[:, start : start + step], state)  # (1, B, H)
+        return nn.functional.cross_entropy(model.readout(state[0]), labels)
+
+    return loss_fn
+
+
+@dataclass(frozen=True)
+class TruncatedMemory:
+    lag: int
+    k: int
+    full: float  # held-out accuracy of the IRNN trained with full BPTT
+    truncated: float  # ... trained with the gradient cut every k steps (the same forward values)
+    heldout_in_training: int
+
+
+def truncated_memory(
+    seed: int = 0, lag: int = TRUNCATION_LAG, k: int = TRUNCATION_K, steps: int = 200
+) -> TruncatedMemory:
+    """The IRNN at ``lag`` trained twice on the same batches: full BPTT, and truncated every ``k`` steps.
+
+    The loss sits at the end of each sequence and the signal at its start, so with
+    ``k`` shorter than the sequence no gradient ever reaches the signal: no piece of
+    the dependency fits inside one window, and nothing can be learned from it.
+    """
+    check_int("seed", seed, low=0)
+    check_int("lag", lag)
+    check_int("k", k)
+    check_int("steps", steps)
+    training = _training_sequences(lag, steps, seed)
+    scores = {}
+    for name, cut in (("full", None), ("truncated", k)):
+        model = memory_model(VARIANTS[2], seed)
+        generator = torch.Generator().manual_seed(seed)
+        batches = lambda step, generator=generator: long_lag_task(64, lag, generator=generator)  # noqa: E731
+        train(model, _truncated_classifier_loss(cut), batches, steps=steps, lr=3e-3, clip_norm=1.0, progress=False)
+        scores[name], left_out = _heldout_accuracy(model, lag, training)
+    return TruncatedMemory(lag, k, scores["full"], scores["truncated"], left_out)
