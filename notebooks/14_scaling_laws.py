@@ -72,7 +72,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from dl4nlp.compute_optimal import envelope, isoflop_minimum
 from dl4nlp.data import CORPORA, load_text
 from dl4nlp.diagrams import shapes_diagram
-from dl4nlp.exercises import check
+from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments.scaling import (EMERGENCE_K, attention_share_figure, emergence_drawer, retrace_run,
                                        sweep_claims)
 from dl4nlp.notebook import claim
@@ -444,6 +444,44 @@ for size in ("3x40", "3x64"):
 # there are. **Leave-one-out** asks a more
 # direct question: fit without each point in turn, and measure how well the fit
 # predicts the point left out.
+#
+# **Exercise 2 (predict, then run).** Predict the largest model before seeing it.
+# Fit a plain power law $L = A\,N^{-\alpha}$ (a line through $(\log N, \log L)$,
+# `np.polyfit`) to `held_in`, the seven smaller sizes of seed 0, and return its
+# prediction at `n_largest`, the `4x80` model's $N$. The next cells reveal its loss.
+
+# %%
+held_in = {size: (run_of[size]["total_params"], final_loss(run_of[size])) for size in sizes[:-1]}
+n_largest = run_of[sizes[-1]]["total_params"]
+
+
+def exercise_2():
+    raise NotImplementedError  # your code here: the predicted loss of a model of n_largest parameters
+
+
+def predicted_by_the_library():
+    fit = fit_power_law(*map(np.array, zip(*held_in.values())))
+    return float(fit(n_largest))
+
+
+solved_2 = check("Exercise 2", exercise_2, predicted_by_the_library(), rtol=1e-6)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 2
+def exercise_2():
+    n, loss = map(np.array, zip(*held_in.values()))
+    slope, intercept = np.polyfit(np.log(n), np.log(loss), 1)  # log L = intercept + slope log N, slope = -alpha
+    return float(np.exp(intercept + slope * np.log(n_largest)))
+
+
+assert check("Exercise 2", exercise_2, predicted_by_the_library(), rtol=1e-6)
+solved_2 = True
+
+# %%
+prediction_4x80 = attempt(exercise_2, predicted_by_the_library, name="Exercise 2", solved=solved_2)
+actual_4x80 = final_loss(run_of[sizes[-1]])
+print(f"{sizes[-1]} ({n_largest:,} parameters): predicted {prediction_4x80:.3f}, trained {actual_4x80:.3f}, "
+      f"error {prediction_4x80 - actual_4x80:+.3f}")
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 4.5))
@@ -467,7 +505,9 @@ for seed in (first, second):
           f"to {c.floor_interval[1]:.2f})")
 
 # %% [markdown]
-# This data cannot say whether $L(N)$ needs a floor. On the first seed
+# The plain law fitted to seven sizes predicts the eighth, twice the largest
+# of them, to within 0.01 on this seed. Whether $L(N)$ needs a floor is another
+# question, and this data cannot answer it. On the first seed
 # both criteria prefer the plain power law (the fit with a floor puts $E$ at zero, and
 # AICc charges it for the unused parameter; leave-one-out ties); on the second seed
 # both prefer the floor, at $E \approx 1.9$. Same training, same data, new initial weights and
@@ -512,6 +552,8 @@ claim(f"seed {second}: AICc ({c1.aicc_floor:.1f} against {c1.aicc_plain:.1f}) an
       c1.aicc_floor < c1.aicc_plain and c1.loo_floor < c1.loo_plain and 1.8 < c1.floor < 2.0)
 claim("on both seeds some larger model ends above a smaller one at fixed data",
       all(np.any(np.diff(claims[s].fixed_loss) > 0) for s in (first, second)))
+claim(f"fitted to the seven smaller sizes, the plain law predicts {sizes[-1]}'s loss {actual_4x80:.3f} as "
+      f"{prediction_4x80:.3f}, within 0.01", abs(predicted_by_the_library() - actual_4x80) < 0.01)
 claim(f"the larger LSTM is worse (alpha {alpha_lstm:+.3f}), the larger Transformer-XL better ({alpha_txl:+.3f})",
       alpha_lstm < 0 < alpha_txl)
 
@@ -586,7 +628,7 @@ for method, (a, (low, high)) in ours.items():
 print(f"{'Kaplan et al.':<15} {'':>22} {'':>9} {0.73:>13.2f}")
 
 # %% [markdown]
-# **Exercise 2.** Method 2 by hand. Take the IsoFLOP profile with the most sizes
+# **Exercise 3.** Method 2 by hand. Take the IsoFLOP profile with the most sizes
 # (`profile.n`, `profile.loss` below), fit a parabola of the loss against $\log N$
 # with `np.polyfit`, and return the $N$ at its vertex. It must agree with
 # `dl4nlp.compute_optimal.isoflop_minimum`.
@@ -595,20 +637,20 @@ print(f"{'Kaplan et al.':<15} {'':>22} {'':>9} {0.73:>13.2f}")
 profile = max(profiles, key=lambda p: len(p.n))
 
 
-def exercise_2():
+def exercise_3():
     raise NotImplementedError  # your code here
 
 
-check("Exercise 2", exercise_2, isoflop_minimum(profile.n, profile.loss).n_opt, rtol=1e-6);
+check("Exercise 3", exercise_3, isoflop_minimum(profile.n, profile.loss).n_opt, rtol=1e-6);
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 2
-def exercise_2():
+def exercise_3():
     c2, c1, c0 = np.polyfit(np.log(profile.n), profile.loss, 2)  # loss = c0 + c1 log N + c2 (log N)^2
     return math.exp(-c1 / (2 * c2))  # where the derivative c1 + 2 c2 log N vanishes
 
 
-assert check("Exercise 2", exercise_2, isoflop_minimum(profile.n, profile.loss).n_opt, rtol=1e-6)
+assert check("Exercise 3", exercise_3, isoflop_minimum(profile.n, profile.loss).n_opt, rtol=1e-6)
 
 # %% [markdown]
 # The same three methods on the second seed, whose grid has three budgets
@@ -705,12 +747,8 @@ claim(f"seed {second}'s widened IsoFLOP interval holds 0.5", iso_checks[second][
 # and find that "much of this discrepancy can be attributed to Kaplan counting
 # non-embedding rather than total parameters, combined with their analysis being
 # performed at small scale"; they recommend that "future scaling studies use total
-# parameters and compute". Porian et al. (2024) reproduced Kaplan's law and name
-# "three factors causing the difference: last layer computational cost, warmup
-# duration, and scale-dependent optimizer tuning"; with those corrected they find
-# "excellent agreement" with Hoffmann et al., and, "counter to a hypothesis of
-# Hoffmann et al.", that "careful learning rate decay is not essential". (Quoted from
-# the papers' abstracts, arXiv 2406.12907 and 2406.19146.)
+# parameters and compute" (arXiv 2406.12907). Porian et al. (2024) add the cost of
+# the last layer, warm-up and learning-rate tuning (see the note).
 #
 # Our headline already counts total parameters. What it does not do is count compute
 # the way either paper did: it uses the FLOPs we counted (section 2), which include
@@ -726,19 +764,19 @@ claim(f"seed {second}'s widened IsoFLOP interval holds 0.5", iso_checks[second][
 # Embeddings are 54% of our smallest model and 3% of our largest, so counting only
 # non-embedding parameters shrinks the small models much more than the large ones.
 #
-# **Exercise 3 (predict, then run).** Before you run the next cells, predict: does
+# **Exercise 4 (predict, then run).** Before you run the next cells, predict: does
 # Kaplan's reading give a **larger** or a **smaller** $a$ than Chinchilla's? Write your
 # answer, then run the check and the table.
 
 # %%
 my_prediction = None  # "larger" or "smaller": Kaplan's a compared with Chinchilla's
 kaplan_larger = claims[first].a_envelope["kaplan"].value > claims[first].a_envelope["chinchilla"].value
-check("Exercise 3", {"larger": my_prediction == "larger"}, {"larger": kaplan_larger});
+check("Exercise 4", {"larger": my_prediction == "larger"}, {"larger": kaplan_larger});
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 3
 my_prediction = "larger"  # non-embedding N shrinks the small models most, so N_opt rises faster with C
-assert check("Exercise 3", {"larger": my_prediction == "larger"}, {"larger": kaplan_larger})
+assert check("Exercise 4", {"larger": my_prediction == "larger"}, {"larger": kaplan_larger})
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -759,6 +797,15 @@ for convention, label in labels.items():
 # their directions are what the two seeds agree on. And the parametric fit does not
 # count compute at all ($a = \beta/(\alpha+\beta)$), and its interval holds 0.5.
 
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Porian et al. (2024) reproduced Kaplan's law and name "three factors
+# causing the difference: last layer computational cost, warmup duration, and
+# scale-dependent optimizer tuning"; with those corrected they find "excellent
+# agreement" with Hoffmann et al., and, "counter to a hypothesis of Hoffmann et al.",
+# that "careful learning rate decay is not essential" (abstract, arXiv 2406.19146).
+# The last-layer cost is what our counted FLOPs include and $6ND$ leaves out; the
+# optimizer tuning is what section 3 shows this sweep lacks.
+
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: how compute is counted moves a; Chinchilla's convention gives 0.5
 for seed in (first, second):
@@ -777,8 +824,9 @@ for seed in (first, second):
 # - The sweep sets the peak learning rate per size (a factor 2 below the lowest-loss rate of a short search), and compares finished runs only. $L(D)$ is not one power law here: its local slopes fall towards zero for small models (a floor set by $N$) and stay steady for the larger ones.
 # - Whether $L(N)$ has a floor is not decided by this sweep: AICc and leave-one-out prefer the plain law on one seed and the floor on the other.
 # - The sweep's learning rates are not tuned: the factor-2 rule costs up to 0.16 in loss at 512 steps, and for two sizes the optimum was never bracketed. Every exponent below inherits that noise.
-# - With counted FLOPs, Chinchilla's three methods all put $N_\text{opt} \propto C^a$ with $a > 0.5$ on both seeds, but no method settles it: the IsoFLOP interval (0.71 and 0.74) widens to include or nearly include 0.5 once each parabola's own uncertainty is carried, and its vertices rest on runs shorter than 900 steps.
-# - How compute is counted moves $a$: with Hoffmann et al.'s $C = 6N_TD$ the envelope gives 0.51 and 0.56, Chinchilla's 0.5; only our counted FLOPs give 0.61 and 0.68. Kaplan's non-embedding $N$ raises it again (0.60 and 0.61): the effect Pearce and Song (2024) identified.
+# - A power law fitted to seven sizes predicted the eighth within 0.01.
+# - With counted FLOPs, all three methods put $a > 0.5$ on both seeds, but none settles it: carrying each parabola's uncertainty, the IsoFLOP interval (0.71, 0.74) comes to include or nearly include 0.5.
+# - With Hoffmann et al.'s $C = 6N_TD$ the envelope gives 0.51 and 0.56, Chinchilla's 0.5; only counted FLOPs give 0.61 and 0.68; Kaplan's non-embedding $N$ gives 0.60 and 0.61.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
@@ -944,29 +992,29 @@ interactive_figure(
 )
 
 # %% [markdown]
-# **Exercise 4.** With Kaplan's count, at what context length does attention cost
+# **Exercise 5.** With Kaplan's count, at what context length does attention cost
 # as much as all the linear layers of GPT-2 small ($d_\text{model} = 768$)? And how
 # long would it be for the *dense* implementation counted in section 2, which
 # computes every masked score too? Return both lengths.
 
 # %%
-def exercise_4():
+def exercise_5():
     raise NotImplementedError  # your code here
 
 
-check("Exercise 4", exercise_4, (attention_crossover(768), attention_crossover(768, dense=True)));
+check("Exercise 5", exercise_5, (attention_crossover(768), attention_crossover(768, dense=True)));
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 4
-def exercise_4():
+def exercise_5():
     d = 768
     kaplan = 12 * d  # 2 n d = 24 d^2
     dense = 6 * d  # 4 n d = 24 d^2
     return kaplan, dense
 
 
-assert check("Exercise 4", exercise_4, (attention_crossover(768), attention_crossover(768, dense=True)))
-assert attention_share(exercise_4()[0], 768) == 0.5
+assert check("Exercise 5", exercise_5, (attention_crossover(768), attention_crossover(768, dense=True)))
+assert attention_share(exercise_5()[0], 768) == 0.5
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: attention's share, and its quadratic cost
