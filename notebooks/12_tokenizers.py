@@ -29,7 +29,8 @@
 # build the vocabulary the tiny BERT of chapter 13 reads.
 #
 # **You will:**
-# - learn BPE merges by hand on the lecture's four-word corpus, and see how WordPiece scores a merge differently;
+# - write BPE's merge loop yourself, check it against Hugging Face's trainer, and run it on the lecture's `</w>` example;
+# - see how WordPiece scores a merge differently;
 # - train a 4,096-piece WordPiece vocabulary on two books, and check our BPE trainer merge for merge against Hugging Face's;
 # - split new text WordPiece's way (greedy longest match), writing it yourself, and compare with Hugging Face on `bert-base-uncased`'s vocabulary;
 # - round-trip accents and emoji through a byte-level BPE, equal to Hugging Face's `ByteLevelBPETokenizer`.
@@ -63,7 +64,7 @@ import math
 from tokenizers import ByteLevelBPETokenizer, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from dl4nlp.bert import load_pretrained
-from dl4nlp.bpe import train_bpe, word_counts
+from dl4nlp.bpe import merge_loop, train_bpe, word_counts
 from dl4nlp.bytelevel import ByteBPE, to_bytes
 from dl4nlp.data import data_path, load_text
 from dl4nlp.dialogue import pretraining_documents
@@ -84,14 +85,86 @@ from dl4nlp.wordpiece import WordPiece
 # symbol everywhere; repeat. The list of merges, in order, is the tokenizer.
 #
 # The lecture's corpus has four words: *low* ×5, *lower* ×2, *newest* ×6,
-# *widest* ×3. `dl4nlp.bpe.train_bpe` learns the merges; we show each merge,
-# its count, and the corpus after it.
+# *widest* ×3.
+#
+# **Exercise 1.** Write the loop. `bpe_merges(words, num_merges)` gets each word
+# as a tuple of symbols with its count (`{("l", "o", "w"): 5, ...}`) and returns the
+# merges as `(left, right, count)`. Each round: count every adjacent pair, weighted
+# by the word's count; take the most frequent; replace it by the joined symbol in
+# every word, left to right. When two pairs tie, take the pair of **older** symbols:
+# the starting symbols rank in code-point order (`sorted`), each merged symbol
+# ranks after all existing ones, and pairs compare by (rank of left, rank of right).
+# That is how Hugging Face's trainer breaks ties, so the check compares your merges
+# with the ones its `BpeTrainer` learns on the same four words.
+
+# %%
+def bpe_merges(words, num_merges):
+    raise NotImplementedError  # your code here: return [(left, right, count), ...]
+
+
+toy_words = {tuple(word): count for word, count in {"low": 5, "lower": 2, "newest": 6, "widest": 3}.items()}
+hf_toy = Tokenizer(models.BPE())
+hf_toy.pre_tokenizer = pre_tokenizers.Whitespace()
+hf_toy.train_from_iterator([" ".join(" ".join([w] * c) for w, c in (("low", 5), ("lower", 2), ("newest", 6),
+                                                                    ("widest", 3)))],
+                           trainers.BpeTrainer(vocab_size=10 + 10, show_progress=False))  # 10 letters + 10 merges
+hf_toy_merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
+                 for m in json.loads(hf_toy.to_str())["model"]["merges"]]
+
+
+def exercise_1():
+    """Where each of your merges sits in Hugging Face's list (-1: a pair it never merged); 0, 1, 2, ... is right."""
+    return [hf_toy_merges.index((left, right)) if (left, right) in hf_toy_merges else -1
+            for left, right, _ in bpe_merges(toy_words, 10)]
+
+
+solved_1 = check("Exercise 1", exercise_1, list(range(10)), names=[f"merge {n}" for n in range(1, 11)])
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 1
+def bpe_merges(words, num_merges):
+    rank = {symbol: i for i, symbol in enumerate(sorted({s for word in words for s in word}))}
+    merges = []
+    for _ in range(num_merges):
+        pairs = {}
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] = pairs.get(pair, 0) + count
+        if not pairs:
+            break
+        (left, right), count = min(pairs.items(), key=lambda kv: (-kv[1], rank[kv[0][0]], rank[kv[0][1]]))
+        joined = left + right
+        rank.setdefault(joined, len(rank))
+        merged = {}
+        for word, n in words.items():
+            out, i = [], 0
+            while i < len(word):
+                if word[i : i + 2] == (left, right):
+                    out.append(joined)
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            merged[tuple(out)] = merged.get(tuple(out), 0) + n
+        words = merged
+        merges.append((left, right, count))
+    return merges
+
+
+assert check("Exercise 1", exercise_1, list(range(10)), names=[f"merge {n}" for n in range(1, 11)])
+solved_1 = True
+
+# %% [markdown]
+# `dl4nlp.bpe.train_bpe` is the same loop, made fast; below, your loop's
+# merges side by side with the corpus after each.
 
 # %%
 # NBVAL_CHECK_OUTPUT
 TOY = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 toy_bpe = train_bpe(TOY, num_merges=10)
+learn = attempt(lambda: bpe_merges, lambda: merge_loop, name="Exercise 1", solved=solved_1)
 print(f"alphabet: {toy_bpe.alphabet}")
+print("your loop:", " ".join(f"{left}+{right}" for left, right, _ in learn(toy_words, 10)))
 for n, merge in enumerate(toy_bpe.merges, start=1):
     prefix = train_bpe(TOY, num_merges=n)  # the merges learned so far
     corpus = "  ".join(f"{' '.join(prefix.tokenize_word(w))} ×{c}" for w, c in TOY.items())
@@ -112,6 +185,41 @@ vocabulary = train_bpe(TOY, num_merges=3).vocabulary
 print(f"{len(vocabulary)} symbols: {vocabulary}")
 print("'lowest' ->", train_bpe(TOY, num_merges=3).tokenize("lowest"), "| 'newer' ->", toy_bpe.tokenize("newer"))
 
+# %% [markdown]
+# **Where does a word end?** The lecture's other example appends an end-of-word
+# symbol `</w>` to every word, so that a piece at the end of a word (*s</w>* in
+# *takes*) differs from the same letters inside one (*s* in *boost*), and the
+# spaces can be put back. Each word of *vietnam takes measures to boost rice
+# exports* occurs once; run your loop on it until nothing is left to merge.
+
+# %%
+sentence = "vietnam takes measures to boost rice exports"
+eow_words = {tuple(word) + ("</w>",): 1 for word in sentence.split()}
+eow_merges = learn(eow_words, 100)
+print(f"{len(eow_merges)} merges; the first three: {eow_merges[:3]}")
+after_34 = {}
+for word in eow_words:
+    symbols = list(word)
+    for left, right, _ in eow_merges[:34]:
+        out, i = [], 0
+        while i < len(symbols):
+            if symbols[i : i + 2] == [left, right]:
+                out.append(left + right)
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
+    after_34[word] = symbols
+print("after 34 merges:", " ".join(" ".join(symbols) for symbols in after_34.values()))
+
+# %% [markdown]
+# The first merge is *s </w>*, three times (*takes*, *measures*, *exports*), as on
+# the slide. The slide stops at 34 merges, and its corpus column still shows
+# *mea sures</w>* in two pieces: one word always needs one more merge, and which
+# one depends on how ties among the many count-1 pairs are broken (ours leaves
+# *expor ts</w>*). The 35th merge finishes.
+
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** The lecture's slide lists the vocabulary after three merges as
 # "l, o, w, e, r, n, w, s, t, i, d, es, est, lo": it names *w* twice. There are
@@ -126,6 +234,12 @@ claim(f"the first three merges are es (9), est (9) and lo (7): got {first_three}
       first_three == [("es", 9), ("est", 9), ("lo", 7)])
 claim(f"after them the vocabulary is the slide's, {len(vocabulary)} distinct symbols",
       sorted(vocabulary) == sorted(set(slide_vocabulary)) and len(vocabulary) == 13)
+claim("the merge loop learns Hugging Face's 10 toy merges in order, and train_bpe's",
+      [(a, b) for a, b, _ in learn(toy_words, 10)] == hf_toy_merges
+      == [(m.left, m.right) for m in toy_bpe.merges])
+claim(f"</w> example: the first merge is s+</w> (3 times); {len(eow_merges)} merges make every word one symbol",
+      eow_merges[0] == ("s", "</w>", 3) and len(eow_merges) == 35
+      and sum(len(symbols) > 1 for symbols in after_34.values()) == 1)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 2. WordPiece scores a merge differently
@@ -142,21 +256,21 @@ claim(f"after them the vocabulary is the slide's, {len(vocabulary)} distinct sym
 # symbols of the toy corpus (17 and 16 times), yet adjacent only 8 times; BPE
 # merged *e s* (9 times) first.
 #
-# **Exercise 1 (predict, then run).** Before running the next cell, find the
+# **Exercise 2 (predict, then run).** Before running the next cell, find the
 # pair of the toy corpus with the highest WordPiece score, by hand, and write
 # down its score (a fraction is fine: `3 / 9`).
 
 # %%
-prediction_1 = None  # your prediction: the highest score of any adjacent pair in the toy corpus
-solved_1 = check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
+prediction_2 = None  # your prediction: the highest score of any adjacent pair in the toy corpus
+solved_2 = check("Exercise 2", prediction_2, 1 / 3, atol=1e-3)
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 1
 # i and d occur only in *widest* (3 times each) and always together: 3 / (3 · 3) = 1/3.
 # No other pair comes close: e s scores 9 / (17 · 9) = 1/17.
-prediction_1 = 3 / (3 * 3)
-assert check("Exercise 1", prediction_1, 1 / 3, atol=1e-3)
-solved_1 = True
+prediction_2 = 3 / (3 * 3)
+assert check("Exercise 2", prediction_2, 1 / 3, atol=1e-3)
+solved_2 = True
 
 # %% [markdown]
 # Now run WordPiece's trainer beside BPE's:
@@ -211,6 +325,8 @@ claim(f"merge 4 is w+id at {fourth.score:.4f} = 1/16 (the tie broken by age), me
 # word's first carries the prefix, `p ##l ##a ##y`, and `##` is dropped inside a
 # merge (`##in` + `##g` = `##ing`); `train_bpe(..., continuation="##")` does the
 # same. (Its merges are chosen by frequency, not by the likelihood score above.)
+# Google never released WordPiece's trainer; Hugging Face's course calls its own
+# "our best guess based on the published literature", and so is ours.
 #
 # `WordPiece.train` learns 4,096 pieces this way from the first 80 % of the
 # paragraphs of *The Adventures of Sherlock Holmes* and of TinyStories, with
@@ -239,6 +355,23 @@ reference_merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m)
                     for m in json.loads(reference.to_str())["model"]["merges"]]
 print("first 12 merges:", " ".join(m.left + m.right for m in bpe.merges[:12]))
 
+# %% [markdown]
+# **Where they differ: characters never seen.** The same two tokenizers on a line
+# of *Sherlock Holmes*, which has characters 300,000 characters of TinyStories
+# never showed them:
+
+# %%
+line = "cold woodcock, a pheasant, a _pâté de foie gras_ pie with a group of"
+unseen = sorted({ch for ch in line.lower() if not ch.isspace()} - set(bpe.alphabet))
+print("characters outside the training alphabet:", unseen)
+print("ours:        ", bpe.tokenize(line.lower()))
+print("Hugging Face:", reference.encode(line.lower()).tokens)
+
+# %% [markdown]
+# Ours keeps *é* and the underscores as single-character pieces (a model would
+# still need an unknown-token id for them); Hugging Face's BPE, given no unknown
+# token, drops them without a word: *pâté* comes back as *p â t*.
+
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** `dl4nlp.bpe.pre_tokenize` equals Hugging Face's `Whitespace`
 # pre-tokenizer on any text whose characters Python's Unicode database knows
@@ -251,6 +384,10 @@ print("first 12 merges:", " ".join(m.left + m.right for m in bpe.merges[:12]))
 ours_merges = [(m.left, m.right) for m in bpe.merges]
 claim(f"dl4nlp.bpe learns the same {len(reference_merges)} merges as tokenizers' BpeTrainer, in the same order",
       ours_merges == reference_merges and len(reference_merges) == 300)
+hf_pieces, our_pieces = reference.encode(line.lower()).tokens, bpe.tokenize(line.lower())
+claim(f"on the Sherlock Holmes line, {unseen} are outside the alphabet; ours keeps them, Hugging Face drops "
+      f"{len(our_pieces) - len(hf_pieces)} pieces", unseen == ["_", "é"] and "é" in our_pieces
+      and not set(unseen) & set("".join(hf_pieces)) and [p for p in our_pieces if p not in unseen] == hf_pieces)
 _, pretrained_tokenizer = load_pretrained()
 claim(f"the {len(ours):,}-piece vocabulary built here is the one the tiny BERT of chapter 13 was trained with",
       ours.itos == pretrained_tokenizer.itos)
@@ -266,7 +403,7 @@ claim(f"the {len(ours):,}-piece vocabulary built here is the one the tiny BERT o
 # `[UNK]`. Greedy is not always right: with the pieces `ab`, `a`, `##bc`, `##d`,
 # the word *abcd* has a split (`a ##bc ##d`), but greedy takes `ab` and is stuck.
 #
-# **Exercise 2.** Write `greedy_wordpiece(word, pieces)`: split `word` by
+# **Exercise 3.** Write `greedy_wordpiece(word, pieces)`: split `word` by
 # taking the longest entry of `pieces` that starts the word, then the longest
 # `"##" + ...` entry that continues it, and so on; if at some point nothing
 # fits, return `["[UNK]"]` for the whole word. The check runs it on 300 words of
@@ -284,13 +421,13 @@ exercise_words = sorted({w for s in held_out_text[:200] for w in s.lower().split
 exercise_pieces = set(ours.itos)
 
 
-def exercise_2():
+def exercise_3():
     """The ids of your pieces, word after word (an id per piece, -1 where a piece is not in the vocabulary)."""
     return [ours.stoi.get(p, -1) for w in exercise_words for p in greedy_wordpiece(w, exercise_pieces)]
 
 
-exercise_2_reference = [ours.stoi[p] for w in exercise_words for p in ours.tokenize_word(w)]
-solved_2 = check("Exercise 2", exercise_2, exercise_2_reference)
+exercise_3_reference = [ours.stoi[p] for w in exercise_words for p in ours.tokenize_word(w)]
+solved_3 = check("Exercise 3", exercise_3, exercise_3_reference)
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 2
@@ -308,8 +445,8 @@ def greedy_wordpiece(word, pieces):
     return out
 
 
-assert check("Exercise 2", exercise_2, exercise_2_reference)
-solved_2 = True
+assert check("Exercise 3", exercise_3, exercise_3_reference)
+solved_3 = True
 
 # %% [markdown]
 # Your function (or, until you solve exercise 2, the library's) on the toy
@@ -318,7 +455,7 @@ solved_2 = True
 # %%
 # NBVAL_CHECK_OUTPUT
 split = attempt(lambda: greedy_wordpiece, lambda: (lambda word, pieces: WordPiece(sorted(pieces)).tokenize_word(word)),
-                name="Exercise 2", solved=solved_2)
+                name="Exercise 3", solved=solved_3)
 toy_pieces = ["ab", "a", "##bc", "##d"]
 print("'abcd' with pieces ab, a, ##bc, ##d ->", split("abcd", set(toy_pieces)))
 
@@ -388,20 +525,20 @@ claim("'playing' and 'cute' are single entries (so are 'play' and '##ing'): the 
 # UTF-8 writes a character as one to four bytes, and an emoji with a skin tone
 # is two characters.
 #
-# **Exercise 3 (predict, then run).** How many bytes are *é*, *🙂* and *👍🏽*
+# **Exercise 4 (predict, then run).** How many bytes are *é*, *🙂* and *👍🏽*
 # in UTF-8? Predict, then run the cell after the solution to see.
 
 # %%
-prediction_3 = None  # your predictions, as a dict: {"é": ..., "🙂": ..., "👍🏽": ...}
-solved_3 = check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
+prediction_4 = None  # your predictions, as a dict: {"é": ..., "🙂": ..., "👍🏽": ...}
+solved_4 = check("Exercise 4", prediction_4, {"é": 2, "🙂": 4, "👍🏽": 8})
 
 # %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
 # @title Solution to exercise 3
 # é is U+00E9: two bytes. 🙂 is U+1F642, above U+FFFF: four bytes. 👍🏽 is 👍 (four bytes)
 # followed by the skin-tone modifier U+1F3FD (four more).
-prediction_3 = {"é": 2, "🙂": 4, "👍🏽": 8}
-assert check("Exercise 3", prediction_3, {"é": 2, "🙂": 4, "👍🏽": 8})
-solved_3 = True
+prediction_4 = {"é": 2, "🙂": 4, "👍🏽": 8}
+assert check("Exercise 4", prediction_4, {"é": 2, "🙂": 4, "👍🏽": 8})
+solved_4 = True
 
 # %% [markdown]
 # `dl4nlp.bytelevel` learns merges on those bytes with the same BPE trainer;
@@ -454,7 +591,7 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
 #
-# - BPE merges the most frequent adjacent pair, again and again: on the lecture's corpus *es* (9), *est* (9), then *lo* (7). `dl4nlp.bpe` learns the same 300 merges as Hugging Face's trainer on TinyStories.
+# - BPE merges the most frequent adjacent pair, again and again: on the lecture's corpus *es* (9), *est* (9), then *lo* (7). You wrote the loop (ties to the older pair, as Hugging Face breaks them); with an end-of-word `</w>`, *s</w>* is the first merge of the lecture's sentence and 35 merges make every word one symbol. `dl4nlp.bpe` learns the same 300 merges as Hugging Face's trainer on TinyStories, but keeps characters it never saw (*é* in *pâté*) where Hugging Face's BPE drops them.
 # - WordPiece's score count(ab) / (count(a) count(b)) prefers rare symbols that always occur together (*i d*, 1/3, first), and its scores can rise again after a tie broken by age (1/16, then 1/13).
 # - BERT's vocabulary has word-initial pieces and `##` pieces; ours has 4,096, learned from two books, and is the one chapter 13's tiny BERT reads.
 # - WordPiece splits new text greedily, longest piece first, and gives up on a word with `[UNK]`; our implementation equals Hugging Face's on every held-out sentence, with our vocabulary and with `bert-base-uncased`'s 30,522 entries, where *playing* and *cute* are single entries.

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dl4nlp.bpe import pre_tokenize, train_bpe, word_counts
+from dl4nlp.bpe import merge_loop, pre_tokenize, train_bpe, word_counts
 
 TOY = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -113,3 +113,19 @@ def test_pre_tokenize_and_errors():
         train_bpe(TOY, 1, score="unigram")
     with pytest.raises(ValueError, match="positive integer counts"):
         train_bpe({"low": 0}, 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=6), st.integers(1, 9), min_size=1, max_size=8),
+    st.integers(0, 20),
+)
+def test_merge_loop_is_train_bpe_on_words_split_into_characters(counts, num_merges):
+    expected = [(m.left, m.right, m.count) for m in train_bpe(counts, num_merges).merges]
+    assert merge_loop({tuple(w): c for w, c in counts.items()}, num_merges) == expected
+
+
+def test_merge_loop_end_of_word_symbol_and_early_stop():
+    words = {tuple(w) + ("</w>",): 1 for w in "vietnam takes measures to boost rice exports".split()}
+    merges = merge_loop(words, 100)
+    assert merges[0] == ("s", "</w>", 3) and len(merges) == 35

@@ -216,6 +216,47 @@ def _merge_word(symbols: Sequence[str], left: str, right: str, joined: str) -> l
     return out
 
 
+def merge_loop(words: Mapping[tuple, int], num_merges: int) -> list[tuple[str, str, int]]:
+    """BPE's training loop in its plainest form, on words already split into symbols.
+
+    ``words`` maps a word as a tuple of symbols (``("r", "i", "c", "e", "</w>")``) to
+    its count. ``num_merges`` times: count every adjacent pair, weighted by the
+    word's count; merge the most frequent pair everywhere. Ties go to the pair of
+    older symbols (the starting symbols in code-point order, then merged symbols
+    by age), as Hugging Face's trainer breaks them. Returns ``(left, right,
+    count)`` for each merge, fewer if every word has become one symbol.
+
+    >>> merge_loop({("l", "o", "w"): 5, ("l", "o", "w", "e", "r"): 2}, 3)
+    [('l', 'o', 7), ('lo', 'w', 7), ('low', 'e', 2)]
+    """
+    check_type("words", words, Mapping, "a mapping from a word's symbols (a tuple) to its count")
+    if not words:
+        raise ValueError("words must hold at least one word; got {}")
+    bad = [(w, c) for w, c in words.items() if not isinstance(w, tuple) or not w
+           or not all(isinstance(s, str) and s for s in w) or not is_int(c) or c < 1]  # fmt: skip
+    if bad:
+        raise ValueError(f"words must map tuples of non-empty symbols to positive integer counts; got {bad[:2]}")
+    check_int("num_merges", num_merges, low=0)
+    rank = {symbol: i for i, symbol in enumerate(sorted({s for word in words for s in word}))}
+    merges: list[tuple[str, str, int]] = []
+    for _ in range(num_merges):
+        pairs: Counter = Counter()
+        for word, count in words.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += count
+        if not pairs:
+            break
+        (left, right), count = min(pairs.items(), key=lambda item: (-item[1], rank[item[0][0]], rank[item[0][1]]))
+        joined = left + right
+        rank.setdefault(joined, len(rank))
+        merged: Counter = Counter()
+        for word, n in words.items():
+            merged[tuple(_merge_word(word, left, right, joined))] += n
+        words = merged
+        merges.append((left, right, count))
+    return merges
+
+
 def _check(counts: Mapping[str, int], num_merges: int, score: str) -> None:
     check_type("counts", counts, Mapping, "a mapping from word to count (e.g. word_counts(text))")
     if not counts:

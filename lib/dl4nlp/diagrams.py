@@ -893,20 +893,17 @@ def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     C, H, F, L = config.d_model, config.n_heads, config.d_ff, config.n_layers
     segments = model.segment_embedding.num_embeddings
     d = Diagram()
-    d.box("input", "[CLS] segment A [SEP] segment B [SEP]", (0, 0), kind="input", width=5.0)
-    d.box(
-        "token", f"token embedding\n{config.vocab_size:,} × {C}", (-2.6, 1.4), kind="embedding", width=2.3, height=0.8
-    )
-    d.box("segment", f"segment embedding\n{segments} × {C}", (0, 1.4), kind="embedding", width=2.3, height=0.8)
-    d.box(
-        "position", f"position embedding\n{config.max_len} × {C}", (2.6, 1.4), kind="embedding", width=2.3, height=0.8
-    )
-    d.box("embed", "sum, then LayerNorm", (0, 2.7), kind="norm", width=2.6)
+    d.box("input", "[CLS] segment A [SEP] segment B [SEP]", (0, 0), kind="input", width=5.4)
+    for name, label, x in (("token", f"token embedding\n{config.vocab_size:,} × {C}", -3.4),
+                           ("segment", f"segment embedding\n{segments} × {C}", 0.0),
+                           ("position", f"position embedding\n{config.max_len} × {C}", 3.4)):  # fmt: skip
+        d.box(name, label, (x, 1.5), kind="embedding", width=3.1, height=0.85)
+    d.box("embed", "sum, then LayerNorm", (0, 2.9), kind="norm", width=3.2)
     for name in ("token", "segment", "position"):
         d.arrow("input", name).arrow(name, "embed")
     attention = f"multi-head self-attention\n{H} heads, no causal mask"
-    ffn = f"feed-forward  {C} → {F} → {C}, GELU"
-    y = 4.1
+    ffn = f"feed-forward, GELU\n{C} → {F} → {C}"
+    y = 4.3
     if config.norm_first:
         layer = [("norm1", "LayerNorm", "norm"), ("attn", attention, "attention"), ("add1", "+ residual", "op"),
                  ("norm2", "LayerNorm", "norm"), ("ffn", ffn, "ffn"), ("add2", "+ residual", "op")]  # fmt: skip
@@ -916,39 +913,40 @@ def bert_diagram(model: Any, head: str = "pretraining") -> Diagram:
     previous = "embed"
     for name, label, kind in layer:
         tall = kind in ("attention", "ffn")
-        d.box(name, label, (0, y), kind=kind, width=3.6, height=0.8 if tall else 0.5)
+        d.box(name, label, (0, y), kind=kind, width=4.2, height=0.85 if tall else 0.5)
         d.arrow(previous, name)
-        previous, y = name, y + (1.1 if tall else 0.85)
+        previous, y = name, y + (1.15 if tall else 0.85)
     d.arrow("embed", "add1", bend=-1.4, dashed=True)
     d.arrow("add1", "add2", bend=-1.4, dashed=True)
     d.group(f"encoder layer ({'pre-LN' if config.norm_first else 'post-LN'}) × {L}", [n for n, _, _ in layer])
     if config.norm_first:
-        d.box("final", "final LayerNorm", (0, y + 0.5), kind="norm", width=2.4)
+        d.box("final", "final LayerNorm", (0, y + 0.5), kind="norm", width=2.8)
         d.arrow(previous, "final")
         previous, y = "final", y + 0.5
-    top = y + 1.3
-    d.box("pooler", "pooler: tanh(W h[CLS] + b)", (2.4, top), kind="op", width=3.0)
+    top = y + 1.5
+    d.box("pooler", "pooler\ntanh(W h[CLS] + b)", (3.0, top), kind="op", width=3.6, height=0.85)
     d.arrow(previous, "pooler", label="h[CLS]")
     if head == "pretraining":
-        d.box("mlm", "MLM head: dense, GELU,\nLayerNorm, output layer", (-3.0, top), kind="op", width=3.0, height=0.8)
-        d.box("mlm_out", f"scores over {config.vocab_size:,} pieces\nat the chosen positions", (-3.0, top + 1.4),
-              kind="output", width=3.0, height=0.8)  # fmt: skip
-        d.box("nsp", "IsNext / NotNext", (2.4, top + 1.4), kind="output", width=2.4)
+        d.box("mlm", "MLM head: dense, GELU,\nLayerNorm, output layer", (-3.6, top), kind="op", width=3.8, height=0.85)
+        d.box("mlm_out", f"scores over {config.vocab_size:,} pieces\nat the chosen positions", (-3.6, top + 1.5),
+              kind="output", width=3.8, height=0.85)  # fmt: skip
+        d.box("nsp", "IsNext / NotNext", (3.0, top + 1.5), kind="output", width=3.0)
         d.arrow(previous, "mlm", label="h at chosen positions").arrow("mlm", "mlm_out").arrow("pooler", "nsp")
         if config.tie_weights:
             d.arrow("token", "mlm", label="tied weights", dashed=True)
     else:
-        d.box("classifier", "dropout, linear layer\n→ class scores", (2.4, top + 1.4), kind="output", width=3.0,
-              height=0.8)  # fmt: skip
+        d.box("classifier", "dropout, linear layer\n→ class scores", (3.0, top + 1.5), kind="output", width=3.6,
+              height=0.85)  # fmt: skip
         d.arrow("pooler", "classifier")
     return d
 
 
-def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], width: float = 1.1) -> Diagram:
+def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], width: float = 1.3) -> Diagram:
     """One row of boxes per ``dl4nlp.objectives.TrainingExample``: what the model reads, then what it predicts.
 
     Predicted positions that carry loss are drawn as outputs, the others
-    greyed; ``name_of`` turns an id into the text shown.
+    greyed; ``name_of`` turns an id into the text shown. Replaced-token
+    detection predicts "orig" (the original token) or "repl" (a replacement).
     """
     examples = check_sequence("examples", examples, what="a list of dl4nlp.objectives.TrainingExample")
     bad = [e for e in examples if not (hasattr(e, "inputs") and hasattr(e, "loss") and hasattr(e, "objective"))]
@@ -958,7 +956,7 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
     check_number("width", width, 0, low_open=True)
     d, y = Diagram(), 0.0
     for k, example in enumerate(examples):
-        d.box(f"label{k}", f"{example.objective}\n({example.family})", (-1.9, y - 0.45), kind="group", width=2.6,
+        d.box(f"label{k}", f"{example.objective}\n({example.family})", (-3.1, y - 0.45), kind="group", width=4.3,
               height=1.2)  # fmt: skip
         rows = [("reads", example.inputs, None)]
         if example.decoder_inputs is not None:
@@ -966,15 +964,15 @@ def objectives_diagram(examples: Sequence[Any], name_of: Callable[[int], str], w
         rows.append(("predicts", example.targets, example.loss))
         for r, (what, ids, loss) in enumerate(rows):
             row_y = y - 0.6 * r
-            d.box(f"what{k}_{r}", what, (0.4, row_y), kind="group", width=1.6, height=0.45)
+            d.box(f"what{k}_{r}", what, (0.55, row_y), kind="group", width=2.5, height=0.45)
             for i, token in enumerate(ids):
                 if loss is None:
                     kind = "input"
                 else:
                     kind = "output" if loss[i] else "group"
                 label = name_of(int(token)) if example.objective != "replaced token detection" or loss is None else (
-                    "replaced" if token else "original")  # fmt: skip
-                d.box(f"t{k}_{r}_{i}", label, (1.8 + i * width, row_y), kind=kind, width=width * 0.95, height=0.45)
+                    "repl" if token else "orig")  # fmt: skip
+                d.box(f"t{k}_{r}_{i}", label, (2.3 + i * width, row_y), kind=kind, width=width * 0.92, height=0.45)
         y -= 0.6 * len(rows) + 0.5
     return d
 

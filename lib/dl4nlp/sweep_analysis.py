@@ -184,14 +184,20 @@ class Profile:
     by_d: IsoFLOPMinimum
 
 
-def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profile]:
+def isoflop_profiles(results: dict, seed: int, min_runs: int = 4, min_steps: int = 0) -> list[Profile]:
     """Method 2: the grid runs of ``seed`` by compute level (counted FLOPs, total parameters), with a parabola
-    of loss against log N and against log D through each level with at least ``min_runs`` sizes."""
+    of loss against log N and against log D through each level with at least ``min_runs`` sizes.
+
+    ``min_steps`` keeps only the runs of at least that many steps (a sensitivity check: short runs are
+    where the schedule matters most). A level whose runs do not curve upwards is left out.
+    """
     seed = _seed(results, seed)
     min_runs = check_int("min_runs", min_runs, low=3)  # a parabola has three parameters
+    min_steps = check_int("min_steps", min_steps, low=0)
     levels: dict[float, list] = {}
     for run in select(results, role="grid", seed=seed):
-        levels.setdefault(run["level"], []).append(run)
+        if run["steps"] >= min_steps:
+            levels.setdefault(run["level"], []).append(run)
     out = []
     for level in sorted(levels):
         runs = levels[level]
@@ -200,8 +206,54 @@ def isoflop_profiles(results: dict, seed: int, min_runs: int = 4) -> list[Profil
         n = np.array([r["total_params"] for r in runs], dtype=float)
         d = np.array([r["tokens"] for r in runs], dtype=float)
         loss = np.array([final_loss(r) for r in runs])
+        if np.polyfit(np.log(n), loss, 2)[0] <= 0:
+            continue  # no minimum: the parabola opens downwards
         out.append(Profile(level, runs, n, d, loss, isoflop_minimum(n, loss), isoflop_minimum(d, loss)))
     return out
+
+
+def isoflop_interval(profiles: list[Profile], n_bootstrap: int = 1000, rng_seed: int = 0) -> tuple[tuple, float]:
+    """A 95 % interval of method 2's exponent a that carries each parabola's own uncertainty.
+
+    Two levels of resampling: within every profile whose minimum lies inside its sizes, the parabola's
+    residuals are resampled (scaled by sqrt(n / (n - 3)) for the three fitted coefficients) and the vertex
+    refitted; then the profiles themselves are resampled and the slope of log N_opt against log C refitted.
+    Returns the (2.5 %, 97.5 %) percentiles and the share of resamples in which some parabola no longer
+    curved upwards (those have no vertex and are dropped).
+    """
+    if not isinstance(profiles, (list, tuple)) or not all(isinstance(p, Profile) for p in profiles):
+        raise TypeError(f"profiles must be a list of Profile (from isoflop_profiles); got {given(profiles)}")
+    n_bootstrap = check_int("n_bootstrap", n_bootstrap, low=1)
+    rng_seed = check_int("rng_seed", rng_seed, low=0)
+    inside = [p for p in profiles if p.by_n.inside and p.by_d.inside]
+    if len(inside) < 3:
+        raise ValueError(
+            f"profiles must hold at least 3 with their minimum inside; got {len(inside)} of {len(profiles)}"
+        )
+    rng = np.random.default_rng(rng_seed)
+    log_c = np.log([p.level for p in inside])
+    fits = []
+    for p in inside:
+        x = np.log(p.n)
+        fitted = np.polyval(np.polyfit(x, p.loss, 2), x)
+        fits.append((x, fitted, (p.loss - fitted) * math.sqrt(len(x) / max(len(x) - 3, 1))))
+    draws, failed = [], 0
+    for _ in range(n_bootstrap):
+        log_n = []
+        for x, fitted, residuals in fits:
+            c2, c1, _ = np.polyfit(x, fitted + rng.choice(residuals, len(residuals)), 2)
+            if c2 <= 0:
+                break
+            log_n.append(-c1 / (2 * c2))
+        else:
+            pick = rng.integers(0, len(log_c), len(log_c))
+            if np.ptp(log_c[pick]) > 0:
+                draws.append(np.polyfit(log_c[pick], np.array(log_n)[pick], 1)[0])
+            continue
+        failed += 1
+    if not draws:
+        return (math.nan, math.nan), failed / n_bootstrap
+    return (float(np.percentile(draws, 2.5)), float(np.percentile(draws, 97.5))), failed / n_bootstrap
 
 
 def isoflop_allocation(profiles: list[Profile], n_bootstrap: int = 1000) -> Allocation:

@@ -15,6 +15,24 @@ def trained() -> bpe.BPE:
     return bpe.train_bpe(COUNTS, 3)
 
 
+@cases("dl4nlp.bpe.merge_loop")
+def _():
+    good = dict(words={("l", "o", "w"): 5}, num_merges=2)
+    yield from vary(
+        bpe.merge_loop,
+        good,
+        "words",
+        [
+            ("word counts as strings", {"low": 5}, "low"),
+            ("empty", {}, "{}"),
+            ("a list", [("l", "o")], "list"),
+            ("a zero count", {("l", "o"): 0}, "0"),
+            ("an empty symbol", {("l", ""): 1}, "''"),
+        ],
+    )
+    yield from vary(bpe.merge_loop, good, "num_merges", int_variants(0))
+
+
 @cases("dl4nlp.bpe.pre_tokenize")
 def _():
     yield "text: a list of strings", lambda: bpe.pre_tokenize(["the", "dog"]), ("text", "list")

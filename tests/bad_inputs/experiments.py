@@ -220,6 +220,24 @@ def _():
     )
 
 
+@cases("dl4nlp.experiments.scaling.retrace_run")
+def _():
+    from dl4nlp.experiments import scaling as X
+
+    good = dict(seed=0, steps=8)
+    yield from vary(X.retrace_run, good, "seed", SEEDS)
+    yield from vary(
+        X.retrace_run,
+        good,
+        "size",
+        [("no x", "2-32", "'2-32'"), ("a number", 8, "int"), ("an odd width", "1x9", "'1x9'")],
+    )
+    yield from vary(X.retrace_run, good, "steps", int_variants(1))
+    yield from vary(
+        X.retrace_run, good, "lr", [("zero", 0.0, "0.0"), ("NaN", float("nan"), "nan"), ("a string", "0.01", "str")]
+    )
+
+
 @cases("dl4nlp.experiments.scaling.sweep_claims")
 def _():
     from dl4nlp.experiments import scaling as X

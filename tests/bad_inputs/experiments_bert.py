@@ -32,6 +32,12 @@ def _():
     yield from vary(E.few_labels, {}, "seed", SEEDS)
     yield from vary(E.few_labels, dict(seed=0), "budget", [("not a multiple of 4", 30, "30"), *int_variants(4)])
     yield from vary(E.few_labels, dict(seed=0), "test_per_cell", int_variants(1))
+    yield from vary(
+        E.few_labels,
+        dict(seed=0),
+        "methods",
+        [("an unknown method", ["pretrained"], "pretrained"), ("empty", [], "empty"), ("a string", "probe", "str")],
+    )
 
 
 @cases("dl4nlp.experiments.bert.less_context")

@@ -82,6 +82,25 @@ def _():
 def _():
     yield from results_and_seed(A.isoflop_profiles)
     yield from vary(A.isoflop_profiles, dict(results=load_sweep(), seed=0), "min_runs", int_variants(3))
+    yield from vary(A.isoflop_profiles, dict(results=load_sweep(), seed=0), "min_steps", int_variants(0)[:3])
+
+
+@cases("dl4nlp.sweep_analysis.isoflop_interval")
+def _():
+    profiles = A.isoflop_profiles(load_sweep(), 0)
+    good = dict(profiles=profiles, n_bootstrap=5)
+    yield from vary(
+        A.isoflop_interval,
+        good,
+        "profiles",
+        [
+            ("the sweep's results", load_sweep(), "dict"),
+            ("a list of dicts", [{"level": 1.0}], "list"),
+            ("fewer than three", profiles[:2], ("3", "2")),
+        ],
+    )
+    yield from vary(A.isoflop_interval, good, "n_bootstrap", int_variants(1)[:3])
+    yield from vary(A.isoflop_interval, good, "rng_seed", [("a string", "0", "'0'"), ("-1", -1, "-1")])
 
 
 @cases("dl4nlp.sweep_analysis.isoflop_allocation")

@@ -104,6 +104,20 @@ def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.
     )
 
 
+def retrace_run(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> dict:
+    """Train one cosine run of the sweep again (``size``, ``steps``, peak ``lr``, ``seed``) and return its record:
+    ``curve`` (held-out loss along the way) and ``final`` as in ``data/scaling_sweep.json``."""
+    check_int("seed", seed, low=0)
+    check_type("size", size, str, "a size name 'LAYERSxWIDTH' such as '1x8'")
+    parse_size(size)
+    check_int("steps", steps)
+    check_number("lr", lr, 0, low_open=True)
+    spec = SweepSpec(seed=seed, second_seed=None if seed != 1 else 2, lr_search_steps=steps)
+    data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+    with tempfile.TemporaryDirectory() as folder:
+        return train_run(Run(size, "cosine", steps, lr, seed), data, spec.settings(), Path(folder), torch.device("cpu"))
+
+
 # ---- the claims about the shipped sweep, for one seed -----------------------------------------
 @dataclass(frozen=True)
 class SweepClaims:
@@ -284,7 +298,8 @@ def emergence_drawer(claims: dict, fronts: dict):
 
     @functools.cache  # moving back to a value redraws nothing
     def draw_emergence(k, log_scale):
-        fig, ax = plt.subplots(figsize=(8.5, 4.6))
+        fig, ax = plt.subplots(figsize=(11, 4.6))
+        fig.subplots_adjust(right=0.68)  # the legend sits outside, to the right, over no data
         for seed, style in zip(seeds, ("-", "--")):
             c = claims[seed]
             next_k = [r["final"]["exact_match"][k - 1] for r in fronts[seed]]
@@ -307,7 +322,7 @@ def emergence_drawer(claims: dict, fronts: dict):
         for axis in (ax.xaxis, ax.yaxis) if log_scale else (ax.xaxis,):
             axis.set_major_formatter(power_of_ten_formatter())
             axis.set_minor_locator(matplotlib.ticker.NullLocator())  # decades only: cheaper redraws
-        ax.legend(fontsize="x-small", ncol=2, loc="lower right" if log_scale else "upper left")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
         return fig
 
     return draw_emergence
