@@ -480,6 +480,16 @@ claim(f"counted on 2,000 characters, the bigram model ({small_bigram_perplexity:
 #   "N-gram language models": perplexity, held-out sets and Laplace smoothing.
 # - A. Karpathy, *char-rnn* (2015), the origin of the tiny Shakespeare corpus.
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("02")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -1016,6 +1016,16 @@ print("steps that receive gradient:", [t for t in range(12) if reached[t] > 0])
 claim("a loss at the end sends gradient to the last window only: steps 0-9 receive exactly zero, steps 10 and 11 more",
       bool(torch.all(reached[:10] == 0)) and bool(torch.all(reached[10:] > 0)))
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("03")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -787,6 +787,16 @@ claim(f"greedy decoding loops: {piece!r} occurs {count} times (at least 5), and 
 # - I. Tolstikhin et al., *MLP-Mixer: an all-MLP architecture for vision*, NeurIPS (2021).
 # - A. M. Rush, *The Annotated Transformer* (2018); A. Karpathy, *Let's build GPT: from scratch, in code, spelled out* (2023); J. Alammar, *The Illustrated Transformer* (2018).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("10")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

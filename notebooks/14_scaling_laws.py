@@ -1093,6 +1093,16 @@ claim(f"WSD {race.wsd:.3f} ends below cosine {race.cosine:.3f} and constant {rac
 claim(f"the live cosine run ends at {race.cosine:.3f}, within 0.02 of the sweep's {final_loss(run_of[sizes[0]]):.3f}",
       abs(race.cosine - final_loss(run_of[sizes[0]])) < 0.02)
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("14")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #
