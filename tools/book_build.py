@@ -25,7 +25,8 @@ means:
 
 The landing page (book/index.md) gets the syllabus, read from each chapter's
 opening cell (title, study time, run time), and the table of contents in
-course order; book/instructor.md is the instructor's page.
+course order; book/instructor.md, the instructor's page, gets each chapter's
+times (``{{ time NN }}``) from the same opening cells.
 """
 
 from __future__ import annotations
@@ -161,6 +162,10 @@ def write_sources(src: Path) -> list[Chapter]:
     index = index.replace("{{ syllabus }}", syllabus_table(chapters))
     index = index.replace("{{ toctree }}", "\n".join(c.stem for c in chapters))
     (src / "index.md").write_text(index)
+    times = {c.number: f"study time {c.study_time}, run time {c.run_time}" for c in chapters}
+    instructor = (src / "instructor.md").read_text()
+    instructor = re.sub(r"\{\{ time (\d\d) \}\}", lambda m: times[m.group(1)], instructor)
+    (src / "instructor.md").write_text(instructor)
     return chapters
 
 
