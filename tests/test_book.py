@@ -93,7 +93,7 @@ def test_a_page_collapses_solutions_and_checks_puts_asides_in_the_margin_and_rea
 def test_expectations_count_a_chapter_s_figures_asides_solutions_and_checks():
     expected = expectations(ROOT / "notebooks" / "03_rnns_forget.ipynb")
     assert expected["figures"] > 0 and expected["maths"] and expected["asides"] > 0
-    assert expected["solutions"] > 0 and expected["checks"] > 0
+    assert expected["solutions"] > 0 and expected["checks"] > 0 and expected["quiz_answers"] >= 6
 
 
 def test_links_that_do_not_resolve_are_found(tmp_path):

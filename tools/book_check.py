@@ -11,7 +11,7 @@
    as many figures as its notebook stores image outputs; has its maths rendered
    by MathJax (every ``.math`` element holds MathJax's output, no MathJax
    error, no ``$$`` left in the text); has its solutions and check cells
-   collapsed and its asides in the margin. The landing page lists every chapter
+   collapsed, its asides in the margin and every answer of its concept check. The landing page lists every chapter
    and the search page finds a word of the course.
 3. Screenshots of the landing page and of a chapter in e2e/screenshots/.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import sys
 import threading
@@ -102,7 +103,11 @@ def expectations(notebook_path: Path) -> dict:
     notebook = nbformat.read(notebook_path, as_version=4)
     markdown = [c.source for c in notebook.cells if c.cell_type == "markdown"]
     tags = [c.metadata.get("tags", []) for c in notebook.cells if c.cell_type == "code"]
+    quiz_file = ROOT / "quizzes" / f"{notebook_path.name[:2]}.json"
+    has_quiz = any("quiz.show(" in c.source for c in notebook.cells if c.cell_type == "code")
+    questions = json.loads(quiz_file.read_text(encoding="utf-8"))["questions"] if has_quiz else []
     return {
+        "quiz_answers": sum(len(q["answers"]) for q in questions),
         "figures": count_figures(notebook),
         "maths": any("$" in text for text in markdown),
         "asides": sum(text.lstrip().startswith(ASIDE) for text in markdown),
@@ -124,6 +129,7 @@ PAGE_STATE = """() => {
     hiddenCells: q('article .tag_hide-cell').length,
     hiddenInputs: q('article .tag_hide-input').length,
     margins: q('article .margin').length,
+    quizAnswers: q('article .dl4nlp-quiz details').length,
   };
 }"""
 
@@ -180,13 +186,18 @@ def check_pages(html: Path) -> list[str]:
                         f"{state['hiddenCells']} collapsed cells for {expected['solutions']} solutions, "
                         f"{state['hiddenInputs']} collapsed inputs for {expected['checks']} check cells"
                     )
+                if state["quizAnswers"] != expected["quiz_answers"]:
+                    found.append(
+                        f"{state['quizAnswers']} concept-check answers, the quiz has {expected['quiz_answers']}"
+                    )
                 if state["margins"] != expected["asides"]:
                     found.append(f"{state['margins']} margin notes for {expected['asides']} asides")
                 problems += [f"{path.stem}: {p}" for p in found]
                 print(
                     f"{path.stem}: {state['figures']} figures, {state['maths']} maths, "
                     f"{state['hiddenCells']} solutions and {state['hiddenInputs']} checks collapsed, "
-                    f"{state['margins']} asides in the margin: {'ok' if not found else 'FAILED'}",
+                    f"{state['margins']} asides in the margin, {state['quizAnswers']} concept-check answers: "
+                    f"{'ok' if not found else 'FAILED'}",
                     flush=True,
                 )
                 if path.stem == SCREENSHOT_CHAPTER:
