@@ -37,6 +37,7 @@ SCREENSHOTS = ROOT / "e2e" / "screenshots"
 CHROMIUM = os.environ.get("DL4NLP_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOT_CHAPTER = "03_rnns_forget"
 SEARCH_WORD = "perplexity"
+PAGE_TIMEOUT_MS = 120_000
 
 
 class _Links(HTMLParser):
@@ -154,6 +155,7 @@ def check_pages(html: Path) -> list[str]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
             page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(PAGE_TIMEOUT_MS)  # a chapter of 170 formulas typesets slowly on a busy CPU
             events: list[str] = []
             page.on("console", lambda m: m.type == "error" and events.append(f"console error: {m.text}"))
             page.on("pageerror", lambda e: events.append(f"uncaught exception: {e}"))
