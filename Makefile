@@ -10,14 +10,19 @@ STAMP := $(VENV)/.dl4nlp-installed
 PIP_OPTS ?=
 # Notebooks to build or benchmark (default: all); e.g. make notebooks NB=01
 NB ?=
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+# Run a command with the network unavailable: a new network namespace with only loopback.
+OFFLINE := $(shell if unshare --net true 2>/dev/null; then echo "unshare --net"; elif unshare -rn true 2>/dev/null; then echo "unshare -rn"; fi)
 
-.PHONY: setup lab test test-kernels student unit notebooks bench compat e2e e2e-setup lock clean help
+.PHONY: setup lab test test-kernels student book book-check unit notebooks bench compat e2e e2e-setup lock clean help
 
 help:
 	@echo "make lab        set up (if needed) and open JupyterLab on notebooks/"
 	@echo "make test       set up (if needed), run the library tests and every notebook under nbval"
 	@echo "make test-kernels  every notebook and the claims suite again under other CPU kernels (KERNELS=default-sse)"
 	@echo "make student    the student edition in student/ (solutions removed), each run top to bottom"
+	@echo "make book      the course as a static HTML book in build/book/html (stored outputs, offline)"
+	@echo "make book-check  the book's links, then every chapter page in headless Chromium"
 	@echo "make notebooks  regenerate each .ipynb from its .py twin and execute it on the CPU (NB=01 for one)"
 	@echo "make bench      execute each notebook headless; table of wall time, slowest cell, peak memory"
 	@echo "make compat     the tests and notebooks on the oldest Python and dependency versions declared (by hand)"
@@ -60,6 +65,30 @@ test-kernels: setup
 student: setup
 	$(BIN)/python tools/student_edition.py --run $(NB)
 
+# The course as a book: Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's engine) in a venv of their
+# own, .venv-book, pinned in requirements/book.txt. tools/book_build.py builds build/book/html from copies of the
+# notebooks' stored outputs (nothing executed; notebooks/ only read), with the network unavailable when
+# this machine can make a network namespace.
+BOOK_VENV ?= .venv-book
+BOOK_STAMP := $(BOOK_VENV)/.dl4nlp-book-installed
+$(BOOK_STAMP): requirements/book.txt
+	@test -x $(BOOK_VENV)/bin/python || $(PYTHON) -m venv $(BOOK_VENV)
+	$(BOOK_VENV)/bin/python -m pip install --quiet $(PIP_OPTS) -r requirements/book.txt
+	@touch $(BOOK_STAMP)
+
+book: $(BOOK_STAMP)
+ifeq ($(OFFLINE),)
+	$(BOOK_VENV)/bin/python tools/book_build.py
+else
+	$(OFFLINE) sh -c 'ip link set lo up && $(BOOK_VENV)/bin/python tools/book_build.py'
+endif
+
+# Every internal link, then each chapter page in Debian's headless Chromium: no console error, no request
+# leaving the book, its figures, its maths rendered; screenshots in e2e/screenshots/book_*.png.
+book-check: book e2e-setup
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	$(BIN)/python tools/book_check.py
+
 unit: setup
 	$(BIN)/python -m pytest -q tests
 
@@ -80,9 +109,6 @@ compat: setup
 # Browser tests need Debian's Chromium (installed here when missing; needs root or sudo)
 # and Playwright, which drives that Chromium (it never downloads a browser of its own).
 E2E_STAMP := $(VENV)/.dl4nlp-e2e-installed
-SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-# Run a command with the network unavailable: a new network namespace with only loopback.
-OFFLINE := $(shell if unshare --net true 2>/dev/null; then echo "unshare --net"; elif unshare -rn true 2>/dev/null; then echo "unshare -rn"; fi)
 
 e2e-setup: setup $(E2E_STAMP)
 $(E2E_STAMP): requirements/e2e.txt
@@ -107,4 +133,4 @@ lock:
 	mv requirements/dev.txt.new requirements/dev.txt
 
 clean:
-	rm -rf $(VENV) .venv-compat .pytest_cache .hypothesis e2e/screenshots
+	rm -rf $(VENV) .venv-compat $(BOOK_VENV) build/book .pytest_cache .hypothesis e2e/screenshots

@@ -506,6 +506,16 @@ claim(f"emulated bfloat16: error {precision.emulated_bfloat16_error:.1e}, within
       precision.emulated_bfloat16_error <= precision.tolerance("torch.bfloat16", experiment.EMULATED_BFLOAT16_UNITS)
       and precision.emulated_bfloat16_error > experiment.BFLOAT16_VISIBLE * precision.plain_error)
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("00")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -1643,6 +1643,16 @@ def exercise_11():
 
 assert check("Exercise 11", exercise_11, torch.sigmoid(torch.tensor(0.3, dtype=torch.float64)))
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("01")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -673,6 +673,16 @@ claim(f"shuffling a context changes nothing for the averaging model (largest cha
 # - T. Mikolov, K. Chen, G. Corrado, J. Dean, *Efficient estimation of word representations in vector
 #   space* (2013): the continuous bag-of-words (CBOW) and skip-gram models.
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("02")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -1191,6 +1191,16 @@ for rule in ("rmsprop", "nesterov"):
     claim(f"{rule}: the rule by hand equals torch.optim's over 5 steps (to the rounding of 20 float64 terms)",
           agree(run_by_hand(rule), run_by_torch(rule), terms=20))
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("03")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

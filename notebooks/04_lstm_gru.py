@@ -552,6 +552,16 @@ claim(f"clipping acted at {rerun['clipped_fraction']:.2%} of the character LSTM'
 # - K. Greff, R. K. Srivastava, J. Koutník, B. R. Steunebrink, J. Schmidhuber, *LSTM: A search space odyssey*, IEEE Transactions on Neural Networks and Learning Systems (2017).
 # - C. Olah, *Understanding LSTM networks* (blog post, 2015).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("04")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

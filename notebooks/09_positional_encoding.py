@@ -955,6 +955,16 @@ claim("the best row combines the learned APE with learnable sinusoidal RPE; the 
 claim("fixed sinusoidal APE does worst of the variants with positions",
       min(with_positions, key=with_positions.get) == "fixed sin. APE")
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("09")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

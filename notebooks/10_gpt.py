@@ -1017,6 +1017,16 @@ claim(f"the LSTM stays {full[0] - ablation['LSTM w/ aux LM'][0]:.1f} points behi
       f"{ablation['Transformer w/o aux LM'][0]} against {full[0]}",
       round(full[0] - ablation["LSTM w/ aux LM"][0], 1) == 5.6 and ablation["Transformer w/o aux LM"][0] == 75.0)
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("10")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

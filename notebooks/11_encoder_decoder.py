@@ -593,6 +593,16 @@ claim(f"BigBird's entries per query stay between {min(per_query):.1f} and {max(p
 # - M. Zaheer et al., *Big Bird: Transformers for longer sequences*, NeurIPS (2020).
 # - A. M. Rush, *The Annotated Transformer* (2018); P. Lippe, *UvA deep learning tutorial 6: Transformers and multi-head attention* (2022).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("11")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -615,6 +615,16 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
 # - J. Devlin, M.-W. Chang, K. Lee, K. Toutanova, *BERT: Pre-training of deep bidirectional Transformers for language understanding*, NAACL (2019), and its `tokenization.py`.
 # - Hugging Face, *tokenizers* (the reference of sections 3 to 5).
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("12")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -1084,6 +1084,16 @@ claim(f"the generator often samples the original: {signal['ELECTRA: replaced']} 
 electra_ratio = signal["ELECTRA: every position"] / signal["masked LM"]
 claim(f"ELECTRA is graded on {electra_ratio:.1f} times as many positions (between 6 and 7.5)", 6.0 < electra_ratio < 7.5)
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("13")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #

@@ -1223,6 +1223,16 @@ plt.show()
 claim(f"the live cosine run ends at {final_loss(retraced):.3f}, within 0.02 of the sweep's "
       f"{final_loss(shipped_run):.3f}", abs(final_loss(retraced) - final_loss(shipped_run)) < 0.02)
 
+# %% [markdown] slideshow={"slide_type": "slide"}
+# ## Check your understanding
+#
+# A few questions to answer without code, about what this chapter showed. Click an answer to see whether it is right and why; the section named under each question is where the chapter shows it.
+
+# %%
+from dl4nlp import quiz
+
+quiz.show("14")
+
 # %% [markdown] slideshow={"slide_type": "skip"}
 # ## Instructor notes
 #
