@@ -64,13 +64,16 @@ from dataclasses import replace
 import matplotlib.pyplot as plt
 import torch
 
-from dl4nlp import phonemes
+from dl4nlp import phonemes, translation
+from dl4nlp.checkpoint import read_provenance
+from dl4nlp.data import data_path
 from dl4nlp.exercises import check
 from dl4nlp.experiments import length_normalisation as length_normalisation_module
 from dl4nlp.experiments import seq2seq as experiments
 from dl4nlp.experiments.length_normalisation import length_normalisation
 from dl4nlp.notebook import claim
-from dl4nlp.seq2seq import beam_search, exhaustive_search, greedy_search, length_penalty, normalized_score, table_step
+from dl4nlp.recipes import translation as translation_recipe
+from dl4nlp.seq2seq import Seq2Seq, beam_search, exhaustive_search, greedy_search, length_penalty, normalized_score, table_step
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 1. Teacher forcing and exposure bias
@@ -168,10 +171,12 @@ claim("all of the above, as experiments.exposure_claim checks it", experiments.e
 #
 # Our beam search **narrows**: a hypothesis that finishes leaves the beam and
 # is not replaced, so after $j$ hypotheses have finished only $k - j$ stay
-# open. Many translation toolkits (fairseq, for one) instead keep $k$
-# hypotheses open, refilling the beam from the next-best extensions that do not
-# end. The two can return different outputs; ours is the simpler one to follow
-# by hand.
+# open. The translation toolkits keep $k$ open instead: fairseq takes the best
+# $2k$ extensions at every step, sets aside those that end, and keeps the first
+# $k$ that do not; OpenNMT-py gives a finished hypothesis the score $-10^{10}$,
+# so that the next step's $k$ best all come from the open ones. The two
+# variants can return different outputs (keeping $k$ open searches more); ours
+# is the simpler one to follow by hand.
 #
 # `dl4nlp.seq2seq.beam_search(step, state, ...)` works with any `step`
 # function that maps the last tokens of the hypotheses to log-probabilities of
@@ -368,7 +373,13 @@ for alpha in (0.0, 0.9 * break_even, 1.1 * break_even, 0.2, 1.0):
     print(f"alpha = {alpha:.3f}: {winner[alpha]}")
 
 # %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** Wu et al. (2016, section 7) first divided the score by the length,
+# **Aside.** Wu et al. (2016) describe Google's production translator of the
+# time, GNMT: "a deep LSTM network with 8 encoder and 8 decoder layers using
+# residual connections as well as attention connections from the decoder
+# network to the encoder", the bottom encoder layer bidirectional, attention
+# from the bottom decoder layer to the top encoder layer, and words cut into
+# sub-word "wordpieces" (chapter 12). Its beam search is where $lp(Y)$ comes from.
+# They first divided the score by the length,
 # then by $\text{length}^\alpha$ with $\alpha$ tuned on development data (0.6 to
 # 0.7 was usually best), before settling on $lp(Y)$. They also add a *coverage
 # penalty* that favours outputs whose attention has covered every input word, and
