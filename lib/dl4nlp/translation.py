@@ -10,7 +10,7 @@ seen in training, not even with another translation.
 
 Tokens are lower-cased words and punctuation marks; French elisions are split
 after the apostrophe ("j'ai" -> "j'", "ai"). Words seen fewer than
-``MIN_COUNT`` times in training become ``<unk>``. Taught in notebooks 06 and 07.
+``MIN_COUNT`` times in training become ``<unk>``. Used in notebook 07.
 
 >>> tokenize("I have a red car.", "en")
 ['i', 'have', 'a', 'red', 'car', '.']
@@ -40,6 +40,8 @@ MIN_COUNT = 3
 UNK = "<unk>"
 LANGUAGES = ("en", "fr")
 SPLITS = ("train", "test")
+MODEL_ERROR_SHARE = 0.8  # chapter 07: at least this share of a beam of 8's wrong outputs are model errors
+BEAM_BLEU_CHANGE_MAX = 2.0  # and a beam of 4 changes corpus BLEU by at most this many points
 _WORDS = {
     "en": re.compile(r"\w+(?:['’]\w+)*|[^\w\s]"),  # "don't" stays one word
     "fr": re.compile(r"\w+['’]|\w+(?:-\w+)*|[^\w\s]"),  # "j'ai" -> "j'", "ai"; "est-ce" stays
@@ -193,3 +195,38 @@ def alignment(model: Any, english: str, french: Optional[str] = None) -> tuple[l
     source, target = vocabs.encode_pair(english, french)
     weights = attention_weights(model, source, target, vocabs.source, vocabs.target)
     return source.split(" ") + ["<eos>"], (target.split(" ") if target else []) + ["<eos>"], weights
+
+
+def _beam_rows(record: Any) -> dict[str, dict[str, float]]:
+    """The recipe's per-beam-size results of a translator's provenance record (``results.beam``)."""
+    if not isinstance(record, dict) or not isinstance(record.get("results"), dict):
+        raise TypeError(f"record must be a translator's provenance (a dict with results); got {type(record).__name__}")
+    rows = record["results"].get("beam")
+    if not isinstance(rows, dict) or set(rows) != {"1", "4", "8"}:
+        raise ValueError(f"record['results']['beam'] must hold beam sizes '1', '4' and '8'; got {rows!r:.80}")
+    return rows
+
+
+def decoding_claim(record: Any) -> bool:
+    """Chapter 07's claims on one shipped translator (see ``decoding_claim_sentence``)."""
+    rows = _beam_rows(record)
+    greedy, beam8 = rows["1"], rows["8"]
+    wrong = beam8["search_error"] + beam8["model_error"]
+    return (
+        beam8["search_error"] < greedy["search_error"]
+        and beam8["model_error"] >= MODEL_ERROR_SHARE * wrong
+        and abs(rows["4"]["bleu"] - greedy["bleu"]) <= BEAM_BLEU_CHANGE_MAX
+    )
+
+
+def decoding_claim_sentence(seed: int, record: Any) -> str:
+    """The sentence ``decoding_claim`` checks, with the record's numbers."""
+    rows = _beam_rows(record)
+    greedy, beam4, beam8 = rows["1"], rows["4"], rows["8"]
+    wrong = beam8["search_error"] + beam8["model_error"]
+    return (
+        f"seed {seed}: a beam of 8 leaves {beam8['search_error']} search errors against greedy's "
+        f"{greedy['search_error']}; {beam8['model_error']} of its {wrong} wrong outputs are model errors (at least "
+        f"{MODEL_ERROR_SHARE:.0%}); a beam of 4 moves BLEU from {greedy['bleu']:.1f} to {beam4['bleu']:.1f} (by at "
+        f"most {BEAM_BLEU_CHANGE_MAX:g} points)"
+    )

@@ -134,3 +134,18 @@ def _():
 @cases("dl4nlp.recipes.translation.evaluate")
 def _():
     yield "english: one string", lambda: R.evaluate(_model(), "I see."), ("english", "str")
+
+
+@cases("dl4nlp.translation.decoding_claim")
+def _():
+    yield "record: a list", lambda: T.decoding_claim([1, 2]), ("record", "list")
+    yield semantic(
+        "record: the phoneme model's provenance (no beam sizes)",
+        lambda: T.decoding_claim({"results": {"word_accuracy": 0.5}}),
+        ("beam sizes", "None"),
+    )
+
+
+@cases("dl4nlp.translation.decoding_claim_sentence")
+def _():
+    yield "record: None", lambda: T.decoding_claim_sentence(0, None), ("record", "NoneType")
