@@ -168,7 +168,7 @@ def corpus_scores(hypotheses: Sequence[str], english: Sequence[str]) -> dict[str
     return {"bleu": bleu.score, "chrf": chrf.score}
 
 
-CHECKPOINTS = ("seq2seq_eng_fra_seed0.pt",)  # the shipped translators, seed 0 first
+CHECKPOINTS = ("seq2seq_eng_fra_seed0.pt", "seq2seq_eng_fra_seed1.pt", "seq2seq_eng_fra_seed2.pt")
 
 
 def greedy_translations(model: Any, english: Sequence[str], max_len: int = 20) -> list[str]:
