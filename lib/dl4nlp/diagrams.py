@@ -549,9 +549,11 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     """The encoder-decoder of a ``dl4nlp.seq2seq.Seq2Seq``, unrolled over ``source`` and ``target``.
 
     Read from the model: attention or not (``config.score``), which decoder state
-    queries the attention (s_t for Luong's decoder, s_{t-1} for Bahdanau's), whether
-    a_t enters the GRU (Bahdanau) or h~_{t-1} does (input feeding), and the sizes.
-    Attention arrows are drawn for one output step (``step``, default the last).
+    queries the attention (s_t for Luong's decoder, s_{t-1} for Bahdanau's, s_0 = c
+    included), whether a_t enters the GRU (Bahdanau) or h~_{t-1} does (input
+    feeding), and the sizes. Boxes are named as labelled: h1..hN, s0..sT, a1..aT,
+    h~1..h~T (``ht1``..), outputs o1..oT. The attention's arrows from every h_i are
+    drawn for one output step (``step``, 1-based, default the last).
     """
     config = getattr(model, "config", None)
     if config is None or not hasattr(config, "decoder"):
@@ -563,46 +565,54 @@ def seq2seq_diagram(model, source: str = "abcd", target: str = "dcb", step: Opti
     if step is not None:
         check_int("step", step, low=None)
     T = len(target)
-    step = T - 1 if step is None else step
-    if not 0 <= step < T:
-        raise ValueError(f"step must be in [0, {T - 1}]; got {step}")
+    step = T if step is None else step
+    if not 1 <= step <= T:
+        raise ValueError(f"step must be in [1, {T}]; got {step}")
     H, attention = config.d_hidden, config.score is not None
+    bahdanau, feeding = config.decoder == "bahdanau", config.input_feeding
     d = Diagram()
-    gap, x0 = 1.9, len(source) * 1.9 + 0.8  # decoder columns start right of the encoder
-    for i, ch in enumerate(source):
-        d.box(f"x{i}", repr(ch), (i * gap, 0), kind="input", width=1.0)
-        # h_i level with s_t: the arrows from every h_i to one step's a_t pass below the other steps' a boxes
-        d.box(f"h{i}", f"h{i + 1}", (i * gap, 1.6), kind="state", width=1.2)
+    N, gap = len(source), 1.9
+    for i, ch in enumerate(source, 1):
+        d.box(f"x{i}", repr(ch), ((i - 1) * gap, 0), kind="input", width=1.0)
+        d.box(f"h{i}", f"h{i}", ((i - 1) * gap, 1.6), kind="state", width=1.0)
         d.arrow(f"x{i}", f"h{i}")
-        if i:
+        if i > 1:
             d.arrow(f"h{i - 1}", f"h{i}", style="<|-|>")
-    d.group(
-        f"encoder: bidirectional GRU, h_i in R^{H}",
-        [f"x{i}" for i in range(len(source))] + [f"h{i}" for i in range(len(source))],
-    )
-    previous = ["<bos>"] + list(target[:-1])
-    for t in range(T):
-        x = x0 + t * 2.6
-        d.box(f"y{t}", f"{previous[t]!r}" if t else "<bos>", (x, 0), kind="input", width=1.2)
-        d.box(f"s{t}", f"s{t + 1}", (x, 1.6), kind="state", width=1.2)
-        d.box(f"o{t}", f"{target[t]!r}", (x, 5.0), kind="output", width=1.2)
+    d.group(f"encoder: bidirectional GRU, h_i in R^{H}", [f"{k}{i}" for k in "xh" for i in range(1, N + 1)])
+    x0, column = (N - 1) * gap + 2.4, 3.2
+    d.box("s0", "s0 = c", (x0, 1.6), kind="state", width=1.3)
+    d.arrow(f"h{N}", "s0", label="c", dashed=True)
+    previous = ["<bos>"] + [repr(ch) for ch in target[:-1]]
+    for t in range(1, T + 1):
+        x = x0 + t * column
+        d.box(f"y{t}", previous[t - 1], (x, 0), kind="input", width=1.1)
+        d.box(f"s{t}", f"s{t}", (x, 1.6), kind="state", width=1.0)
+        d.box(f"o{t}", repr(target[t - 1]), (x, 6.4 if attention else 3.4), kind="output", width=1.1)
         d.arrow(f"y{t}", f"s{t}")
-        d.arrow(f"s{t - 1}" if t else f"h{len(source) - 1}", f"s{t}", label="" if t else "s0 = c", dashed=not t)
-        if attention:
-            d.box(f"a{t}", f"a{t + 1}", (x, 3.8), kind="attention", width=1.2)
-            d.arrow(f"a{t}", f"o{t}", label="[a;s]" if t == 0 else "")
-            if config.decoder == "bahdanau":
-                d.arrow(f"a{t}", f"s{t}", bend=0.3, label="into GRU" if t == step else "")
-            if config.input_feeding and t:  # h~_{t-1} = tanh(W_c [a_{t-1}; s_{t-1}]) joins the next GRU input
-                d.arrow(f"a{t - 1}", f"s{t}", bend=0.2, dashed=True, label="h~ fed" if t == 1 else "")
-        d.arrow(f"s{t}", f"o{t}", bend=-0.3)
+        d.arrow(f"s{t - 1}", f"s{t}")
+        if not attention:
+            d.arrow(f"s{t}", f"o{t}", label="[c; s]" if t == 1 else "")
+            continue
+        # a_t sits left of its column (Bahdanau: between s_{t-1} and s_t) so no arrow crosses another
+        d.box(f"a{t}", f"a{t}", (x - 1.2, 3.4), kind="attention", width=0.9)
+        d.box(f"ht{t}", f"h~{t}", (x, 4.9), kind="op", width=1.0)
+        query = f"s{t - 1}" if bahdanau else f"s{t}"
+        d.arrow(query, f"a{t}", label=f"query ({config.score})" if t == step else "")
+        if bahdanau:
+            d.arrow(f"a{t}", f"s{t}", label="into GRU" if t == step else "")
+        d.arrow(f"a{t}", f"ht{t}")
+        d.arrow(f"s{t}", f"ht{t}", label="[a;s]" if t == 1 else "")
+        d.arrow(f"ht{t}", f"o{t}")
+        if feeding and t > 1:  # h~_{t-1} = tanh(W_c [a_{t-1}; s_{t-1}]) joins the next GRU input
+            d.arrow(f"ht{t - 1}", f"s{t}", dashed=True, bend=0.25)  # bowed clear of a_t
     if attention:
-        query = f"s{step - 1}" if config.decoder == "bahdanau" and step else f"s{step}"
-        d.arrow(query, f"a{step}", label=f"query ({config.score})")
-        for i in range(len(source)):
-            d.arrow(f"h{i}", f"a{step}", dashed=True)
+        for i in range(1, N + 1):
+            d.arrow(f"h{i}", f"a{step}", dashed=True, bend=-0.3)
     name = "no attention (bottleneck)" if not attention else f"{config.decoder} decoder, {config.score} score"
-    d.group(f"decoder: GRU, {name}", [n for t in range(T) for n in (f"y{t}", f"s{t}", f"o{t}")])
+    if feeding:
+        name += ", input feeding (dashed: h~ into the next step)"
+    members = ["s0"] + [f"{k}{t}" for t in range(1, T + 1) for k in ("y", "s", "o")]
+    d.group(f"decoder: GRU, {name}", members)
     return d
 
 

@@ -95,7 +95,12 @@ def _():
     good = dict(model=model)
     yield from vary(seq2seq_diagram, good, "model", [("a TransformerLM config", {"score": "dot"}, "dict")])
     yield from vary(seq2seq_diagram, good, "source", [("empty", "", "''"), ("a list", ["a", "b"], "list")])
-    yield from vary(seq2seq_diagram, good, "step", [("beyond the target", 5, "5"), ("a string", "1", "'1'")])
+    yield from vary(
+        seq2seq_diagram,
+        good,
+        "step",
+        [("beyond the target", 5, "5"), ("zero (steps count from 1)", 0, "0"), ("a string", "1", "'1'")],
+    )
 
 
 # --- notebooks 10 and 11 ------------------------------------------------------------------

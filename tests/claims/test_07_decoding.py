@@ -7,6 +7,9 @@ claim decodes other samples of held-out words with the shipped pronunciation mod
 
 import pytest
 
+from dl4nlp import translation
+from dl4nlp.checkpoint import read_provenance
+from dl4nlp.data import data_path
 from dl4nlp.experiments import CLAIM_SEEDS, length_normalisation
 from dl4nlp.experiments import seq2seq as experiments
 
@@ -37,3 +40,9 @@ def test_the_length_normalisation_words_are_held_out_and_differ_by_seed():
     excluded = {w for w, _ in phoneme_pairs("train")} | {w for w, _ in held_out_pairs()}  # trained on, or tested above
     assert all(len(words) == length_normalisation.WORDS and not words & excluded for words in samples.values())
     assert all(samples[0] != samples[seed] for seed in CLAIM_SEEDS)
+
+
+@pytest.mark.parametrize("checkpoint", translation.CHECKPOINTS)
+def test_decoding_claims_hold_for_every_shipped_translator(checkpoint):
+    record = read_provenance(data_path(checkpoint))
+    assert translation.decoding_claim(record), translation.decoding_claim_sentence(0, record)
