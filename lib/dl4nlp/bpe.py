@@ -227,7 +227,7 @@ def merge_loop(words: Mapping[tuple, int], num_merges: int) -> list[tuple[str, s
     count)`` for each merge, fewer if every word has become one symbol.
 
     >>> merge_loop({("l", "o", "w"): 5, ("l", "o", "w", "e", "r"): 2}, 3)
-    [('l', 'o', 7), ('lo', 'w', 7), ('low', 'e', 2)]
+    [('l', 'o', 7), ('lo', 'w', 7), ('e', 'r', 2)]
     """
     check_type("words", words, Mapping, "a mapping from a word's symbols (a tuple) to its count")
     if not words:

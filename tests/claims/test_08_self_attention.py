@@ -26,3 +26,16 @@ def test_held_out_strings_are_never_training_strings(seed):
 
 def test_the_reverser_is_trained_once_per_seed():
     assert experiments.trained_reverser(1) is experiments.trained_reverser(1)
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_the_scaling_widget_shows_unscaled_scores_saturating(seed):
+    """Chapter 08's widget (softmax_drawer): at d_k = 1024 one query's unscaled softmax puts more than 0.8 of its
+    weight on one key, more than twice its largest weight when the scores are divided by sqrt(d_k)."""
+    import matplotlib.pyplot as plt
+
+    draw = experiments.softmax_drawer(n_keys=10, seed=seed)
+    unscaled = max(bar.get_height() for bar in draw(d_k=1024, scaled=False).axes[0].patches)
+    scaled = max(bar.get_height() for bar in draw(d_k=1024, scaled=True).axes[0].patches)
+    plt.close("all")
+    assert unscaled > 0.8 and unscaled > 2 * scaled, (unscaled, scaled)

@@ -20,10 +20,12 @@ from dl4nlp.experiments.scaling import (
     SMOOTH_RISE,
     STEADY_RATIO,
     STEADY_SIZES,
+    retrace_run,
     schedule_race,
     sweep_claims,
 )
 from dl4nlp.sweep import load_sweep
+from dl4nlp.sweep_analysis import final_loss, select
 
 
 @functools.cache
@@ -112,3 +114,12 @@ def test_the_live_schedule_race_on_other_seeds():
         assert race.wsd < min(race.cosine, race.constant), race
     # under 900 steps cosine against constant is a close call: the constant run is ahead on exactly one seed
     assert sum(race.cosine > race.constant for race in races) == 1, races
+
+
+def test_a_retraced_run_lands_on_the_sweeps_own_on_the_second_seed():
+    """Chapter 14 retraces the first seed's smallest cosine run live and finds it within 0.02 of the sweep's; the
+    second seed's run, retraced from its own initial weights and batches, lands as close."""
+    second, size = sweep_seeds()[1], sweep()["recipe"]["spec"]["sizes"][0]
+    shipped = select(sweep(), role="fixed_data", seed=second, size=size)[0]
+    retraced = retrace_run(seed=second, size=size, steps=shipped["steps"], lr=shipped["peak_lr"])
+    assert abs(final_loss(retraced) - final_loss(shipped)) < 0.02, (final_loss(retraced), final_loss(shipped))
