@@ -42,7 +42,22 @@ import torch.nn.functional as F
 from bad_inputs.harness import public_api
 from test_scaling_sweep import TINY  # the tiny sweep spec of the sweep's own tests
 
-from dl4nlp import attention, bptt, date_task, finetune, gradflow, lstm, phonemes, rnn, sampling, sparse, taggers, tasks
+from dl4nlp import (
+    attention,
+    bptt,
+    date_task,
+    finetune,
+    gradflow,
+    lstm,
+    phonemes,
+    rnn,
+    sampling,
+    sparse,
+    taggers,
+    tasks,
+    translation,
+)
+from dl4nlp.alibi import ALiBiAttention
 from dl4nlp.bert import Bert, bert_config, load_pretrained, mask_tokens, pretraining_loss
 from dl4nlp.bert_pretrain import PretrainingData, evaluate, pretrain
 from dl4nlp.data import data_path, load_text
@@ -54,9 +69,11 @@ from dl4nlp.experiments import seq2seq as seq2seq_experiment
 from dl4nlp.experiments import transformer as transformer_experiment
 from dl4nlp.gpt import load_gpt
 from dl4nlp.kv_cache import KVCache, LayerCache, cached_attention
+from dl4nlp.nnlm import NNLM, NNLMConfig
 from dl4nlp.objectives import replaced_token_detection
 from dl4nlp.positional import LearnedPositionalEmbedding, RotaryAttention, SinusoidalPositionalEncoding, rotary
 from dl4nlp.recipes import phoneme_model as phoneme_recipe
+from dl4nlp.recipes import translation as translation_recipe
 from dl4nlp.recipes.scaling_run import Run, train_run
 from dl4nlp.recipes.scaling_spec import SweepSpec
 from dl4nlp.scaling import measure_forward_flops
@@ -519,7 +536,11 @@ def tagger(device):
     ]
 
 
-@case("experiments.transformer.induction_scores", "experiments.transformer.prefix_matches")
+@case(
+    "experiments.transformer.induction_scores",
+    "experiments.transformer.prefix_matches",
+    "experiments.transformer.first_token_attention",
+)
 def induction_scores(device):
     sizes = dict(vocab_size=8, length=10, repeat=(2, 4), d_model=16, n_heads=2)
     model = seeded(lambda: transformer_experiment.induction_model(sizes), device)
@@ -527,6 +548,7 @@ def induction_scores(device):
     return [
         transformer_experiment.induction_scores(model, batch),
         transformer_experiment.prefix_matches(batch.ids.to(device)),
+        transformer_experiment.first_token_attention(model, batch),  # the batch on the CPU, as notebook 11 holds it
     ]
 
 
@@ -670,6 +692,92 @@ def forward_flops(device):
     return measure_forward_flops(lm(device), 8, batch_size=2)
 
 
+@case("alibi.ALiBiAttention.forward")
+def alibi_attention(device):
+    x = cpu_randn(2, 5, 8).to(device)
+    mask = attention.padding_mask(torch.tensor([5, 3]).to(device), 5)
+    model = seeded(lambda: ALiBiAttention(8, 2), device)
+    return [model(x), model.last_weights, model(x, causal=True), model(x, mask=mask)]
+
+
+@case("bptt.truncated_bptt_loss")
+def truncated_backprop(device):
+    model = seeded(lambda: rnn.RecurrentLM(6, hidden_size=5, kind="rnn", embedding_dim=3), device)
+    ids = cpu_ids(2, 9, high=6)  # on the CPU, as notebook 03 holds them (and passes them to next_token_loss)
+    loss = bptt.truncated_bptt_loss(model, ids, k=3)
+    loss.backward()
+    return [loss, [p.grad for p in model.parameters()]]
+
+
+@case("nnlm.NNLM.forward", "nnlm.NNLM.weights")
+def neural_probabilistic_lm(device):
+    contexts = cpu_ids(4, 3, high=7).to(device)
+    out = []
+    for combine in ("concat", "mean"):
+        model = seeded(lambda: NNLM(NNLMConfig(7, context=3, embed_dim=2, hidden=5, combine=combine)), device)  # noqa: B023
+        out += [model(contexts), list(model.weights())]
+    return out
+
+
+@case("experiments.lstm.library_gru_step", "experiments.lstm.library_lstm_step")
+def library_recurrent_steps(device):
+    """Chapter 04's fallbacks for the student's steps, given a PyTorch cell's parameters and inputs on the device."""
+    x, h, c = on(device, cpu_randn(3, 2, seed=1), cpu_randn(3, 4, seed=2), cpu_randn(3, 4, seed=3))
+    gru = seeded(lambda: torch.nn.GRUCell(2, 4), device)
+    lstm_cell = seeded(lambda: torch.nn.LSTMCell(2, 4), device)
+    with torch.no_grad():
+        return [
+            *(lstm_experiment.library_gru_step(x, h, *gru.parameters(), reset_after=r) for r in (True, False)),
+            lstm_experiment.library_lstm_step(x, h, c, *lstm_cell.parameters()),
+        ]
+
+
+@case(
+    "experiments.transformer.CausalAttention.forward",
+    "experiments.transformer.CausalAttention.from_torch",
+    "experiments.transformer.ScratchGPT.forward",
+    "experiments.transformer.ScratchGPT.loss",
+    "experiments.transformer.train_live_gpt",
+)
+def scratch_gpt(device):
+    x = cpu_randn(2, 4, 8).to(device)
+    causal = seeded(lambda: transformer_experiment.CausalAttention(8, 2), device)
+    mha = seeded(lambda: torch.nn.MultiheadAttention(8, 2, batch_first=True), device)
+    vocab = len(SHAKESPEARE.chars)
+    model = seeded(lambda: transformer_experiment.ScratchGPT(vocab, d=16, heads=2, layers=1, context=8), device)
+    ids = cpu_ids(2, 8, high=vocab).to(device)
+    out = [causal(x), transformer_experiment.CausalAttention.from_torch(mha)(x), model(ids), model.loss(ids, ids)]
+    sizes = dict(d=16, heads=2, layers=1, context=8, batch_size=4, steps=3, lr=1e-4)
+    run = transformer_experiment.train_live_gpt(model, 0, SHAKESPEARE, eval_windows=4, sizes=sizes)
+    return out + [run, model(ids)]  # the trained model by its outputs (see the module docstring)
+
+
+def tiny_translator(device) -> Seq2Seq:
+    vocabs = translation.vocabularies()
+    return seeded(lambda: Seq2Seq(len(vocabs.source), len(vocabs.target), 8, 16, score="general"), device)
+
+
+@case(
+    "translation.greedy_translations",
+    "translation.alignment",
+    "recipes.translation.beam_translate",
+    "recipes.translation.sequence_log_prob",
+    "recipes.translation.judge",
+    "recipes.translation.evaluate",
+)
+def english_to_french(device):
+    """Chapter 07's helpers take the model and English text (strings), as the notebook holds them."""
+    model, english = tiny_translator(device), list(translation.references("test"))[:2]
+    return [
+        translation.greedy_translations(model, english, max_len=5),
+        translation.alignment(model, english[0]),
+        translation_recipe.beam_translate(model, english[0], beam_size=2, max_len=5),
+        translation_recipe.sequence_log_prob(model, english[0], "je suis là ."),
+        translation_recipe.judge(model, english[0], beam_size=2),
+        translation_recipe.evaluate(model, english[:1]),
+    ]
+
+
 # --- comparing -----------------------------------------------------------------------------------------
 def assert_agree(got: Any, expected: Any, where: str = "result") -> None:
     """``got`` (from another device) equals ``expected`` (from the CPU): exactly, or within RTOL/ATOL for floats."""
@@ -779,8 +887,13 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
     "experiments.transformer.reset_to_pytorch_init": "calls each submodule's own reset_parameters(), in place",
     **dict.fromkeys(("scalar_nn.to_torch", "scalar_nn.train_mlp"), "the scalar engine is plain Python"),
     "experiments.backprop.gradient_step": "chapter 01's step on the scalar engine, which is plain Python",
-    "experiments.lstm.library_lstm_step": "one LSTM step of the tensors it is given, computed where they are "
-    "(chapter 04's fallback for the student's step; the lstm cells it equals have cases above)",
+    "experiments.backprop.expression_report": "chapter 01's report lines on the scalar engine: plain Python floats",
+    "experiments.before_recurrence.train_nnlm": "builds and trains its own NNLM on the CPU (no model or device "
+    "argument: `forward` is the student's logits function); NNLM itself has a case",
+    "experiments.transformer.param_groups": "groups the parameters for AdamW by their number of dimensions; "
+    "reads no values",
+    "experiments.transformer.scratch_state_dict": "renames the weights of a state dict (a copy, no computation)",
+    "alibi.ALiBiAttention.from_torch": "always raises TypeError (no PyTorch module adds linear biases): no tensors",
     "experiments.transformer.generation_step_seconds": "a wall-clock timing of one generation step, not a result",
     "experiments.transformer.sampling_explorer": "a widget's controls around sampling.generate (which has a case)",
 }
