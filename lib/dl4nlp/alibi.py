@@ -51,7 +51,7 @@ def alibi_bias(length: int, slopes: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"slopes must be a 1-D floating-point tensor, one slope per head; got {described}")
     if not bool(torch.isfinite(slopes).all()) or bool((slopes < 0).any()):
         raise ValueError(f"slopes must be finite and non-negative; got {slopes.tolist()}")
-    positions = torch.arange(length, dtype=slopes.dtype)
+    positions = torch.arange(length, dtype=slopes.dtype, device=slopes.device)
     distance = (positions[None, :] - positions[:, None]).abs()  # (T, T): |i - j|
     return -slopes[:, None, None] * distance  # (H, T, T)
 

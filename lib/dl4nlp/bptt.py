@@ -198,6 +198,7 @@ def truncated_bptt_loss(model, ids: torch.Tensor, k: int) -> torch.Tensor:
             f"ids must hold at least two positions (an input and its target); got shape {tuple(ids.shape)}"
         )
     check_int("k", k)
+    ids = ids.to(next(model.parameters()).device)  # the caller's ids may sit on the CPU
     inputs, targets = ids[:, :-1], ids[:, 1:]
     state, total = None, 0.0
     for start in range(0, inputs.shape[1], k):

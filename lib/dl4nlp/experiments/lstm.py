@@ -61,7 +61,7 @@ def library_lstm_step(
     parameters = {"weight_ih": weight_ih, "weight_hh": weight_hh, "bias_ih": bias_ih, "bias_hh": bias_hh}
     shapes = {"weight_ih": (4 * hidden, inputs), "weight_hh": (4 * hidden, hidden)}
     shapes.update(bias_ih=(4 * hidden,), bias_hh=(4 * hidden,))
-    cell = LSTMCell(inputs, hidden)
+    cell = LSTMCell(inputs, hidden).to(device=x.device, dtype=x.dtype)  # computed where x is
     with torch.no_grad():
         for name, value in parameters.items():
             getattr(cell, name).copy_(check_tensor(name, value, shape=shapes[name], dtype="float"))
@@ -101,7 +101,7 @@ def library_gru_step(
     parameters = {"weight_ih": weight_ih, "weight_hh": weight_hh, "bias_ih": bias_ih, "bias_hh": bias_hh}
     shapes = {"weight_ih": (3 * hidden, inputs), "weight_hh": (3 * hidden, hidden)}
     shapes.update(bias_ih=(3 * hidden,), bias_hh=(3 * hidden,))
-    cell = GRUCell(inputs, hidden, reset_after=reset_after)
+    cell = GRUCell(inputs, hidden, reset_after=reset_after).to(device=x.device, dtype=x.dtype)  # computed where x is
     with torch.no_grad():
         for name, value in parameters.items():
             getattr(cell, name).copy_(check_tensor(name, value, shape=shapes[name], dtype="float"))

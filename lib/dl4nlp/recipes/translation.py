@@ -101,12 +101,18 @@ def test_sentences() -> list[str]:
     return list(references("test"))
 
 
+def _on_model(model: Seq2Seq, batch: dict) -> dict:
+    """``batch`` (CPU tensors from encode_batch) with its ids on the model's device; lengths stay on the CPU."""
+    device = next(model.parameters()).device
+    return {key: value if key.endswith("lengths") else value.to(device) for key, value in batch.items()}
+
+
 @torch.no_grad()
 def beam_translate(model: Seq2Seq, english: str, beam_size: int, max_len: int = MAX_LEN):
     """(French text, token ids, log-probability) of ``english`` by beam search (``beam_size=1`` is greedy)."""
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     vocabs = vocabularies()
-    batch = encode_batch([(vocabs.source_text(english), "")], vocabs.source, vocabs.target)
+    batch = _on_model(model, encode_batch([(vocabs.source_text(english), "")], vocabs.source, vocabs.target))
     state = model.encode(batch["src"], batch["src_lengths"])
     best = beam_search(model.step, state, bos=1, eos=2, beam_size=beam_size, max_len=max_len).best
     tokens = [vocabs.target.itos[i] for i in best.tokens[1:] if i > 2]
@@ -118,7 +124,7 @@ def sequence_log_prob(model: Seq2Seq, english: str, french: str) -> float:
     """log P(french | english) under ``model`` (French tokenised, unknown words as <unk>, end token included)."""
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
     vocabs = vocabularies()
-    batch = encode_batch([vocabs.encode_pair(english, french)], vocabs.source, vocabs.target)
+    batch = _on_model(model, encode_batch([vocabs.encode_pair(english, french)], vocabs.source, vocabs.target))
     logits, _ = model(batch["src"], batch["src_lengths"], batch["tgt_in"])
     log_probs = torch.log_softmax(logits.double(), -1)
     return float(log_probs.gather(-1, batch["tgt_out"][..., None]).sum())
