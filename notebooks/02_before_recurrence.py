@@ -68,7 +68,7 @@ import torch
 
 from dl4nlp.data import load_text
 from dl4nlp.exercises import attempt, check
-from dl4nlp.experiments.before_recurrence import plot_nnlm_training, train_nnlm
+from dl4nlp.experiments.before_recurrence import perplexity_drawer, plot_nnlm_training, train_nnlm
 from dl4nlp.ngram import SmoothingCurves, count_model_loss, count_probabilities, perplexity
 from dl4nlp.nnlm import nnlm_logits
 from dl4nlp.notebook import claim
@@ -389,23 +389,8 @@ sizes = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
 curves_for = SmoothingCurves(train_ids, heldout_ids, V, sizes)  # counts every prefix once; curves_for(k) is fast
 
 
-def draw_perplexity(characters, k):
-    """Held-out (and training) perplexity of add-k unigram and bigram models counted on the first characters."""
-    curves = curves_for(k)
-    fig, ax = plt.subplots(figsize=(7.5, 4))
-    for (name, values), style in zip(curves.items(), ["-", "-", ":"]):
-        ax.plot(sizes, values, style, label=name)
-    ax.axvline(characters, color="grey", linewidth=1)
-    at = sizes.index(characters)
-    ax.set(xscale="log", xlabel="training characters counted", ylabel="perplexity", ylim=(0, None),
-           title=f"k = {k:g}, {characters:,} characters: bigram held-out perplexity "
-                 f"{curves['bigram, held-out'][at]:.1f}")
-    ax.legend()
-    return fig
-
-
 interactive_figure(
-    draw_perplexity,
+    perplexity_drawer(curves_for),
     characters=widgets.SelectionSlider(options=sizes, value=2000, description="characters"),
     k=widgets.FloatSlider(value=1.0, min=0.01, max=2.0, step=0.01, description="k"),
 )

@@ -174,3 +174,13 @@ def _():
         E.plot_masking_rates, good, "by_seed", [("a list", [0.2], "list"), ("rates not a dict", {0: 1}, "dict")]
     )
     yield from vary(E.plot_masking_rates, good, "unigram", [("above one", 2.0, "2.0"), ("a string", "x", "'x'")])
+
+
+@cases("dl4nlp.experiments.bert.masking_drawer")
+def _():
+    good = _masking_good()
+    good = {"ids": good["ids"], "tokenizer": good["tokenizer"]}
+    yield from vary(E.masking_drawer, good, "tokenizer", [("a string", "bert", "str")])
+    yield from vary(
+        E.masking_drawer, good, "ids", [("floats", good["ids"].float(), "float32"), ("one row", good["ids"][0], "(4,)")]
+    )

@@ -93,3 +93,8 @@ def _():
         lambda: before_recurrence.plot_nnlm_training({}, {"bigram": 2.5}),
         ("run", "dict"),
     )
+
+
+@cases("dl4nlp.experiments.before_recurrence.perplexity_drawer")
+def _():
+    yield from vary(before_recurrence.perplexity_drawer, {}, "curves", [("a dict", {}, "dict")])

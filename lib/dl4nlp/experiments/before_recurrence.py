@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from dl4nlp._checks import check_callable, check_choice, check_int, check_number
 from dl4nlp.experiments.rnn import shakespeare_split
-from dl4nlp.ngram import count_probabilities
+from dl4nlp.ngram import SmoothingCurves, count_probabilities
 from dl4nlp.nnlm import COMBINES, NNLM, NNLMConfig, context_windows, flops_per_token, parameter_count
 
 
@@ -142,3 +142,51 @@ def plot_nnlm_training(run: NNLMRun, baselines: dict[str, float], window: int = 
     )
     ax.legend(loc="lower left")
     return fig
+
+
+def perplexity_drawer(curves: SmoothingCurves):
+    """A ``draw(characters, k)`` for chapter 02's smoothing widget: the perplexities of ``curves(k)`` by amount of text.
+
+    The figure is laid out once (axes, lines, legend); every call only sets the lines' values for
+    the smoothing constant ``k``, moves the marker to ``characters`` (one of ``curves.sizes``) and
+    rewrites the title, so a redraw costs one render.
+
+    >>> import matplotlib.pyplot as plt
+    >>> curves = SmoothingCurves(torch.tensor([0, 1, 0, 1, 1]), torch.tensor([0, 1, 1]), vocab_size=2, sizes=[3, 5])
+    >>> figure = perplexity_drawer(curves)(characters=5, k=0.5)
+    >>> len(figure.axes[0].lines), figure.axes[0].get_title().startswith("k = 0.5, 5 characters")
+    (4, True)
+    >>> plt.close(figure)
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(curves, SmoothingCurves):
+        raise TypeError(f"curves must be a dl4nlp.ngram.SmoothingCurves; got {type(curves).__name__}")
+    sizes = list(curves.sizes)
+    figure, ax = plt.subplots(figsize=(7.5, 4))
+    lines = {
+        name: ax.plot(sizes, [1.0] * len(sizes), style, label=name)[0]
+        for name, style in zip(SmoothingCurves.NAMES, ["-", "-", ":"])
+    }
+    marker = ax.axvline(sizes[0], color="grey", linewidth=1)
+    ax.set(xscale="log", xlabel="training characters counted", ylabel="perplexity")
+    ax.legend()
+    plt.close(figure)  # shown by the widget, not by the cell that makes it
+
+    def draw(characters: int, k: float):
+        """Held-out (and training) perplexity of add-k unigram and bigram models counted on the first characters."""
+        if characters not in sizes:
+            raise ValueError(f"characters must be one of {sizes}; got {characters!r}")
+        check_number("k", k, 0, low_open=True)
+        values = curves(k)
+        for name, line in lines.items():
+            line.set_ydata(values[name])
+        marker.set_xdata([characters, characters])
+        ax.set_ylim(0, 1.05 * max(max(v) for v in values.values()))
+        at = sizes.index(characters)
+        ax.set_title(
+            f"k = {k:g}, {characters:,} characters: bigram held-out perplexity {values['bigram, held-out'][at]:.1f}"
+        )
+        return figure
+
+    return draw

@@ -295,6 +295,20 @@ def draw_masking(
     between a random token and the unchanged one (BERT: 0.5, so 10 % and 10 %).
     The widget of chapter 13, section 3, calls it with its sliders' values.
     """
+    n, names, expected, observed = _masking_shares(mask_prob, mask_token_prob, random_share_of_rest, ids, tokenizer)
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    x = list(range(4))
+    ax.bar([i - 0.2 for i in x], expected, width=0.4, label="probability")
+    ax.bar([i + 0.2 for i in x], observed, width=0.4, label=f"observed ({n:,} ordinary tokens)")
+    ax.set_xticks(x)
+    ax.set_xticklabels(names)
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    return fig
+
+
+def _masking_shares(mask_prob, mask_token_prob, random_share_of_rest, ids, tokenizer):
+    """(ordinary tokens, bar names, the shares promised, the shares ``mask_tokens`` produced) for the masking bars."""
     check_number("mask_prob", mask_prob, 0, 1)
     check_number("mask_token_prob", mask_token_prob, 0, 1)
     check_number("random_share_of_rest", random_share_of_rest, 0, 1)
@@ -311,15 +325,43 @@ def draw_masking(
     observed = [int(out.chosen.sum()) / max(n, 1)]
     observed += [int((out.action == a).sum()) / n_chosen for a in (MASKED, RANDOMIZED, KEPT)]
     expected = [mask_prob, mask_token_prob, random_token_prob, keep_prob]
+    return n, names, expected, observed
+
+
+def masking_drawer(ids: torch.Tensor, tokenizer: WordPiece):
+    """A ``draw(mask_prob, mask_token_prob, random_share_of_rest)`` for chapter 13's masking widget: the bars of
+    ``draw_masking``, laid out once; every call only sets the bars' heights.
+
+    >>> import matplotlib.pyplot as plt
+    >>> tokenizer = WordPiece("the cat sat on mat".split())
+    >>> draw = masking_drawer(torch.tensor([tokenizer.encode("the cat sat on the mat")]), tokenizer)
+    >>> figure = draw(0.5, 0.8, 0.5)
+    >>> [round(bar.get_height(), 2) for bar in figure.axes[0].patches[:4]]
+    [0.5, 0.8, 0.1, 0.1]
+    >>> plt.close(figure)
+    """
+    check_type("tokenizer", tokenizer, WordPiece, "a WordPiece tokenizer")
+    check_tensor("ids", ids, shape=("B", "T"), dtype="integer")
+    n, names, expected, observed = _masking_shares(0.15, 0.8, 0.5, ids, tokenizer)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     x = list(range(4))
-    ax.bar([i - 0.2 for i in x], expected, width=0.4, label="probability")
-    ax.bar([i + 0.2 for i in x], observed, width=0.4, label=f"observed ({n:,} ordinary tokens)")
+    promised = ax.bar([i - 0.2 for i in x], expected, width=0.4, label="probability")
+    produced = ax.bar([i + 0.2 for i in x], observed, width=0.4, label=f"observed ({n:,} ordinary tokens)")
     ax.set_xticks(x)
     ax.set_xticklabels(names)
     ax.set_ylim(0, 1.05)
     ax.legend()
-    return fig
+    plt.close(fig)  # shown by the widget, not by the cell that makes it
+
+    def draw(mask_prob: float, mask_token_prob: float, random_share_of_rest: float) -> plt.Figure:
+        """The promised and produced shares for the sliders' values (the widget's plain function)."""
+        _, _, expected, observed = _masking_shares(mask_prob, mask_token_prob, random_share_of_rest, ids, tokenizer)
+        for bars, heights in ((promised, expected), (produced, observed)):
+            for bar, height in zip(bars, heights):
+                bar.set_height(height)
+        return fig
+
+    return draw
 
 
 _CURVE_STYLES = {
