@@ -105,7 +105,8 @@ def start_lab(port: int, token: str, scratch: Path) -> subprocess.Popen:
 
 
 def expectations(ipynb: Path) -> dict:
-    """What the committed notebook shows: figures in cell outputs, cells with interactive figures."""
+    """What the committed notebook shows: figures in cell outputs, cells with interactive figures, and the
+    concept check's answers (each a ``<details>`` element in an HTML output)."""
     cells = [c for c in json.loads(ipynb.read_text())["cells"] if c["cell_type"] == "code"]
     figures = sum("image/png" in o.get("data", {}) for c in cells for o in c["outputs"])
     widget_cells = [
@@ -114,7 +115,10 @@ def expectations(ipynb: Path) -> dict:
         if "interactive_figure(" in "".join(c["source"])
         and any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in c["outputs"])
     ]
-    return {"figures": figures, "widget_cells": widget_cells}
+    answers = sum(
+        "".join(o.get("data", {}).get("text/html", "")).count("<details") for c in cells for o in c["outputs"]
+    )
+    return {"figures": figures, "widget_cells": widget_cells, "answers": answers}
 
 
 OPEN_AND_RUN = """async () => {
@@ -158,7 +162,8 @@ RENDERED = """(widgetCells) => {
             figure: node.querySelectorAll('.widget-output img, .jp-OutputArea-output img').length,
             failed: /Error displaying widget|Loading widget/.test(node.innerText)};
   });
-  return {images: panel.node.querySelectorAll('.jp-RenderedImage img').length, widgets};
+  return {images: panel.node.querySelectorAll('.jp-RenderedImage img').length, widgets,
+          answers: panel.node.querySelectorAll('.jp-OutputArea-output details > summary').length};
 }"""
 
 
@@ -180,6 +185,8 @@ def run_notebook(page: Page, base: str, token: str, ipynb: Path) -> list[str]:
     rendered = page.evaluate(RENDERED, expected["widget_cells"])
     if rendered["images"] < expected["figures"]:
         problems.append(f"{rendered['images']} figures rendered, the committed notebook has {expected['figures']}")
+    if rendered["answers"] < expected["answers"]:
+        problems.append(f"{rendered['answers']} concept-check answers rendered, the notebook has {expected['answers']}")
     for widget in rendered["widgets"]:
         if widget["failed"] or widget["controls"] == 0:
             problems.append(f"code cell {widget['cell']}: interactive figure did not render as controls")
