@@ -958,7 +958,7 @@ claim(f"greedy decoding loops: {piece!r} occurs {count} times (at least 5), and 
 # Transformer decoder of 12 layers with 768-dimensional states and
 # 3,072-dimensional feed-forward layers, over a byte-pair vocabulary of 40,000
 # merges (chapter 12), pre-trained as a language model on BooksCorpus (over
-# 7,000 books, long stretches of connected text). Its recipe has two steps:
+# 7,000 books, long stretches of connected text). Its method has two steps:
 # **pre-train** on unlabelled text to predict the next token, then
 # **fine-tune** on each labelled task, with a linear layer on the last token's
 # vector and, optionally, the language-model loss kept as an auxiliary

@@ -16,7 +16,7 @@ from typing import Optional
 
 import torch
 
-from dl4nlp.attention import MultiHeadAttention
+from dl4nlp.attention import MultiHeadAttention, _allowed, _softmax_where
 
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:
@@ -98,13 +98,8 @@ class ALiBiAttention(MultiHeadAttention):
         q, k, v = self._split(self.q_proj(x)), self._split(self.k_proj(x)), self._split(self.v_proj(x))
         B, H, T, d = q.shape
         scores = q @ k.transpose(-2, -1) / math.sqrt(d) + alibi_bias(T, self.slopes.to(q.dtype))  # (B, H, T, T)
-        allowed = torch.ones(T, T, dtype=torch.bool, device=x.device)
-        if causal:
-            allowed = torch.tril(allowed)
-        if mask is not None:
-            allowed = allowed & mask.to(x.device)
-        weights = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
-        weights = torch.nan_to_num(weights)  # a query with every key hidden gets zero weights, not NaN
+        allowed = _allowed(None if mask is None else mask.to(x.device), causal, T, T, x.device)
+        weights = _softmax_where(scores, allowed)  # a query with every key hidden gets zero weights, not NaN
         self.last_weights = weights
         out = weights @ v  # (B, H, T, d)
         return self.out_proj(out.transpose(1, 2).reshape(B, T, self.d_model))  # heads concatenated: (B, T, C)

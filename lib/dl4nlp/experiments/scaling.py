@@ -72,9 +72,8 @@ class ScheduleRace:
     curves: dict  # schedule -> [(step, held-out loss), ...]
 
 
-def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> ScheduleRace:
-    """Train ``size`` for ``steps`` steps with a cosine, a constant and a warmup-stable-decay schedule (the last
-    branched off the constant run), same initial weights and batches for the three; the sweep's settings."""
+def _live_setting(seed: int, size: str, steps: int, lr: float) -> tuple[SweepSpec, CharData]:
+    """The sweep's spec and data for a live run of ``size`` (arguments checked): what the sweep's own runs used."""
     check_int("seed", seed, low=0)
     check_type("size", size, str, "a size name 'LAYERSxWIDTH' such as '1x8'")
     parse_size(size)
@@ -82,6 +81,13 @@ def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.
     check_number("lr", lr, 0, low_open=True)
     spec = SweepSpec(seed=seed, second_seed=None if seed != 1 else 2, lr_search_steps=steps)
     data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+    return spec, data
+
+
+def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> ScheduleRace:
+    """Train ``size`` for ``steps`` steps with a cosine, a constant and a warmup-stable-decay schedule (the last
+    branched off the constant run), same initial weights and batches for the three; the sweep's settings."""
+    spec, data = _live_setting(seed, size, steps, lr)
     settings = spec.settings()
     device = torch.device("cpu")
     with tempfile.TemporaryDirectory() as folder:
@@ -107,13 +113,7 @@ def schedule_race(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.
 def retrace_run(seed: int, size: str = "1x8", steps: int = 512, lr: float = 0.0452548) -> dict:
     """Train one cosine run of the sweep again (``size``, ``steps``, peak ``lr``, ``seed``) and return its record:
     ``curve`` (held-out loss along the way) and ``final`` as in ``data/scaling_sweep.json``."""
-    check_int("seed", seed, low=0)
-    check_type("size", size, str, "a size name 'LAYERSxWIDTH' such as '1x8'")
-    parse_size(size)
-    check_int("steps", steps)
-    check_number("lr", lr, 0, low_open=True)
-    spec = SweepSpec(seed=seed, second_seed=None if seed != 1 else 2, lr_search_steps=steps)
-    data = CharData(load_text(spec.corpus), spec.heldout_fraction)
+    spec, data = _live_setting(seed, size, steps, lr)
     with tempfile.TemporaryDirectory() as folder:
         return train_run(Run(size, "cosine", steps, lr, seed), data, spec.settings(), Path(folder), torch.device("cpu"))
 
