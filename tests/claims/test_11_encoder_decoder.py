@@ -62,3 +62,17 @@ def test_date_comparison_on_every_trained_seed():
     assert [c["seed"] for c in comparisons] == [0, 1, 2]
     for c in comparisons:
         date_claims(c)
+
+
+def test_vit_against_baselines_on_other_seeds():
+    """``dl4nlp.vit.vit_vs_baselines`` on seeds 1-3 (each its own split and initialisation): the notebook's claims."""
+    from dl4nlp import vit
+
+    for seed in CLAIM_SEEDS:
+        result = vit.vit_vs_baselines(seed)
+        acc, train_acc = result.accuracy, result.train_accuracy
+        assert result.disjoint and result.n_train + result.n_test == vit.N_DIGITS, seed
+        assert max(result.parameters.values()) <= 1.06 * min(result.parameters.values())
+        assert acc["ViT"] > 0.85, (seed, acc)
+        assert acc["CNN"] > acc["ViT"] and acc["MLP"] > acc["ViT"], (seed, acc)
+        assert train_acc["CNN"] > train_acc["ViT"], (seed, train_acc)

@@ -1184,3 +1184,94 @@ def scratch_against_library(seed: int, sizes: Optional[dict] = None) -> tuple[Li
     scratch = ScratchGPT(len(data.chars), **shape)
     scratch.load_state_dict(scratch_state_dict(library))
     return train_live_gpt(scratch, seed, data, sizes=s), train_live_gpt(library, seed, data, sizes=s)
+
+
+# --- chapter 11: the Vision Transformer on 8 x 8 digits --------------------------------
+def patch_diagram(image: torch.Tensor, patch: int = 2):
+    """An image with its grid of patches numbered, and the sequence the ViT reads: [CLS], then patch 0, 1, ...
+
+    Drawn from ``dl4nlp.vit.patchify`` itself, so the strip shows exactly the pixels each token holds.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch, Rectangle
+
+    from dl4nlp.vit import patchify
+
+    if not isinstance(image, torch.Tensor) or image.dim() != 2:
+        raise ValueError(f"image must be a (H, W) tensor; got {given(image)}")
+    check_int("patch", patch)
+    H, W = image.shape
+    patches = patchify(image[None].float(), patch)[0]  # (N, p * p)
+    n, cols = len(patches), W // patch
+    fig = plt.figure(figsize=(10, 3.6))
+    ax = fig.add_axes([0.02, 0.08, 0.3, 0.84])
+    ax.imshow(image.numpy(), cmap="gray_r", vmin=0, vmax=1)
+    for k in range(1, cols):
+        ax.axvline(k * patch - 0.5, color="tab:orange", lw=1.5)
+        ax.axhline(k * patch - 0.5, color="tab:orange", lw=1.5)
+    for i in range(n):
+        r, c = divmod(i, cols)
+        ax.text(
+            c * patch + patch / 2 - 0.5,
+            r * patch + patch / 2 - 0.5,
+            str(i),
+            color="tab:blue",
+            ha="center",
+            va="center",
+            fontsize=9,
+            fontweight="bold",
+        )
+    ax.set(xticks=[], yticks=[], title=f"{H} × {W} image, {n} patches of {patch} × {patch}")
+    strip = fig.add_axes([0.38, 0.3, 0.6, 0.4])
+    strip.set(xlim=(-1.5, n), ylim=(-1.6, patch + 0.2), xticks=[], yticks=[])
+    strip.axis("off")
+    strip.add_patch(Rectangle((-1.4, 0), 0.9 * patch / patch, patch, color="tab:green", alpha=0.6))
+    strip.text(-0.95, patch / 2, "[CLS]", rotation=90, ha="center", va="center", fontsize=8)
+    for i, pixels in enumerate(patches):
+        tile = pixels.reshape(patch, patch).flip(0).numpy()
+        strip.imshow(tile, cmap="gray_r", vmin=0, vmax=1, extent=(i, i + 0.9, 0, patch), origin="lower")
+        strip.text(i + 0.45, -0.4, str(i), ha="center", va="center", fontsize=8, color="tab:blue")
+    strip.set_aspect("auto")
+    strip.text(
+        n / 2 - 0.5,
+        -1.3,
+        f"a sequence of {n + 1} tokens: each patch's {patch * patch} pixels → one linear "
+        "layer → a vector, plus its position's learned vector",
+        ha="center",
+        va="center",
+        fontsize=9,
+    )
+    arrow = FancyArrowPatch(
+        (0.33, 0.5), (0.375, 0.5), transform=fig.transFigure, arrowstyle="-|>", mutation_scale=15, color="black"
+    )
+    fig.patches.append(arrow)
+    return fig
+
+
+def cls_attention_figure(images: torch.Tensor, attention: torch.Tensor, labels, predictions, patch: int = 2):
+    """Digits with the [CLS] token's attention on their patches (last layer, mean over heads) laid over them.
+
+    ``attention``: (B, N) weights of [CLS] on the N patches; each is drawn as a square over its patch.
+    """
+    import matplotlib.pyplot as plt
+
+    check_int("patch", patch)
+    if not isinstance(images, torch.Tensor) or images.dim() != 3:
+        raise ValueError(f"images must be a (B, H, W) tensor; got {given(images)}")
+    B, H, W = images.shape
+    cols = W // patch
+    if not isinstance(attention, torch.Tensor) or tuple(attention.shape) != (B, cols * (H // patch)):
+        raise ValueError(f"attention must have shape ({B}, {cols * (H // patch)}); got {given(attention)}")
+    fig, axes = plt.subplots(2, B, figsize=(1.7 * B, 3.8), squeeze=False)
+    top = float(attention.max())
+    for j in range(B):
+        axes[0, j].imshow(images[j].numpy(), cmap="gray_r", vmin=0, vmax=1)
+        axes[0, j].set_title(f"label {int(labels[j])}, says {int(predictions[j])}", fontsize=9)
+        grid = attention[j].detach().reshape(H // patch, cols).numpy()
+        shown = axes[1, j].imshow(grid, cmap="magma", vmin=0, vmax=top, extent=(-0.5, W - 0.5, H - 0.5, -0.5))
+        axes[1, j].contour(images[j].numpy(), levels=[0.4], colors="cyan", linewidths=1.0)
+        for ax in axes[:, j]:
+            ax.set(xticks=[], yticks=[])
+    axes[1, 0].set_ylabel("[CLS] → patches", fontsize=9)
+    fig.colorbar(shown, ax=axes[1, :].tolist(), fraction=0.02, pad=0.01, label="attention weight")
+    return fig
