@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from dl4nlp._checks import check_int, check_number, check_tensor, check_type, given
+from dl4nlp._checks import check_file, check_int, check_number, check_tensor, check_type, given
 from dl4nlp.data import data_path
 from dl4nlp.device import seed_everything
 from dl4nlp.transformer import TransformerConfig, TransformerEncoder, count_parameters
@@ -52,8 +52,8 @@ def load_digits(path=None) -> tuple[torch.Tensor, torch.Tensor]:
     The file is checked against its recorded SHA-256 first; ``path`` defaults to
     the shipped ``data/digits.csv.gz``.
     """
-    path = data_path(DIGITS_FILE) if path is None else path
-    raw = open(path, "rb").read() if not hasattr(path, "read") else path.read()
+    path = data_path(DIGITS_FILE) if path is None else check_file("path", path, "the digits file (digits.csv.gz)")
+    raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     if digest != DIGITS_SHA256:
         raise ValueError(f"the digits file must have SHA-256 {DIGITS_SHA256}; got {digest} from {given(path)}")

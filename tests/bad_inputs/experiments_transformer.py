@@ -498,3 +498,23 @@ def _():
 def _():
     yield from vary(E.scratch_against_library, dict(seed=0), "seed", SEEDS)
     yield from vary(E.scratch_against_library, dict(seed=0), "sizes", _sizes_variants(E.LIVE_GPT_SIZES))
+
+
+@cases("dl4nlp.experiments.transformer.patch_diagram")
+def _():
+    good = dict(image=torch.rand(8, 8), patch=2)
+    yield from vary(
+        E.patch_diagram,
+        good,
+        "image",
+        [("a batch of images", torch.rand(2, 8, 8), "(2, 8, 8)"), ("a list", [[0.0] * 8] * 8, "list")],
+    )
+    yield from vary(E.patch_diagram, good, "patch", int_variants(1))
+
+
+@cases("dl4nlp.experiments.transformer.cls_attention_figure")
+def _():
+    good = dict(images=torch.rand(2, 8, 8), attention=torch.rand(2, 16), labels=[1, 2], predictions=[1, 2])
+    yield from vary(E.cls_attention_figure, good, "images", [("one image", torch.rand(8, 8), "(8, 8)")])
+    yield from vary(E.cls_attention_figure, good, "attention", [("weights on 17 tokens", torch.rand(2, 17), "(2, 17)")])
+    yield from vary(E.cls_attention_figure, good, "patch", int_variants(1))

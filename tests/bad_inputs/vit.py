@@ -50,7 +50,7 @@ def _():
 def _():
     yield from vary(V.ViT, {}, "patch", int_variants(1))
     yield semantic("a patch that does not divide the image", lambda: V.ViT(patch=3), ("patch", "3"))
-    yield from vary(V.ViT, {}, "n_classes", [("one class", 1, "1"), ("a string", "10", "str")])
+    yield from vary(V.ViT, {}, "n_classes", [("one class", 1, "1"), ("a string", "10", "'10'")])
 
 
 @cases("dl4nlp.vit.ViT.forward")
@@ -119,5 +119,5 @@ def _():
 
 @cases("dl4nlp.vit.vit_vs_baselines")
 def _():
-    yield from vary(V.vit_vs_baselines, {}, "seed", [("a negative seed", -1, "-1"), ("a string", "0", "str")])
+    yield from vary(V.vit_vs_baselines, {}, "seed", [("a negative seed", -1, "-1"), ("a string", "0", "'0'")])
     yield from vary(V.vit_vs_baselines, {}, "steps", int_variants(1))

@@ -1218,8 +1218,9 @@ def patch_diagram(image: torch.Tensor, patch: int = 2):
             color="tab:blue",
             ha="center",
             va="center",
-            fontsize=9,
+            fontsize=8,
             fontweight="bold",
+            bbox=dict(boxstyle="round,pad=0.15", facecolor="white", alpha=0.8, linewidth=0),
         )
     ax.set(xticks=[], yticks=[], title=f"{H} × {W} image, {n} patches of {patch} × {patch}")
     strip = fig.add_axes([0.38, 0.3, 0.6, 0.4])
@@ -1230,6 +1231,7 @@ def patch_diagram(image: torch.Tensor, patch: int = 2):
     for i, pixels in enumerate(patches):
         tile = pixels.reshape(patch, patch).flip(0).numpy()
         strip.imshow(tile, cmap="gray_r", vmin=0, vmax=1, extent=(i, i + 0.9, 0, patch), origin="lower")
+        strip.add_patch(Rectangle((i, 0), 0.9, patch, fill=False, edgecolor="tab:orange", linewidth=1.2))
         strip.text(i + 0.45, -0.4, str(i), ha="center", va="center", fontsize=8, color="tab:blue")
     strip.set_aspect("auto")
     strip.text(
