@@ -42,7 +42,8 @@ def test_vit_forward_by_hand_and_permutation():
     attention = model.cls_attention()
     assert attention.shape == (4, 2, 4, 16)
     weights = model.encoder.attention_weights()
-    assert torch.allclose(attention.sum(-1) + torch.stack([w[:, :, 0, 0] for w in weights], 1), torch.ones(4, 2, 4, dtype=torch.float64))
+    on_itself = torch.stack([w[:, :, 0, 0] for w in weights], 1)
+    assert torch.allclose(attention.sum(-1) + on_itself, torch.ones(4, 2, 4, dtype=torch.float64))
     # without positions, the patches are a set: shuffling them leaves [CLS]'s output unchanged
     order = torch.randperm(16, generator=torch.Generator().manual_seed(0))
     cls = model.cls.expand(4, -1, -1)
