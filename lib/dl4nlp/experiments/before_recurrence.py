@@ -356,9 +356,10 @@ def top_ngrams(model: TextCNN, sentences, width_index: int, filter_index: int, t
     width_index = check_int("width_index", width_index, low=0, high=len(model.config.widths) - 1)
     filter_index = check_int("filter_index", filter_index, low=0, high=model.config.filters - 1)
     top = check_int("top", top)
-    sentences = list(sentences)
     data = genre_data()
-    ids = data.encode(sentences)
+    ids = data.test_ids if sentences is data.test else None  # the test split is encoded once, by genre_data
+    sentences = list(sentences)
+    ids = data.encode(sentences) if ids is None else ids
     with torch.no_grad(), evaluating(model):
         activation = model.activations(ids)[width_index][:, filter_index]  # (N, T - k + 1)
     width = model.config.widths[width_index]
