@@ -64,3 +64,24 @@ def test_textcnn_ignores_where_an_ngram_is():
     inner_left = [a[0, :, : len(sentence) - k + 1] for a, k in zip(model.activations(left), (3, 4, 5))]
     inner_right = [a[0, :, 4 : 4 + len(sentence) - k + 1] for a, k in zip(model.activations(right), (3, 4, 5))]
     assert all(torch.allclose(a, b) for a, b in zip(inner_left, inner_right))
+
+
+def test_textcnn_diagram_is_read_from_the_model():
+    from dl4nlp.diagrams import textcnn_diagram
+
+    d = textcnn_diagram(TextCNN(TextCNNConfig(vocab_size=50, classes=3, embed_dim=7, widths=(2, 6), filters=9)))
+    assert {name for name in d.boxes if name.startswith("conv")} == {"conv2", "conv6"}
+    assert d.boxes["linear"].label == "linear 18 → 3" and "T × 7" in d.boxes["embed"].label
+
+
+def test_connection_patterns_draw_the_measured_dependences():
+    import matplotlib.pyplot as plt
+
+    from dl4nlp.diagrams import connection_patterns
+    from dl4nlp.experiments.before_recurrence import compare_backbones
+
+    rows = compare_backbones(d=4, T=7, n=3, k=3, heads=2)
+    assert [row.reach for row in rows] == [2, 2, 6, 6]
+    fig = connection_patterns(rows)
+    assert [ax.get_title().splitlines()[1] for ax in fig.axes] == [f"reach in one layer: {r.reach}" for r in rows]
+    plt.close(fig)
