@@ -856,12 +856,12 @@ claim("on 9 tokens the measured patterns are a window of 5, a window of 3, every
 # 4, 5 with 100 feature maps each, dropout rate (p) of 0.5, l2 constraint (s) of 3, and mini-batch
 # size of 50", over 300-dimensional word2vec vectors trained on 100 billion words of Google News, and
 # reported large gains from those pre-trained vectors over randomly initialised ones like ours (his
-# CNN-rand). Ours has 32
-# filters of each width and 32-dimensional vectors learned from 2,001 sentences, so it sees most words
-# only a few times. Across seeds 0-5 the TextCNN scored 0.477-0.502 and the bag of words 0.540-0.550
-# (the majority genre 0.263). Variants we tried on seed 0 while writing this (8 epochs of Adam 3e-3)
-# did no better: 0.476 as is, 0.480 with 64-dimensional vectors, 0.470 with 64 filters of each width,
-# 0.473 with dropout 0.2. Try your own with `train_textcnn(seed=0, embed_dim=..., filters=...)`.
+# CNN-rand). Ours has 32 filters of each width and 32-dimensional vectors learned from 2,001 sentences,
+# so it sees most words only a few times. Across seeds 0-5 the TextCNN scored 0.477-0.502 and the bag of
+# words 0.540-0.550 (the majority genre 0.263). Variants we tried on seed 0 while writing this (8 epochs
+# of Adam 3e-3) did no better: 0.476 with the sizes above, 0.480 with 64-dimensional vectors, 0.470 with
+# 64 filters of each width, 0.473 with dropout 0.2. Try your own with
+# `train_textcnn(seed=0, embed_dim=..., filters=...)`.
 #
 # **Composition and abstraction.** The lectures split what a backbone does into semantic
 # **composition** (tokens interacting, "I think therefore I …") and **abstraction** (each token's
@@ -879,8 +879,8 @@ claim("on 9 tokens the measured patterns are a window of 5, a window of 3, every
 # **How the reach grows.** A convolution needs about $T/(k-1)$ layers to connect the two ends of a
 # sentence of $T$ tokens, or about $\log_2 T$ with doubling dilations (section 6's table); an RNN
 # connects them in one layer through $T - 1$ steps; self-attention in one step, for
-# $4Td$ extra operations per token. `compare_backbones(d=64, T=512)` shows where self-attention becomes
-# the most expensive layer per token by far.
+# $4Td$ extra operations per token: with $d = 64$ and $T = 512$, $8d^2 + 4Td = 163{,}840$ operations per
+# token, four times the window MLP's 40,960 (try `compare_backbones(T=512)`).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Check your understanding
