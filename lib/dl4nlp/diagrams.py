@@ -1021,3 +1021,108 @@ def shapes_diagram(configs: dict, width_scale: float = 0.05, gap: float = 1.2) -
         diagram.arrow(f"{name}/in", f"{name}/emb")
         x += width / 2 + 0.3 + gap
     return diagram
+
+
+# --- convolutions over text (notebook 02) ------------------------------------------------------------------------
+
+
+def textcnn_diagram(model) -> Diagram:
+    """Kim's TextCNN, bottom to top, read from a ``dl4nlp.textcnn.TextCNN``: one column per filter width.
+
+    >>> from dl4nlp.textcnn import TextCNN, TextCNNConfig
+    >>> d = textcnn_diagram(TextCNN(TextCNNConfig(vocab_size=100, classes=5, filters=8)))
+    >>> [d.boxes[f"conv{k}"].label.split(chr(10))[0] for k in (3, 4, 5)], d.boxes["linear"].label
+    (['8 filters of width 3', '8 filters of width 4', '8 filters of width 5'], 'linear 24 → 5')
+    """
+    from dl4nlp.textcnn import TextCNN
+
+    check_type("model", model, TextCNN, "a dl4nlp.textcnn.TextCNN")
+    config = model.config
+    m, f, widths = config.embed_dim, config.filters, config.widths
+    d = Diagram()
+    d.box("words", "a sentence of T words (ids)", (0.0, 0.0), kind="input", width=4.2, height=0.5)
+    d.box("embed", f"word vectors: T × {m}", (0.0, 1.1), kind="embedding", width=4.2, height=0.5)
+    d.arrow("words", "embed", label=f"embedding {config.vocab_size:,} × {m}")
+    spacing = 3.2
+    for i, k in enumerate(widths):
+        x = (i - (len(widths) - 1) / 2) * spacing
+        d.box(f"conv{k}", f"{f} filters of width {k}\n{f} × (T − {k - 1})", (x, 2.6), kind="op", width=2.8, height=0.8)
+        d.box(f"pool{k}", f"ReLU, max over time\n{f} numbers", (x, 4.0), kind="state", width=2.8, height=0.8)
+        d.arrow("embed", f"conv{k}", label=f"{k} × {m} each")
+        d.arrow(f"conv{k}", f"pool{k}")
+    joined = f * len(widths)
+    d.box("concat", f"concatenate: {joined} numbers", (0.0, 5.4), kind="state", width=4.2, height=0.5)
+    for k in widths:
+        d.arrow(f"pool{k}", "concat")
+    d.box("dropout", f"dropout {config.dropout:g}", (0.0, 6.5), kind="op", width=2.8, height=0.5)
+    d.box("linear", f"linear {joined} → {config.classes}", (0.0, 7.6), kind="param", width=2.8, height=0.5)
+    d.box("out", f"{config.classes} class scores", (0.0, 8.7), kind="output", width=2.8, height=0.5)
+    d.arrow("concat", "dropout").arrow("dropout", "linear").arrow("linear", "out")
+    return d
+
+
+def connection_patterns(rows: Sequence[Any], focus: Optional[int] = None) -> plt.Figure:
+    """One panel per layer type: which inputs (bottom row) each output (top row) reads, in one layer.
+
+    ``rows`` are ``BackboneRow`` records of ``dl4nlp.experiments.before_recurrence.compare_backbones``
+    on a short sequence (every output measured); the lines are their measured dependences. The output
+    ``focus`` (default: the last one) and its inputs are drawn in colour. The RNN is drawn as what
+    its layer computes, an input into each state and a chain from state to state, with the inputs
+    that reach the focus through the chain coloured.
+    """
+    rows = check_sequence("rows", rows, what="BackboneRow records of compare_backbones")
+    for row in rows:
+        if not hasattr(row, "dependence") or not hasattr(row, "name"):
+            raise TypeError(f"rows must be BackboneRow records of compare_backbones; got {type(row).__name__}")
+    fig, axes = plt.subplots(1, len(rows), figsize=(3.3 * len(rows), 2.6), squeeze=False)
+    for ax, row in zip(axes[0], rows):
+        dependence = row.dependence
+        outputs, T = dependence.shape
+        if not dependence.any(dim=1).all():
+            raise ValueError(f"rows must measure every output (compare_backbones with T <= 16); {row.name} does not")
+        target = outputs - 1 if focus is None else check_int("focus", focus, low=0, high=outputs - 1)
+        # Centre each output over the inputs it reads in the first row (windows and convolutions shrink the sequence).
+        shift = (T - outputs) / 2
+        xs_out = [t + shift for t in range(outputs)]
+        recurrent = row.name == "RNN"
+        for t in range(outputs):
+            for s in range(T):
+                if not dependence[t, s] or (recurrent and s != t):
+                    continue
+                coloured = t == target
+                ax.plot(
+                    [s, xs_out[t]],
+                    [0, 1],
+                    color="C3" if coloured else "#bbbbbb",
+                    linewidth=1.6 if coloured else 0.7,
+                    zorder=2 if coloured else 1,
+                )
+        if recurrent:
+            for t in range(1, outputs):
+                coloured = t <= target
+                ax.annotate(
+                    "",
+                    xy=(xs_out[t] - 0.12, 1),
+                    xytext=(xs_out[t - 1] + 0.12, 1),
+                    arrowprops=dict(arrowstyle="-|>", color="C3" if coloured else "#bbbbbb", linewidth=1.2),
+                )
+        read = dependence[target]
+        ax.scatter(range(T), [0] * T, s=40, zorder=3, color=["C3" if r else "#888888" for r in read.tolist()])
+        ax.scatter(
+            xs_out, [1] * outputs, s=40, zorder=3, color=["C3" if t == target else "#3a5a8c" for t in range(outputs)]
+        )
+        ax.set_title(f"{row.name}\nreach in one layer: {int(row.reach)}", fontsize="medium")
+        ax.set_xlim(-0.6, T - 0.4)
+        ax.set_ylim(-0.35, 1.3)
+        ax.set_yticks([0, 1], ["inputs", "outputs"])
+        ax.set_xticks([])
+        for side in ("top", "right", "bottom", "left"):
+            ax.spines[side].set_visible(False)
+    T = rows[0].dependence.shape[1]
+    fig.suptitle(
+        f"One layer on {T} tokens. Red: {'the last output' if focus is None else f'output {focus}'} and the "
+        "inputs that change it; grey: every other connection",
+        fontsize="medium",
+    )
+    fig.tight_layout()
+    return fig

@@ -190,3 +190,289 @@ def perplexity_drawer(curves: SmoothingCurves):
         return figure
 
     return draw
+
+
+# --- Section 6: convolutions over text, on the genres of English-EWT ------------------------------------------
+# The train split is EWT's dev file, the test split its test file, minus every test sentence whose words occur,
+# word for word, in the train split ("Thanks .", signatures): 2,001 training and 2,004 test sentences.
+
+from collections import Counter  # noqa: E402
+from functools import lru_cache  # noqa: E402
+
+from dl4nlp._checks import check_ids, check_sequence, check_tensor, evaluating  # noqa: E402
+from dl4nlp.data import data_path  # noqa: E402
+from dl4nlp.ewt import GENRES, Sentence, read_conllu  # noqa: E402
+from dl4nlp.textcnn import TextCNN, TextCNNConfig  # noqa: E402
+
+
+@dataclass(frozen=True)
+class GenreData:
+    """EWT sentences as padded word ids (0 = padding, 1 = unknown), with their genres' indices into ``GENRES``."""
+
+    words: tuple[str, ...]  # the vocabulary: "<pad>", "<unk>", then every lower-cased training word seen twice
+    train: tuple[Sentence, ...]
+    test: tuple[Sentence, ...]
+    train_ids: torch.Tensor  # (N_train, T)
+    train_labels: torch.Tensor  # (N_train,)
+    test_ids: torch.Tensor  # (N_test, T')
+    test_labels: torch.Tensor  # (N_test,)
+    dropped: tuple[str, ...]  # the test sentences left out because their words occur in a training sentence
+
+    def encode(self, sentences) -> torch.Tensor:
+        """Word ids (N, T) of ``sentences``, lower-cased, padded with 0 to the longest (at least 5 positions)."""
+        sentences = check_sequence("sentences", sentences, what="a list of dl4nlp.ewt.Sentence")
+        if not all(isinstance(s, Sentence) for s in sentences):
+            kinds = sorted({type(s).__name__ for s in sentences if not isinstance(s, Sentence)})
+            raise TypeError(f"sentences must be dl4nlp.ewt.Sentence records (read_conllu's); got {', '.join(kinds)}")
+        index = {w: i for i, w in enumerate(self.words)}
+        length = max(5, *(len(s.words) for s in sentences))
+        ids = torch.zeros(len(sentences), length, dtype=torch.long)
+        for row, sentence in enumerate(sentences):
+            ids[row, : len(sentence.words)] = torch.tensor([index.get(w.lower(), 1) for w in sentence.words])
+        return ids
+
+
+@lru_cache(maxsize=1)
+def genre_data() -> GenreData:
+    """The genre task of chapter 02: train on EWT's dev split, test on its test split, overlap removed."""
+    train = tuple(read_conllu(data_path("en_ewt-ud-dev.conllu")))
+    seen = {s.text for s in train}
+    every_test = read_conllu(data_path("en_ewt-ud-test.conllu"))
+    test = tuple(s for s in every_test if s.text not in seen)
+    dropped = tuple(s.text for s in every_test if s.text in seen)
+    counts = Counter(w.lower() for s in train for w in s.words)
+    words = ("<pad>", "<unk>", *sorted(w for w, c in counts.items() if c >= 2))
+    data = GenreData(words, train, test, torch.empty(0), torch.empty(0), torch.empty(0), torch.empty(0), dropped)
+    labels = lambda sentences: torch.tensor([GENRES.index(s.genre) for s in sentences])  # noqa: E731
+    return GenreData(words, train, test, data.encode(train), labels(train), data.encode(test), labels(test), dropped)
+
+
+@dataclass(frozen=True)
+class GenreRun:
+    model_name: str
+    seed: int
+    test_accuracy: float
+    train_accuracy: float
+    losses: tuple[float, ...]  # training loss per step
+    parameters: int
+    model: torch.nn.Module = field(compare=False, repr=False)
+
+
+def majority_accuracy() -> float:
+    """Test accuracy of always answering the genre most frequent in training."""
+    data = genre_data()
+    majority = torch.bincount(data.train_labels).argmax()
+    return (data.test_labels == majority).float().mean().item()
+
+
+class BagOfWords(torch.nn.Module):
+    """Logistic regression on word counts: one weight per (word, genre), summed over the sentence, plus a bias."""
+
+    def __init__(self, vocab_size: int, classes: int):
+        super().__init__()
+        check_int("vocab_size", vocab_size)
+        check_int("classes", classes)
+        self.weights = torch.nn.EmbeddingBag(vocab_size, classes, mode="sum", padding_idx=0)
+        torch.nn.init.zeros_(self.weights.weight)
+        self.bias = torch.nn.Parameter(torch.zeros(classes))
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """Class logits (B, classes) for ``ids`` (B, T) padded with 0."""
+        ids = check_ids("ids", ids, self.weights.num_embeddings, ndim=2, expected="(B, T)")
+        return self.weights(ids) + self.bias
+
+
+def _accuracy(model: torch.nn.Module, ids: torch.Tensor, labels: torch.Tensor) -> float:
+    model.eval()
+    with torch.no_grad():
+        return (model(ids).argmax(dim=1) == labels).float().mean().item()
+
+
+def _train_genres(model, name, seed, epochs, batch_size, lr, weight_decay) -> GenreRun:
+    data = genre_data()
+    optimiser = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    generator = torch.Generator().manual_seed(seed)
+    lengths = (data.train_ids > 0).sum(dim=1)
+    losses = []
+    for _ in range(epochs):
+        model.train()
+        for batch in torch.randperm(len(data.train_ids), generator=generator).split(batch_size):
+            ids = data.train_ids[batch, : max(5, int(lengths[batch].max()))]  # trim the padding the batch needs not
+            loss = F.cross_entropy(model(ids), data.train_labels[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            losses.append(loss.item())
+    return GenreRun(
+        name,
+        seed,
+        _accuracy(model, data.test_ids, data.test_labels),
+        _accuracy(model, data.train_ids, data.train_labels),
+        tuple(losses),
+        sum(p.numel() for p in model.parameters()),
+        model,
+    )
+
+
+def train_textcnn(
+    seed: int = 0,
+    epochs: int = 6,
+    batch_size: int = 50,
+    lr: float = 1e-2,
+    embed_dim: int = 32,
+    filters: int = 32,
+    dropout: float = 0.5,
+) -> GenreRun:
+    """Kim's TextCNN (widths 3, 4, 5; ReLU; max over time; dropout; linear) on the genres; Adam, mini-batches."""
+    check_int("seed", seed, low=0)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        check_int(name, value)
+    check_number("lr", lr, low=0, low_open=True)
+    data = genre_data()
+    torch.manual_seed(seed)
+    model = TextCNN(TextCNNConfig(len(data.words), len(GENRES), embed_dim, (3, 4, 5), filters, dropout))
+    return _train_genres(model, "TextCNN", seed, epochs, batch_size, lr, 0.0)
+
+
+def train_bag_of_words(seed: int = 0, epochs: int = 4, batch_size: int = 50, lr: float = 3e-2) -> GenreRun:
+    """The baseline: logistic regression on the sentence's word counts, trained like the TextCNN."""
+    check_int("seed", seed, low=0)
+    for name, value in (("epochs", epochs), ("batch_size", batch_size)):
+        check_int(name, value)
+    check_number("lr", lr, low=0, low_open=True)
+    data = genre_data()
+    torch.manual_seed(seed)
+    return _train_genres(BagOfWords(len(data.words), len(GENRES)), "bag of words", seed, epochs, batch_size, lr, 0.0)
+
+
+def top_ngrams(model: TextCNN, sentences, width_index: int, filter_index: int, top: int = 5) -> list[tuple[str, float]]:
+    """The ``top`` distinct n-grams of ``sentences`` on which one filter of ``model`` fires most, with its activation.
+
+    ``width_index`` picks the filter width (0 for the first of ``model.config.widths``), ``filter_index``
+    the filter; an n-gram is the filter's window of words (padding shown as nothing).
+    """
+    if not isinstance(model, TextCNN):
+        raise TypeError(f"model must be a dl4nlp.textcnn.TextCNN; got {type(model).__name__}")
+    width_index = check_int("width_index", width_index, low=0, high=len(model.config.widths) - 1)
+    filter_index = check_int("filter_index", filter_index, low=0, high=model.config.filters - 1)
+    top = check_int("top", top)
+    data = genre_data()
+    ids = data.test_ids if sentences is data.test else None  # the test split is encoded once, by genre_data
+    sentences = list(sentences)
+    ids = data.encode(sentences) if ids is None else ids
+    with torch.no_grad(), evaluating(model):
+        activation = model.activations(ids)[width_index][:, filter_index]  # (N, T - k + 1)
+    width = model.config.widths[width_index]
+    found: dict[str, float] = {}
+    for flat in activation.flatten().argsort(descending=True).tolist():
+        row, start = divmod(flat, activation.shape[1])
+        words = sentences[row].words[start : start + width]
+        ngram = " ".join(words).lower()
+        if words and ngram not in found:
+            found[ngram] = activation[row, start].item()
+        if len(found) == top:
+            break
+    return list(found.items())
+
+
+# --- Section 7: which backbone? One layer of each, measured -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BackboneRow:
+    name: str
+    reach: int  # the farthest apart two positions are whose input changes the other's output, in one layer
+    parameters: int  # counted on the module with numel
+    flops_per_token: int  # by formula: a multiply-add is 2, biases and non-linearities left out
+    counted_flops_per_token: float  # torch.utils.flop_counter on one sequence, divided by the outputs
+    sequential_steps: int  # steps that must run one after the other for the whole sequence
+    dependence: torch.Tensor = field(compare=False, repr=False)  # (T_out, T): does output t read input s?
+
+
+class WindowMLP(torch.nn.Module):
+    """The NNLM's hidden layer applied to every window of ``n`` consecutive vectors: (B, T, d) -> (B, T - n + 1, d)."""
+
+    def __init__(self, d: int, n: int):
+        super().__init__()
+        self.n = check_int("n", n)
+        self.layer = NNLM(NNLMConfig(vocab_size=2, context=n, embed_dim=d, hidden=d)).hidden  # Linear(n·d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        d = self.layer.in_features // self.n
+        x = check_tensor("x", x, shape=(None, None, d), dtype="float", expected=f"(B, T, {d})")
+        if x.shape[1] < self.n:
+            raise ValueError(f"x must hold at least a window of {self.n} positions; got shape {tuple(x.shape)}")
+        windows = x.unfold(1, self.n, 1).transpose(2, 3).flatten(2)  # (B, T-n+1, n·d): each window, concatenated
+        return torch.tanh(self.layer(windows))
+
+
+def backbones(d: int = 64, T: int = 64, n: int = 5, k: int = 3, heads: int = 4) -> dict[str, torch.nn.Module]:
+    """One layer of each candidate backbone, width ``d``: an MLP on windows of ``n``, a convolution of width ``k``,
+    an RNN, and multi-head self-attention (the course's own modules where the course has one)."""
+    from dl4nlp.attention import MultiHeadAttention
+    from dl4nlp.rnn import UnrolledRNN
+
+    for name, value in (("d", d), ("T", T), ("n", n), ("k", k), ("heads", heads)):
+        check_int(name, value)
+    if max(n, k) > T:
+        raise ValueError(f"T must be at least the window n = {n} and the width k = {k}; got T = {T}")
+    torch.manual_seed(0)
+    return {
+        f"MLP on a window of {n}": WindowMLP(d, n),
+        f"CNN, width {k}": torch.nn.Conv1d(d, d, k),
+        "RNN": UnrolledRNN(d, d),
+        "self-attention": MultiHeadAttention(d, heads),
+    }
+
+
+def _sequence_output(name: str, module: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    if isinstance(module, torch.nn.Conv1d):
+        return module(x.transpose(1, 2)).transpose(1, 2)
+    if name == "RNN":
+        return module(x)[0]
+    return module(x)
+
+
+def compare_backbones(d: int = 64, T: int = 64, n: int = 5, k: int = 3, heads: int = 4) -> list[BackboneRow]:
+    """Reach, parameters and FLOPs per token of one layer of each of ``backbones(d, T, n, k, heads)``.
+
+    Reach is measured: output t depends on input s when the gradient of output t with respect to
+    input s is not zero (float64, one random sequence of T vectors; every output when T <= 16, else
+    the first, middle and last). ``dependence`` holds the rows measured (the others are False).
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    rows = []
+    for name, module in backbones(d, T, n, k, heads).items():
+        module = module.double()
+        x = torch.randn(1, T, d, dtype=torch.float64, generator=torch.Generator().manual_seed(0), requires_grad=True)
+        y = _sequence_output(name, module, x)[0]  # (T_out, d)
+        dependence = torch.zeros(len(y), T, dtype=torch.bool)
+        probed = range(len(y)) if T <= 16 else (0, len(y) // 2, len(y) - 1)  # every output of a short sequence
+        for t in probed:
+            (grad,) = torch.autograd.grad(y[t].sum(), x, retain_graph=True)
+            dependence[t] = grad[0].abs().sum(dim=1) > 0
+        outputs, inputs = torch.nonzero(dependence, as_tuple=True)
+        reach = int((outputs - inputs).abs().max())
+        with FlopCounterMode(display=False) as counter, torch.no_grad():
+            _sequence_output(name, module, x.detach())
+        if name.startswith("MLP"):
+            formula, steps = 2 * n * d * d, 1
+        elif name.startswith("CNN"):
+            formula, steps = 2 * k * d * d, 1
+        elif name == "RNN":
+            formula, steps = 2 * 2 * d * d, T
+        else:
+            formula, steps = 2 * 4 * d * d + 2 * 2 * T * d, 1
+        rows.append(
+            BackboneRow(
+                name,
+                reach,
+                sum(p.numel() for p in module.parameters()),
+                formula,
+                counter.get_total_flops() / len(y),
+                steps,
+                dependence,
+            )
+        )
+    return rows
