@@ -764,6 +764,9 @@ def tiny_translator(device) -> Seq2Seq:
     "recipes.translation.sequence_log_prob",
     "recipes.translation.judge",
     "recipes.translation.evaluate",
+    "translation.reference_alignments",
+    "translation.attention_agreement",
+    "translation.crossing_alignments",
 )
 def english_to_french(device):
     """Chapter 07's helpers take the model and English text (strings), as the notebook holds them."""
@@ -775,6 +778,9 @@ def english_to_french(device):
         translation_recipe.sequence_log_prob(model, english[0], "je suis là ."),
         translation_recipe.judge(model, english[0], beam_size=2),
         translation_recipe.evaluate(model, english[:1]),
+        translation.reference_alignments(model, english),
+        translation.attention_agreement(model, english),
+        [(c.english, c.first, c.second) for c in translation.crossing_alignments(model, english)],
     ]
 
 

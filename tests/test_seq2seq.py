@@ -334,3 +334,24 @@ def test_the_diagram_is_read_from_the_model():
     assert not any(name.startswith("a") for name in d.boxes) and ("h4", "s0") in bottleneck
     with pytest.raises(ValueError, match=r"step must be in \[1, 3\]; got 4"):
         seq2seq_diagram(Seq2Seq(13, 13, d_hidden=6), source="ab", target="dcb", step=4)
+
+
+def test_lexical_states_are_the_words_and_the_shipped_models_still_load():
+    """With lexical=True, h_i depends on word i alone; without, on the whole sentence (the full-stop shortcut)."""
+    torch.manual_seed(11)
+    model = Seq2Seq(20, 20, d_embed=4, d_hidden=6, score="general", lexical=True).double()
+    plain = Seq2Seq(20, 20, d_embed=4, d_hidden=6, score="general").double()
+    src, changed = torch.tensor([[5, 6, 7, 2]]), torch.tensor([[9, 6, 7, 2]])
+    lengths = torch.tensor([4])
+    for m, same in [(model, True), (plain, False)]:
+        a, b = m.encode(src, lengths)[1], m.encode(changed, lengths)[1]
+        assert torch.equal(a[0, 1:], b[0, 1:]) == same
+    assert torch.allclose(model.encode(src, lengths)[1][0], model.encoder.lexical(model.encoder.embedding(src[0])))
+    state = model.encode(src, lengths)
+    fast, _, _ = model.decode(torch.tensor([[1, 5, 6]]), state)
+    slow, _, _ = model.decode_steps(torch.tensor([[1, 5, 6]]), state)
+    assert torch.allclose(fast, slow, atol=1e-12)
+    for name in ("seq2seq_dates_dot.pt", "seq2seq_cmudict.pt"):
+        from dl4nlp.data import data_path
+
+        assert not Seq2Seq.load(data_path(name)).config.lexical

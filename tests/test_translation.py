@@ -30,3 +30,57 @@ def test_scores_use_every_reference():
     perfect_second = T.corpus_scores([refs[e][1] for e in english], english)
     assert perfect_second["bleu"] == pytest.approx(100) and perfect_second["chrf"] == pytest.approx(100)
     assert T.corpus_scores(["xyz"] * len(english), english)["bleu"] < 1
+
+
+def _tiny_model(seed: int = 0):
+    import torch
+
+    from dl4nlp.seq2seq import Seq2Seq
+
+    torch.manual_seed(seed)
+    vocabs = T.vocabularies()
+    return Seq2Seq(len(vocabs.source), len(vocabs.target), d_embed=8, d_hidden=12, score="general", lexical=True).eval()
+
+
+def test_dice_names_the_translation_of_each_word():
+    source = T.tokenize("I have a red car.", "en")
+    assert source[T.dice_aligned(source, "voiture")] == "car" and source[T.dice_aligned(source, "rouge")] == "red"
+    assert T.dice_aligned(source, ".") is None and T.dice_aligned(source, "<unk>") is None
+    assert T.dice("car", "voiture") > T.dice("car", "rouge") and T.dice("zzzq", "voiture") == 0.0
+
+
+def test_batched_alignments_equal_one_at_a_time():
+    import torch
+
+    model, refs = _tiny_model(), T.references("test")
+    english = list(refs)[:5]
+    for sentence, (source, target, weights) in zip(english, T.reference_alignments(model, english, batch_size=2)):
+        one_source, one_target, one_weights = T.alignment(model, sentence, refs[sentence][0])
+        assert (source, target) == (one_source, one_target)
+        assert torch.allclose(weights, one_weights, atol=1e-6)
+
+
+def test_agreement_and_crossings_are_read_from_the_weights(monkeypatch):
+    """A model whose every French word looks at its Dice-aligned English word: all aligned, the swap found."""
+    import torch
+
+    def perfect(model, english, batch_size=256):
+        out = []
+        for e in english:
+            source = T.vocabularies().source_text(e).split(" ") + ["<eos>"]
+            target = T.vocabularies().encode_pair(e, T.references("test")[e][0])[1].split(" ") + ["<eos>"]
+            weights = torch.zeros(len(target), len(source))
+            for t, word in enumerate(target):
+                i = T.dice_aligned(source[:-1], word)
+                weights[t, len(source) - 1 if i is None else i] = 1.0
+            out.append((source, target, weights))
+        return out
+
+    monkeypatch.setattr(T, "reference_alignments", perfect)
+    english = list(T.references("test"))[:200]
+    agreement = T.attention_agreement(None, english)
+    assert agreement["on_aligned"] == 1.0 and agreement["aligned_words"] > 0
+    crossings = T.crossing_alignments(None, english)
+    for c in crossings:
+        source = T.tokenize(c.english, "en")
+        assert source.index(c.first[0]) > source.index(c.second[0])

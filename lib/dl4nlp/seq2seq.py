@@ -65,6 +65,7 @@ class Seq2SeqConfig:
     score: Optional[str] = "dot"
     decoder: str = "luong"
     input_feeding: bool = False
+    lexical: bool = False
 
     def __post_init__(self) -> None:
         for name in ("source_vocab_size", "target_vocab_size", "d_embed", "d_hidden"):
@@ -73,8 +74,9 @@ class Seq2SeqConfig:
             raise ValueError(f"score must be one of {tuple(SCORES)} or None (no attention); got {self.score!r}")
         if self.decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}; got {self.decoder!r}")
-        if not isinstance(self.input_feeding, bool):
-            raise TypeError(f"input_feeding must be a bool; got {self.input_feeding!r}")
+        for name in ("input_feeding", "lexical"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be a bool; got {getattr(self, name)!r}")
         if self.score is None and (self.decoder != "luong" or self.input_feeding):
             raise ValueError(
                 "without attention (score=None) the decoder must be 'luong' without input feeding; "
@@ -110,16 +112,27 @@ def _check_source(src: torch.Tensor, lengths: torch.Tensor, vocab_size: int, len
 
 
 class Encoder(nn.Module):
-    """ids (B, S) and lengths (B,) -> states (B, S, H) and a summary (B, H) for the decoder's start."""
+    """ids (B, S) and lengths (B,) -> states (B, S, H) and a summary (B, H) for the decoder's start.
 
-    def __init__(self, vocab_size: int, d_embed: int, d_hidden: int):
+    With ``lexical=True`` the states the decoder attends to are the words
+    themselves, h_i = W_x x_i (x_i the embedding of word i, W_x a learned (H, E)
+    map), and the bidirectional GRU only makes the summary that starts the
+    decoder. It was tried against a shortcut of the small English -> French
+    translator (``dl4nlp.recipes.translation``), whose attention rests on the
+    final full stop, the state whose forward half has read the whole sentence;
+    it did not remove it (see that recipe's docstring), and no shipped model uses it.
+    """
+
+    def __init__(self, vocab_size: int, d_embed: int, d_hidden: int, lexical: bool = False):
         super().__init__()
         for name, value in [("vocab_size", vocab_size), ("d_embed", d_embed), ("d_hidden", d_hidden)]:
             check_int(name, value)
         self.embedding = nn.Embedding(vocab_size, d_embed, padding_idx=0)
         self.rnn = nn.GRU(d_embed, d_hidden, batch_first=True, bidirectional=True)
-        self.project = nn.Linear(2 * d_hidden, d_hidden)  # both directions -> h_i in R^H
+        # both directions -> h_i in R^H (created first: the shipped models' weights come in this order)
+        self.project = None if lexical else nn.Linear(2 * d_hidden, d_hidden)
         self.bridge = nn.Linear(2 * d_hidden, d_hidden)  # last forward + last backward state -> s_0
+        self.lexical = nn.Linear(d_embed, d_hidden, bias=False) if lexical else None  # h_i = W_x x_i
 
     def forward(self, src: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         _check_source(src, lengths, self.embedding.num_embeddings, "lengths")
@@ -127,6 +140,8 @@ class Encoder(nn.Module):
         out, last = self.rnn(packed)  # last: (2, B, H), the final state of each direction
         out, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])  # (B, S, 2H)
         summary = torch.tanh(self.bridge(torch.cat([last[0], last[1]], dim=-1)))  # (B, H)
+        if self.lexical is not None:  # the words themselves; padded positions are masked downstream
+            return self.lexical(self.embedding(src)), summary
         return self.project(out), summary
 
 
@@ -147,12 +162,15 @@ class Seq2Seq(nn.Module):
         score: Optional[str] = "dot",
         decoder: str = "luong",
         input_feeding: bool = False,
+        lexical: bool = False,
     ):
         super().__init__()
-        config = Seq2SeqConfig(source_vocab_size, target_vocab_size, d_embed, d_hidden, score, decoder, input_feeding)
+        config = Seq2SeqConfig(
+            source_vocab_size, target_vocab_size, d_embed, d_hidden, score, decoder, input_feeding, lexical
+        )
         self.config = config
         self.score_kind = score
-        self.encoder = Encoder(source_vocab_size, d_embed, d_hidden)
+        self.encoder = Encoder(source_vocab_size, d_embed, d_hidden, lexical)
         self.embedding = nn.Embedding(target_vocab_size, d_embed, padding_idx=0)
         self.rnn = nn.GRU(config.decoder_input_size, d_hidden, batch_first=True)
         self.score = None if score is None else make_score(score, d_hidden, d_hidden)

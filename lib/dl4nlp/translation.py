@@ -22,6 +22,7 @@ after the apostrophe ("j'ai" -> "j'", "ai"). Words seen fewer than
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
 from collections import Counter
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional, Sequence
 
-from dl4nlp._checks import check_choice, check_int, check_str, check_strings, check_type
+from dl4nlp._checks import check_choice, check_int, check_str, check_strings, check_type, given
 from dl4nlp.data import data_path, md5sum
 from dl4nlp.vocab import Seq2SeqVocab
 
@@ -230,3 +231,162 @@ def decoding_claim_sentence(seed: int, record: Any) -> str:
         f"{MODEL_ERROR_SHARE:.0%}); a beam of 4 moves BLEU from {greedy['bleu']:.1f} to {beam4['bleu']:.1f} (by at "
         f"most {BEAM_BLEU_CHANGE_MAX:g} points)"
     )
+
+
+# --- reading the alignments: which English word each French word attends to -----
+DICE_MIN = 0.3  # a (English, French) word pair this associated in training counts as a translation pair
+PUNCTUATION = frozenset(".,;:!?") | {"<eos>"}
+
+
+@lru_cache(maxsize=1)
+def _cooccurrence() -> tuple[Counter, Counter, Counter]:
+    """Sentence counts of each English word, each French word and each (English, French) pair in training."""
+    english, french, both = Counter(), Counter(), Counter()
+    for e, f in training_pairs():
+        e_words, f_words = set(e.split(" ")) - PUNCTUATION, set(f.split(" ")) - PUNCTUATION
+        english.update(e_words)
+        french.update(f_words)
+        both.update((a, b) for a in e_words for b in f_words)
+    return english, french, both
+
+
+def dice(english_word: str, french_word: str) -> float:
+    """Dice's association of two words over the training pairs: 2 c(e, f) / (c(e) + c(f)), sentence counts.
+
+    1 when the two always occur in the same pairs, 0 when never together.
+
+    >>> round(dice("car", "voiture"), 2) > round(dice("car", "rouge"), 2)
+    True
+    """
+    check_str("english_word", english_word, nonempty=True)
+    check_str("french_word", french_word, nonempty=True)
+    english, french, both = _cooccurrence()
+    total = english[english_word] + french[french_word]
+    return 2 * both[(english_word, french_word)] / total if total else 0.0
+
+
+def dice_aligned(source: Sequence[str], french_word: str) -> Optional[int]:
+    """The position of ``source``'s word most associated with ``french_word`` (``dice``), if at least ``DICE_MIN``.
+
+    None for punctuation, for <unk>, and when no source word reaches ``DICE_MIN``.
+    """
+    source = check_strings("source", source)
+    check_str("french_word", french_word, nonempty=True)
+    if french_word in PUNCTUATION or french_word == UNK:
+        return None
+    scores = [(dice(w, french_word) if w not in PUNCTUATION and w != UNK else 0.0) for w in source]
+    best = max(range(len(source)), key=lambda i: scores[i])
+    return best if scores[best] >= DICE_MIN else None
+
+
+def reference_alignments(model: Any, english: Sequence[str], batch_size: int = 256) -> list[tuple]:
+    """``alignment`` of ``model`` writing the first reference translation of each test sentence (teacher forcing).
+
+    One (English tokens + <eos>, French tokens + <eos>, weights) per sentence,
+    computed in batches (padding is masked, so a sentence's weights do not
+    depend on its batch).
+    """
+    import torch
+
+    from dl4nlp.date_task import encode_batch
+
+    english = check_strings("english", english)
+    check_int("batch_size", batch_size)
+    held_out = references("test")
+    missing = [e for e in english if e not in held_out]
+    if missing:
+        raise ValueError(f"english must be test sentences (ones with references); not in the test split: {missing[:3]}")
+    vocabs = vocabularies()
+    device = next(model.parameters()).device
+    out = []
+    for start in range(0, len(english), batch_size):
+        pairs = [vocabs.encode_pair(e, held_out[e][0]) for e in english[start : start + batch_size]]
+        batch = encode_batch(pairs, vocabs.source, vocabs.target)
+        with torch.no_grad():
+            _, weights = model(*(batch[k].to(device) for k in ("src", "src_lengths", "tgt_in")))
+        for (source, target), w in zip(pairs, weights.cpu()):
+            src, tgt = source.split(" ") + ["<eos>"], (target.split(" ") if target else []) + ["<eos>"]
+            out.append((src, tgt, w[: len(tgt), : len(src)]))
+    return out
+
+
+def attention_agreement(model: Any, english: Sequence[str]) -> dict[str, float]:
+    """Where ``model``'s attention peaks while it writes the first reference of each test sentence.
+
+    Over every French word of those references (punctuation and <eos> left out):
+    ``on_punctuation``, the share whose attention peaks on a punctuation mark or
+    <eos> of the source; and over the French words that have a ``dice_aligned``
+    English word, ``on_aligned``, the share whose attention peaks on that word.
+    ``words`` and ``aligned_words`` are the two counts.
+    """
+    english = check_strings("english", english)
+    words = aligned_words = on_punctuation = on_aligned = 0
+    for source, target, weights in reference_alignments(model, english):
+        peaks = weights.argmax(-1).tolist()
+        for t, word in enumerate(target[:-1]):
+            if word in PUNCTUATION:
+                continue
+            words += 1
+            on_punctuation += source[peaks[t]] in PUNCTUATION
+            expected = dice_aligned(source[:-1], word)
+            if expected is not None:
+                aligned_words += 1
+                on_aligned += peaks[t] == expected
+    return {
+        "words": words,
+        "aligned_words": aligned_words,
+        "on_punctuation": on_punctuation / max(words, 1),
+        "on_aligned": on_aligned / max(aligned_words, 1),
+    }
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Two French words of a reference whose attention peaks cross: the first written reads the later English word."""
+
+    english: str
+    french: str
+    first: tuple[str, str]  # (English word, French word) of the earlier French word
+    second: tuple[str, str]
+    adjacent: bool  # the two French words are neighbours, and so are the two English words
+
+    def __post_init__(self) -> None:
+        check_str("english", self.english, nonempty=True)
+        check_str("french", self.french, nonempty=True)
+        for name in ("first", "second"):
+            pair = getattr(self, name)
+            if not (isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(w, str) for w in pair)):
+                raise TypeError(f"{name} must be an (English word, French word) pair of strings; got {given(pair)}")
+        if not isinstance(self.adjacent, bool):
+            raise TypeError(f"adjacent must be a bool; got {self.adjacent!r}")
+
+
+def crossing_alignments(model: Any, english: Sequence[str]) -> list[Crossing]:
+    """Crossings in ``model``'s alignments of the first reference of each test sentence, adjacent swaps first.
+
+    A French word is *aligned* when its attention peaks on the English word
+    ``dice_aligned`` names (the model and the training pairs' word
+    associations agree). Two aligned French words at t1 < t2 *cross* when their
+    English words come in the other order, i1 > i2 (as in "a red car" ->
+    "une voiture rouge"). One crossing per sentence, the first found.
+    """
+    english = check_strings("english", english)
+    found = []
+    for sentence, (source, target, weights) in zip(english, reference_alignments(model, english)):
+        peaks = weights.argmax(-1).tolist()
+        aligned = [(t, peaks[t]) for t, w in enumerate(target[:-1]) if dice_aligned(source[:-1], w) == peaks[t]]
+        pairs = [(a, b) for a, b in itertools.combinations(aligned, 2) if a[1] > b[1]]
+        if not pairs:
+            continue
+        pairs.sort(key=lambda ab: (ab[1][0] - ab[0][0] != 1 or ab[0][1] - ab[1][1] != 1, ab[0][0]))
+        (t1, i1), (t2, i2) = pairs[0]
+        found.append(
+            Crossing(
+                sentence,
+                references("test")[sentence][0],
+                (source[i1], target[t1]),
+                (source[i2], target[t2]),
+                t2 - t1 == 1 and i1 - i2 == 1,
+            )
+        )
+    return sorted(found, key=lambda c: not c.adjacent)

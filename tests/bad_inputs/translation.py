@@ -96,6 +96,7 @@ def _():
 def _():
     yield from vary(R.TranslationRecipe, {}, "steps", [("zero", 0, "0")])
     yield from vary(R.TranslationRecipe, {}, "lr", [("negative", -1.0, "-1")])
+    yield from vary(R.TranslationRecipe, {}, "lexical", [("a string", "yes", "'yes'")])
 
 
 @cases("dl4nlp.recipes.translation.train_translator")
@@ -149,3 +150,42 @@ def _():
 @cases("dl4nlp.translation.decoding_claim_sentence")
 def _():
     yield "record: None", lambda: T.decoding_claim_sentence(0, None), ("record", "NoneType")
+
+
+@cases("dl4nlp.translation.dice")
+def _():
+    yield from vary(T.dice, {"french_word": "voiture"}, "english_word", [("empty", "", "''"), ("None", None, "None")])
+    yield from vary(T.dice, {"english_word": "car"}, "french_word", [("a list", ["voiture"], "list")])
+
+
+@cases("dl4nlp.translation.dice_aligned")
+def _():
+    yield from vary(T.dice_aligned, {"french_word": "voiture"}, "source", [("one string", "a red car", "str")])
+    yield from vary(T.dice_aligned, {"source": ["car"]}, "french_word", [("empty", "", "''")])
+
+
+@cases("dl4nlp.translation.reference_alignments")
+def _():
+    yield semantic(
+        "english: a training sentence, which has no held-out references",
+        lambda: T.reference_alignments(_model(), ["Run!"]),
+        ("test sentences", "Run!"),
+    )
+    yield from vary(T.reference_alignments, {"model": _model()}, "english", [("one string", "I see.", "str")])
+    english = list(T.references("test"))[:1]
+    yield from vary(T.reference_alignments, {"model": _model(), "english": english}, "batch_size", [("zero", 0, "0")])
+
+
+@cases("dl4nlp.translation.attention_agreement")
+def _():
+    yield from vary(T.attention_agreement, {"model": _model()}, "english", [("one string", "I see.", "str")])
+
+
+@cases("dl4nlp.translation.crossing_alignments")
+def _():
+    yield from vary(T.crossing_alignments, {"model": _model()}, "english", [("a number", 3, "int")])
+
+
+@cases("dl4nlp.translation.Crossing")
+def _():
+    yield "first: a string", lambda: T.Crossing("a", "b", "car", ("red", "rouge"), True), ("first", "str")

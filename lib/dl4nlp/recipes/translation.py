@@ -6,15 +6,24 @@ trains a ``dl4nlp.seq2seq.Seq2Seq`` (bidirectional GRU encoder, GRU decoder with
 Luong's "general" attention) on the training pairs of ``dl4nlp.translation``
 (Tatoeba; no English sentence of the test split is ever trained on, under any
 of its translations) and writes the checkpoint with its provenance: command,
-arguments, versions, threads, wall time, the loss at every step, and held-out
-corpus BLEU and chrF (``sacrebleu``, every French translation of a test sentence
-a reference) for beam sizes 1 (greedy), 4 and 8, with the count of search and
-model errors for each (``search_errors``).
+arguments, versions, threads, wall time, CPU time, the loss at every step, and
+held-out corpus BLEU and chrF (``sacrebleu``, every French translation of a
+test sentence a reference) for beam sizes 1 (greedy), 4 and 8, with the count
+of search and model errors for each.
 
 Deterministic on the CPU for a given torch version, thread count and CPU kernels:
 weights from ``torch.manual_seed(seed)``, batches from their own generator
 seeded with ``seed``. Run with ``--seed 1`` and ``--seed 2`` for the seed
 spread (``data/seq2seq_eng_fra_seed1.pt`` and ``_seed2.pt``, both shipped).
+
+The shipped models' attention peaks on the sentence-final punctuation for 99 %
+(seed 0) and 100 % (seeds 1, 2) of the French words of the held-out references
+(``translation.attention_agreement``): that state's forward half has read the
+whole sentence, and every training sentence ends in punctuation. ``--lexical`` (the decoder attends to the
+English words themselves, ``Seq2Seq(lexical=True)``) was tried against it and
+is not shipped: on seed 0, 1,500 steps, attention still peaked on punctuation
+for 92 % of French words, on the associated English word for 15 %, with no
+crossing alignment, and held-out BLEU fell from 8.2 to 5.5 (greedy).
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ class TranslationRecipe:
     d_embed: int = 64
     d_hidden: int = 96
     score: str = "general"
+    lexical: bool = False
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -65,6 +75,8 @@ class TranslationRecipe:
         check_number("lr", self.lr, 0.0, low_open=True)
         check_number("clip_norm", self.clip_norm, 0.0, low_open=True)
         check_int("seed", self.seed, low=0)
+        if not isinstance(self.lexical, bool):
+            raise TypeError(f"lexical must be a bool; got {self.lexical!r}")
 
 
 def train_translator(
@@ -77,7 +89,12 @@ def train_translator(
     vocabs = vocabularies()
     torch.manual_seed(recipe.seed)
     model = Seq2Seq(
-        len(vocabs.source), len(vocabs.target), d_embed=recipe.d_embed, d_hidden=recipe.d_hidden, score=recipe.score
+        len(vocabs.source),
+        len(vocabs.target),
+        d_embed=recipe.d_embed,
+        d_hidden=recipe.d_hidden,
+        score=recipe.score,
+        lexical=recipe.lexical,
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=recipe.steps)
@@ -140,16 +157,22 @@ def judge(model: Seq2Seq, english: str, beam_size: int) -> tuple[str, str]:
     prefers a wrong sentence; a wider beam cannot help).
     """
     check_type("model", model, Seq2Seq, "a dl4nlp.seq2seq.Seq2Seq")
-    vocabs = vocabularies()
     held_out = references("test")
     if english not in held_out:
         raise ValueError(f"english must be one of the test sentences (they have references); got {english!r}")
-    refs = held_out[english]
+    return _verdict(model, english, held_out[english], beam_size, {})
+
+
+def _verdict(model: Seq2Seq, english: str, refs: list[str], beam_size: int, best_ref: dict) -> tuple[str, str]:
+    """``judge`` for one sentence; ``best_ref`` caches the best reference log-probability per sentence."""
+    vocabs = vocabularies()
     text, tokens, score = beam_translate(model, english, beam_size)
     targets = [vocabs.target.encode(vocabs.encode_pair(english, r)[1]) for r in refs]
     if tokens[1:] in targets:
         return text, "right"
-    if max(sequence_log_prob(model, english, r) for r in refs) > score:
+    if english not in best_ref:
+        best_ref[english] = max(sequence_log_prob(model, english, r) for r in refs)
+    if best_ref[english] > score:
         return text, "search_error"
     return text, "model_error"
 
@@ -157,9 +180,13 @@ def judge(model: Seq2Seq, english: str, beam_size: int) -> tuple[str, str]:
 def evaluate(model: Seq2Seq, english: Sequence[str]) -> dict[str, dict[str, float]]:
     """For each beam size: corpus BLEU, chrF, and right / search-error / model-error counts on ``english``."""
     english = check_strings("english", english)
-    out = {}
+    held_out = references("test")
+    unknown = [e for e in english if e not in held_out]
+    if unknown:
+        raise ValueError(f"english must be test sentences (they have references); got {unknown[:3]}")
+    out, best_ref = {}, {}  # the references' log-probabilities do not depend on the beam: computed once
     for k in BEAM_SIZES:
-        judged = [judge(model, e, k) for e in english]
+        judged = [_verdict(model, e, held_out[e], k, best_ref) for e in english]
         counts = {v: sum(j[1] == v for j in judged) for v in ("right", "search_error", "model_error")}
         out[str(k)] = {**corpus_scores([j[0] for j in judged], english), **counts}
     return out
@@ -169,18 +196,25 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Train the English -> French translator and write it, with its provenance, to --out (a .pt file)."""
     parser = recipe_parser(NAME, main.__doc__)
     parser.add_argument("--steps", type=int, default=TranslationRecipe.steps)
+    parser.add_argument(
+        "--lexical", action="store_true", help="attend to the English words, not the GRU's states (not shipped)"
+    )
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".pt")
     device = start(args)
     started = time.perf_counter()
-    recipe = TranslationRecipe(steps=args.steps, seed=args.seed)
+    recipe = TranslationRecipe(steps=args.steps, seed=args.seed, lexical=args.lexical)
+    cpu_started = time.process_time()
     model, history = train_translator(recipe)
+    train_cpu_seconds = time.process_time() - cpu_started
     model.eval()
     import sacrebleu
 
     results = {
         "beam": evaluate(model, test_sentences()),
         "test_sentences": len(test_sentences()),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
+        "evaluate_cpu_seconds": round(time.process_time() - cpu_started - train_cpu_seconds, 1),
         "sacrebleu": sacrebleu.__version__,
         "data": {"file": DATA, "md5": DATA_MD5},
         "loss": history.loss,
