@@ -51,7 +51,7 @@ def _():
 
 @cases("dl4nlp.skipgram.keep_probabilities")
 def _():
-    yield from vary(S.keep_probabilities, dict(counts=[3, 1]), "counts", [("a zero", [3, 0], "0"), ("empty", [], "[]")])
+    yield from vary(S.keep_probabilities, dict(counts=[3, 1]), "counts", [("a zero", [3, 0], "0"), ("empty", [], "(0,)")])
     yield from vary(S.keep_probabilities, dict(counts=[3, 1]), "threshold", [("0", 0.0, "0.0"), ("2", 2.0, "2.0")])
 
 
@@ -120,7 +120,7 @@ def _():
 
 @cases("dl4nlp.skipgram.nearest")
 def _():
-    good = dict(vectors=_VECTORS, vocab=_VOCAB, word="a")
+    good = dict(vectors=_VECTORS, vocab=_VOCAB, word="a", k=1)
     yield from vary(S.nearest, good, "word", [("unknown", "z", "'z'")])
     yield from vary(S.nearest, good, "k", [("as many as the vocabulary", 3, "3")])
     yield from vary(S.nearest, good, "vectors", [("one row short", torch.eye(2), "2")])
