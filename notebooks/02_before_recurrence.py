@@ -614,7 +614,8 @@ claim(f"shuffling a context changes nothing for the averaging model (largest cha
 # **Intuition.** Bengio's model learns token vectors on the way to predicting the next token. Mikolov
 # et al. (2013) kept only the vectors and made them cheap. **Skip-gram** asks, for each word: does this
 # other word occur within 3 positions of it, or was it drawn at random? Words that keep the same company
-# get similar vectors. Our words: the 2,056 seen at least 5 times in *The Adventures of Sherlock Holmes*.
+# get similar vectors. Our words (lower-cased runs of letters): the 2,056 seen at least 5 times in *The
+# Adventures of Sherlock Holmes*.
 #
 # **The maths.** Each word has a vector $v$ as a centre and $u$ as a context word. For a centre $c$, a
 # real context word $o$ and 5 random "negatives" $k_j$:
@@ -685,8 +686,8 @@ for word in ["holmes", "three", "father", "she", "red", "light"]:
 
 # %% [markdown]
 # Some neighbours are telling (*three*: numbers), some are the book's (*red*: the *Red-Headed League*);
-# seed 1 keeps *red*'s, not *three*'s. Counted neighbours are mostly frequent words, found near everything. A
-# steadier test: six word classes, mean cosine within and between them, per seed and control:
+# seed 1 keeps *red*'s, not *three*'s. Counted neighbours are mostly frequent words, found near
+# everything. A steadier test: six word classes, mean cosine within and between them, per seed and control:
 
 # %%
 word_classes = {
@@ -708,8 +709,8 @@ for name, vectors in candidates.items():
           f"{class_scores[name][2]:.0%}")
 
 # %% [markdown]
-# Every seed separates the classes; random vectors do not. Counts find class-mates as often, with 2,056
-# numbers per word instead of 50.
+# Every seed separates the classes; random vectors do not. Counts find class-mates about as often, with
+# 2,056 numbers per word instead of 50.
 #
 # **One vector per word.** Here *left* is a direction (*his left hand*, 31 times) or the past of *leave*
 # (61 times), yet it gets one vector. What if each meaning, labelled by the words around it, got its own?

@@ -51,7 +51,9 @@ def _():
 
 @cases("dl4nlp.skipgram.keep_probabilities")
 def _():
-    yield from vary(S.keep_probabilities, dict(counts=[3, 1]), "counts", [("a zero", [3, 0], "0"), ("empty", [], "(0,)")])
+    yield from vary(
+        S.keep_probabilities, dict(counts=[3, 1]), "counts", [("a zero", [3, 0], "0"), ("empty", [], "(0,)")]
+    )
     yield from vary(S.keep_probabilities, dict(counts=[3, 1]), "threshold", [("0", 0.0, "0.0"), ("2", 2.0, "2.0")])
 
 
