@@ -232,12 +232,19 @@ def skipgram_diagram(
     if len(negatives) != config.negatives or not all(isinstance(w, str) and w for w in negatives):
         raise ValueError(f"negatives must be {config.negatives} words (config.negatives); got {negatives!r:.80}")
     V, d, k = config.vocab_size, config.dim, config.negatives
-    shown = ", ".join(f"'{w}'" for w in negatives[:3]) + (", ..." if k > 3 else "")
+    shown = ", ".join(f"'{w}'" for w in negatives[:2]) + (", ..." if k > 2 else "")
     return (
         Diagram()
         .box("centre", f"centre word\n'{centre}'", (0, 2.2), kind="input", width=1.9, height=0.8)
         .box("context", f"a word near it\n'{context}'", (0, 0.6), kind="input", width=1.9, height=0.8)
-        .box("noise", f"{k} words drawn from\ncount^0.75: {shown}", (0, -1.0), kind="input", width=3.0, height=0.8)
+        .box(
+            "noise",
+            f"{k} words drawn from\ncount^0.75, such as\n{shown}",
+            (0, -1.1),
+            kind="input",
+            width=3.0,
+            height=1.0,
+        )
         .box("V", f"input table V\n{V:,} × {d}", (3.3, 2.2), kind="param", width=1.9, height=0.8)
         .box("U", f"output table U\n{V:,} × {d}", (3.3, -0.2), kind="param", width=1.9, height=0.8)
         .box("v", f"v_c ({d})", (6.0, 2.2), kind="state", width=1.4)
