@@ -719,6 +719,18 @@ def neural_probabilistic_lm(device):
     return out
 
 
+@case("skipgram.SkipGram.forward")
+def skipgram_loss(device):
+    """Chapter 02's skip-gram loss of a batch of (centre, context, negatives) ids on the device."""
+    from dl4nlp.skipgram import SkipGram, SkipGramConfig
+
+    model = seeded(lambda: SkipGram(SkipGramConfig(vocab_size=7, dim=4, negatives=3)), device)
+    with torch.no_grad():  # the output vectors start at zero; give them values so the loss depends on both tables
+        model.output.weight.copy_(cpu_randn(7, 4, seed=5).to(device))
+    ids = cpu_ids(5, 5, high=7).to(device)
+    return model(ids[:, 0], ids[:, 1], ids[:, 2:])
+
+
 @case("experiments.lstm.library_gru_step", "experiments.lstm.library_lstm_step")
 def library_recurrent_steps(device):
     """Chapter 04's fallbacks for the student's steps, given a PyTorch cell's parameters and inputs on the device."""

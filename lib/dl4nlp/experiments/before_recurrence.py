@@ -192,6 +192,82 @@ def perplexity_drawer(curves: SmoothingCurves):
     return draw
 
 
+# --- Section 5: word vectors by skip-gram with negative sampling (dl4nlp.skipgram) --------------------------------
+def train_live_skipgram(seed: int = 0, epochs: float = 0.25, loss: Optional[Callable] = None):
+    """A short skip-gram run on ``sherlock_holmes.txt`` with the shipped vectors' sizes (``dl4nlp.recipes.skipgram``).
+
+    ``epochs`` is the fraction of one pass over the (subsampled) text, about 325 steps of 1,024 pairs per pass;
+    ``loss(centre, context, negatives)`` replaces ``dl4nlp.skipgram.sgns_loss`` (a student's own version).
+    Returns the ``dl4nlp.skipgram.SkipGramRun``.
+    """
+    from dl4nlp.recipes.skipgram import Recipe, corpus_ids
+    from dl4nlp.skipgram import SkipGramConfig, train_skipgram
+
+    check_int("seed", seed, low=0)
+    check_number("epochs", epochs, 0, 1, low_open=True)
+    if loss is not None:
+        check_callable("loss", loss)
+    recipe = Recipe()
+    vocab, ids = corpus_ids(recipe.min_count)
+    config = SkipGramConfig(len(vocab), recipe.dim, recipe.window, recipe.negatives, recipe.threshold, recipe.power)
+    return train_skipgram(ids, vocab, config, seed=seed, epochs=epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                          loss=loss)  # fmt: skip
+
+
+def skipgram_diagram(
+    config, centre: str = "holmes", context: str = "sherlock", negatives: list[str] | tuple[str, ...] = ()
+):
+    """Skip-gram with negative sampling as boxes and arrows (a ``dl4nlp.diagrams.Diagram``), sizes read from ``config``.
+
+    >>> from dl4nlp.skipgram import SkipGramConfig
+    >>> skipgram_diagram(SkipGramConfig(vocab_size=100, dim=8, negatives=2), negatives=["the", "of"])
+    Diagram(11 boxes, 12 arrows)
+    """
+    from dl4nlp.diagrams import Diagram
+    from dl4nlp.skipgram import SkipGramConfig
+
+    if not isinstance(config, SkipGramConfig):
+        raise TypeError(f"config must be a dl4nlp.skipgram.SkipGramConfig; got {type(config).__name__}")
+    negatives = list(negatives)
+    if len(negatives) != config.negatives or not all(isinstance(w, str) and w for w in negatives):
+        raise ValueError(f"negatives must be {config.negatives} words (config.negatives); got {negatives!r:.80}")
+    V, d, k = config.vocab_size, config.dim, config.negatives
+    shown = ", ".join(f"'{w}'" for w in negatives[:2]) + (", ..." if k > 2 else "")
+    return (
+        Diagram()
+        .box("centre", f"centre word\n'{centre}'", (0, 2.2), kind="input", width=1.9, height=0.8)
+        .box("context", f"a word near it\n'{context}'", (0, 0.6), kind="input", width=1.9, height=0.8)
+        .box(
+            "noise",
+            f"{k} words drawn from\ncount^0.75, such as\n{shown}",
+            (0, -1.1),
+            kind="input",
+            width=3.0,
+            height=1.0,
+        )
+        .box("V", f"input table V\n{V:,} × {d}", (3.3, 2.2), kind="param", width=1.9, height=0.8)
+        .box("U", f"output table U\n{V:,} × {d}", (3.3, -0.2), kind="param", width=1.9, height=0.8)
+        .box("v", f"v_c ({d})", (6.0, 2.2), kind="state", width=1.4)
+        .box("u", f"u_o ({d})", (6.0, 0.6), kind="state", width=1.4)
+        .box("uk", f"u_1 ... u_{k} ({k} × {d})", (6.0, -1.0), kind="state", width=2.0)
+        .box("pos", "σ(u_o · v_c)\nshould be near 1", (9.0, 1.4), kind="op", width=2.1, height=0.8)
+        .box("neg", "σ(−u_k · v_c)\nshould be near 1", (9.0, -0.6), kind="op", width=2.1, height=0.8)
+        .arrow("centre", "V", label="row")
+        .arrow("context", "U")
+        .arrow("noise", "U")
+        .arrow("V", "v")
+        .arrow("U", "u")
+        .arrow("U", "uk")
+        .arrow("v", "pos")
+        .arrow("v", "neg")
+        .arrow("u", "pos")
+        .arrow("uk", "neg")
+        .box("loss", "loss\n−log σ(u_o·v_c)\n− Σ log σ(−u_k·v_c)", (12.2, 0.4), kind="output", width=2.3, height=1.0)
+        .arrow("pos", "loss")
+        .arrow("neg", "loss")
+    )
+
+
 # --- Section 6: convolutions over text, on the genres of English-EWT ------------------------------------------
 # The train split is EWT's dev file, the test split its test file, minus every test sentence whose words occur,
 # word for word, in the train split ("Thanks .", signatures): 2,001 training and 2,004 test sentences.
