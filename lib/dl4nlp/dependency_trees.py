@@ -179,11 +179,13 @@ def draw_dependency_tree(sentence: Sentence, ax: Optional[plt.Axes] = None, titl
             continue
         span = abs(token.head - token.id)
         height = 0.45 + 0.38 * span
+        start = token.head + 0.15 * np.sign(token.id - token.head)  # leave the head beside its own label
         t = np.linspace(0.0, 1.0, 41)
-        x, y = token.head + (token.id - token.head) * t, 0.1 + 4 * height * t * (1 - t)
-        ax.plot(x[:-2], y[:-2], color="tab:blue", linewidth=1)
-        ax.annotate("", xy=(x[-1], y[-1]), xytext=(x[-3], y[-3]),
-                    arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 1})  # fmt: skip
+        x, y = start + (token.id - start) * t, 0.1 + 4 * height * t * (1 - t)
+        ax.plot(x[:-4], y[:-4], color="tab:blue", linewidth=1)
+        ax.annotate("", xy=(x[-1], y[-1]), xytext=(x[-5], y[-5]),
+                    arrowprops={"arrowstyle": "-|>", "color": "tab:blue", "lw": 1, "shrinkA": 0, "shrinkB": 0,
+                                "mutation_scale": 9})  # fmt: skip
         ax.text((token.id + token.head) / 2, 0.1 + height + 0.03, token.deprel, ha="center", va="bottom",
                 fontsize=7, color="tab:blue", backgroundcolor="white")  # fmt: skip
     ax.set_xlim(0.3, n + 0.7)
