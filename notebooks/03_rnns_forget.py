@@ -427,7 +427,7 @@ def train_truncated(model, streams, k, optimiser, clip_norm):
 
 
 solved_1b = check_truncated_training("Exercise 1b", train_truncated)
-assert solved_1b
+assert check("Exercise 1b (all weights equal the reference's)", solved_1b, True)
 
 # %%
 # Your loop trains section 1's model on the book: 32 streams of the training text, 40 chunks of 32 characters each
