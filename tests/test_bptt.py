@@ -68,3 +68,40 @@ def test_bad_inputs_are_named(change, message):
         rnn_lm_gradients(*change(params, x, targets))
     with pytest.raises(ValueError, match="hidden_size must be a positive integer"):
         init_rnn_lm_params(2, 0, 4)
+
+
+# --- chapter 03's training loop by truncated BPTT (Exercise 1b) ----------------------------------
+def test_contiguous_streams_are_disjoint_slices():
+    from dl4nlp.bptt import contiguous_streams
+
+    streams = contiguous_streams(torch.arange(100), batch_size=4, length=9)
+    assert streams.shape == (4, 10)
+    assert streams[:, 0].tolist() == [0, 25, 50, 75]
+    assert all(torch.equal(row, torch.arange(row[0], row[0] + 10)) for row in streams)
+
+
+def test_the_loop_check_accepts_the_reference_and_names_each_missing_duty(capsys):
+    from dl4nlp.bptt import _loop_variant, check_truncated_training, train_truncated_bptt
+
+    assert check_truncated_training("Exercise 1b", train_truncated_bptt)
+    expected = {"detach": ".detach()", "carry": "zero state", "clip": "without clipping", "zero": "zero_grad()"}
+    for duty, words in expected.items():
+        capsys.readouterr()
+        faulty = lambda m, s, k, o, c, duty=duty: _loop_variant(m, s, k, o, c, **{duty: False})  # noqa: E731
+        assert not check_truncated_training("Exercise 1b", faulty)
+        assert words in capsys.readouterr().out, duty
+
+
+def test_the_reference_loop_takes_one_step_per_chunk_and_carries_the_state():
+    from dl4nlp.bptt import train_truncated_bptt
+    from dl4nlp.rnn import RecurrentLM
+
+    torch.manual_seed(0)
+    model = RecurrentLM(5, hidden_size=4, kind="rnn", embedding_dim=3)
+    ids = torch.randint(0, 5, (2, 13), generator=torch.Generator().manual_seed(1))
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.0)  # no change: the losses are those of one pass
+    losses = train_truncated_bptt(model, ids, 4, optimiser, clip_norm=None)
+    logits, _ = model(ids[:, :-1])
+    per_position = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten(), reduction="none")
+    by_chunk = per_position.reshape(2, 12)[:, :].reshape(2, 3, 4).mean(dim=(0, 2))
+    assert torch.allclose(torch.tensor(losses), by_chunk, atol=1e-6)

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
 import torch
 
-from dl4nlp._checks import check_tensor, check_type
+from dl4nlp._checks import check_callable, check_tensor, check_type
 
 PARAMETER_NAMES = ("W_e", "W_h", "b", "U", "c")
 
@@ -208,3 +209,161 @@ def truncated_bptt_loss(model, ids: torch.Tensor, k: int) -> torch.Tensor:
         chunk = targets[:, start : start + k]
         total = total + torch.nn.functional.cross_entropy(logits.flatten(0, 1), chunk.flatten(), reduction="sum")
     return total / targets.numel()
+
+
+# --- the training loop on one long text (chapter 03, section 2's exercise) -------------------------------
+def contiguous_streams(ids: torch.Tensor, batch_size: int, length: int) -> torch.Tensor:
+    """``batch_size`` contiguous streams of ``length + 1`` ids (B, length+1), stream i starting at i · len(ids) // B.
+
+    Each row is read from its start to its end by truncated BPTT, the state carried
+    from one chunk to the next, so every prediction sees the whole stream before it.
+
+    >>> contiguous_streams(torch.arange(20), batch_size=2, length=3)
+    tensor([[ 0,  1,  2,  3],
+            [10, 11, 12, 13]])
+    """
+    from dl4nlp._checks import check_ids, check_int
+
+    check_ids("ids", ids, None, shape=("T",))
+    check_int("batch_size", batch_size)
+    check_int("length", length)
+    stride = len(ids) // batch_size
+    if stride < length + 1:
+        raise ValueError(
+            f"{len(ids)} ids cannot hold {batch_size} disjoint streams of length + 1 = {length + 1}; "
+            f"use fewer streams or a shorter length"
+        )
+    return torch.stack([ids[i * stride : i * stride + length + 1] for i in range(batch_size)])
+
+
+def _detached(state):
+    return tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
+
+
+def train_truncated_bptt(model, streams: torch.Tensor, k: int, optimiser, clip_norm: Optional[float]) -> list[float]:
+    """The reference training loop by truncated BPTT: one optimiser step per chunk of ``k`` positions.
+
+    ``streams`` (B, L+1): inputs ``streams[:, :-1]``, targets ``streams[:, 1:]``. For each chunk:
+    forward from the carried state, mean cross-entropy over the chunk's B·k predictions,
+    ``zero_grad``, ``backward``, clip the gradient's norm at ``clip_norm`` (None: no clipping),
+    ``step``, and carry the state on as a value (``detach``). Returns each chunk's loss.
+
+    >>> from dl4nlp.rnn import RecurrentLM
+    >>> torch.manual_seed(0) and None
+    >>> model = RecurrentLM(5, hidden_size=4, kind="rnn", embedding_dim=3)
+    >>> losses = train_truncated_bptt(model, torch.randint(0, 5, (2, 13)), 4,
+    ...                               torch.optim.SGD(model.parameters(), lr=0.1), clip_norm=1.0)
+    >>> len(losses)  # 12 inputs in chunks of 4
+    3
+    """
+    from dl4nlp._checks import check_ids, check_int, check_number
+    from dl4nlp.rnn import RecurrentLM
+
+    check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
+    streams = check_ids("streams", streams, model.config.vocab_size, shape=("B", "T"))
+    if streams.shape[1] < 2:
+        raise ValueError(f"streams must hold at least two positions; got shape {tuple(streams.shape)}")
+    check_int("k", k)
+    check_type("optimiser", optimiser, torch.optim.Optimizer, "a torch.optim optimiser")
+    if clip_norm is not None:
+        check_number("clip_norm", clip_norm, 0.0, low_open=True)
+    streams = streams.to(next(model.parameters()).device)
+    inputs, targets = streams[:, :-1], streams[:, 1:]
+    state, losses = None, []
+    for start in range(0, inputs.shape[1], k):
+        logits, state = model(inputs[:, start : start + k], state)  # (B, k, V)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets[:, start : start + k].flatten())
+        optimiser.zero_grad()
+        loss.backward()
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimiser.step()
+        state = _detached(state)  # keep the value, cut the graph
+        losses.append(loss.item())
+    return losses
+
+
+def _loop_variant(model, streams, k, optimiser, clip_norm, *, detach=True, carry=True, zero=True, clip=True):
+    """``train_truncated_bptt`` with one of its four duties left out (what a student's loop may forget)."""
+    inputs, targets = streams[:, :-1], streams[:, 1:]
+    state, losses = None, []
+    for start in range(0, inputs.shape[1], k):
+        logits, state = model(inputs[:, start : start + k], state if carry else None)
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets[:, start : start + k].flatten())
+        if zero:
+            optimiser.zero_grad()
+        loss.backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
+        optimiser.step()
+        state = _detached(state) if detach else state
+        losses.append(loss.item())
+    return losses
+
+
+_LOOP_MISTAKES = (
+    ({"carry": False}, "your loop starts every chunk from a zero state: carry the state from chunk to chunk"),
+    (
+        {"clip": False},
+        "your weights are those of a loop without clipping: clip the gradient's norm after "
+        "backward() and before step()",
+    ),
+    ({"zero": False}, "your gradients pile up from chunk to chunk: call zero_grad() before backward()"),
+)
+
+
+def check_truncated_training(name: str, loop) -> bool:
+    """Check a student's training loop ``loop(model, streams, k, optimiser, clip_norm) -> losses`` (chapter 03).
+
+    Runs it and ``train_truncated_bptt`` from the same tiny ``RecurrentLM`` on the same
+    streams (SGD, gradient norms well above the clipping threshold, so clipping acts) and
+    compares every weight after training, naming the first that differs
+    (``dl4nlp.exercises.check``). When they differ it also says which duty of the loop is
+    missing: the state not carried, not detached, no clipping, gradients not zeroed.
+    Prints a verdict and returns True when the loop is right; never raises for the student's code.
+    """
+    import copy
+
+    from dl4nlp._checks import check_str
+    from dl4nlp.exercises import check
+    from dl4nlp.rnn import RecurrentLM
+
+    check_str("name", name, nonempty=True)
+    check_callable("loop", loop, "a function loop(model, streams, k, optimiser, clip_norm)")
+    torch.manual_seed(0)
+    start = RecurrentLM(6, hidden_size=5, kind="rnn", embedding_dim=3)
+    streams = torch.randint(0, 6, (3, 17), generator=torch.Generator().manual_seed(1))  # 16 inputs: 4 chunks of 4
+    settings = {"k": 4, "clip_norm": 0.05}
+
+    def run(train, **leave_out):
+        model = copy.deepcopy(start)
+        optimiser = torch.optim.SGD(model.parameters(), lr=0.5)
+        train(model, streams, settings["k"], optimiser, settings["clip_norm"], **leave_out)
+        return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+    names = [f"{n}{list(i)}" for n, p in start.named_parameters() for i in np.ndindex(*p.shape)]
+    expected = run(train_truncated_bptt)
+    try:
+        given_weights = run(loop)
+    except NotImplementedError:
+        print(f"{name}: not answered yet - replace the `raise NotImplementedError` line and run again.")
+        return False
+    except RuntimeError as error:
+        if "backward through the graph a second time" in str(error):
+            print(
+                f"{name}: not yet - the second chunk's backward() ran into the first chunk's graph: the carried "
+                f"state still links to it; carry it on as a value with .detach()"
+            )
+            return False
+        print(f"{name}: your code raised RuntimeError: {error}")
+        return False
+    except Exception as error:  # the student's code failed: say how
+        print(f"{name}: your code raised {type(error).__name__}: {error}")
+        return False
+    if check(name, given_weights, expected, names=names):
+        return True
+    for leave_out, message in _LOOP_MISTAKES:
+        if torch.allclose(given_weights, run(_loop_variant, **leave_out), atol=1e-6, rtol=1e-5):
+            print(f"  {message}.")
+            break
+    return False

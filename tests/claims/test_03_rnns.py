@@ -110,3 +110,12 @@ def test_truncated_bptt_learns_more_than_half_on_most_seeds():
         if seed not in TRUNCATED:
             TRUNCATED[seed] = e.truncated_memory(seed=seed)
     assert sum(TRUNCATED[seed].truncated > 0.5 for seed in CLAIM_SEEDS) >= 2, TRUNCATED
+
+
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_book_training(seed):
+    """Section 2's truncated-BPTT training on the book (the reference loop; the notebook runs the student's)."""
+    run = e.book_training(seed=seed)
+    assert run.characters == 40_960 and run.streams_end < run.heldout_start
+    assert np.mean(run.losses[-10:]) < run.losses[0] - 1.5, run.losses
+    assert 9 < perplexity(run.heldout_loss) < 12.5, perplexity(run.heldout_loss)

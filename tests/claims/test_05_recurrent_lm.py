@@ -79,3 +79,12 @@ def test_the_trained_elmo_pair_separates_the_senses_of_left_better_than_an_untra
     for part in ("both", "forward"):
         assert acc["trained", part] >= acc["untrained", part] + char_experiments.SENSE_MARGIN, (part, acc)
     assert acc["trained", "backward"] > max(acc["untrained", "backward"], majority), (acc, majority)
+
+
+def test_the_quotation_cell_of_seed_1_is_a_latch_too():
+    """Section 2 asserts seed 0's quotation cell is a latch on part B; seed 1's cell writes only at quotes too."""
+    from dl4nlp.experiments import char_lstm as C
+
+    gates, cell = C.boundary_gates(seed=1), C.quotation_cell(seed=1).cell
+    at, elsewhere, keep = gates.input_at_quote[cell], gates.input_elsewhere[cell], gates.forget_elsewhere[cell]
+    assert elsewhere < 0.1 and at > 5 * elsewhere and keep > 0.95, (cell, at, elsewhere, keep)

@@ -196,6 +196,11 @@ class BoundaryGates:
     quote_cells: tuple  # ... at a '"' (not among the space cells), on part A
     at_symbol: dict  # symbol -> the chosen cells' mean forget gate at that symbol, on part B
     elsewhere: dict  # symbol -> the chosen cells' mean forget gate at every other character, on part B
+    # every cell's mean input gate and forget gate on part B, at a '"' and at every other character (a latch
+    # writes only at the quotation marks: input gate high there, near 0 elsewhere, forget gate near 1 elsewhere)
+    input_at_quote: tuple = ()
+    input_elsewhere: tuple = ()
+    forget_elsewhere: tuple = ()
 
 
 def boundary_gates(seed: int = 0) -> BoundaryGates:
@@ -210,7 +215,8 @@ def boundary_gates(seed: int = 0) -> BoundaryGates:
     reading = held_out[:READING]
     with torch.no_grad():
         embedded = model.embedding(torch.tensor([vocab.encode(reading)]))  # (1, T, E)
-    forget = lstm_trace(model.recurrent, embedded)[1]["forget"][0].numpy()  # (T, H)
+    trace = lstm_trace(model.recurrent, embedded)[1]
+    forget, input_gate = trace["forget"][0].numpy(), trace["input"][0].numpy()  # (T, H) each
     chars = np.array(list(reading))
     part_a, part_b = slice(0, READING // 2), slice(READING // 2, READING)
 
@@ -232,6 +238,9 @@ def boundary_gates(seed: int = 0) -> BoundaryGates:
         quote_cells=tuple(quote_cells),
         at_symbol=at_symbol,
         elsewhere=elsewhere,
+        input_at_quote=tuple(float(x) for x in input_gate[part_b][chars[part_b] == '"'].mean(axis=0)),
+        input_elsewhere=tuple(float(x) for x in input_gate[part_b][chars[part_b] != '"'].mean(axis=0)),
+        forget_elsewhere=tuple(float(x) for x in forget[part_b][chars[part_b] != '"'].mean(axis=0)),
     )
 
 

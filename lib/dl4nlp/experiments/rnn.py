@@ -12,6 +12,8 @@
   over many seeds, from the table ``python -m dl4nlp.recipes.rnn_seed_sweep`` ships.
 - ``language_model``: a small RNN language model trained for 100 steps, its held-out
   perplexity next to chapter 02's count-based unigram and bigram models, and a sample.
+- ``book_training``: the same model trained on the book itself by truncated BPTT, with the
+  student's training loop (section 2's exercise).
 - ``plot_jacobian_products``, ``plot_clipping``, ``plot_memory_by_lag``: the chapter's figures
   (layout only; the notebook shows the call).
 
@@ -348,6 +350,49 @@ def language_model(seed: int = 0, steps: int = 100) -> LanguageModelRun:
         sum(word in known for word in words) / max(len(words), 1),
         found,
         model,
+    )
+
+
+BOOK_STREAMS, BOOK_CHUNK, BOOK_CHUNKS = 32, 32, 40  # 32 streams read side by side, 40 chunks of 32 characters each
+
+
+@dataclass(frozen=True)
+class BookTraining:
+    losses: tuple[float, ...]  # the loss of each chunk, one optimiser step per chunk
+    heldout_loss: float  # on the 64 held-out windows of ``language_model``
+    characters: int  # characters trained on: streams × chunks × chunk length
+    streams_end: int  # the last training id any stream reaches (below the held-out part's start)
+    heldout_start: int
+
+
+def book_training(loop=None, seed: int = 0) -> BookTraining:
+    """Section 1c's 64-unit RNN trained on the book itself by truncated BPTT with ``loop``.
+
+    ``loop(model, streams, k, optimiser, clip_norm) -> losses`` is the student's training loop
+    (default: ``dl4nlp.bptt.train_truncated_bptt``): 32 contiguous streams of the training text,
+    40 chunks of 32 characters each, Adam at 1e-2, gradient clipped at norm 1.
+    """
+    from dl4nlp.bptt import contiguous_streams, train_truncated_bptt
+
+    check_int("seed", seed, low=0)
+    loop = train_truncated_bptt if loop is None else loop
+    if not callable(loop):
+        raise TypeError(f"loop must be a function loop(model, streams, k, optimiser, clip_norm); got {given(loop)}")
+    vocab, train_ids, heldout_ids = shakespeare_split()
+    torch.manual_seed(seed)
+    model = RecurrentLM(len(vocab), hidden_size=64, kind="rnn", embedding_dim=32)
+    streams = contiguous_streams(train_ids, BOOK_STREAMS, BOOK_CHUNKS * BOOK_CHUNK)  # (32, 1281)
+    stride = len(train_ids) // BOOK_STREAMS
+    losses = loop(model, streams, BOOK_CHUNK, torch.optim.Adam(model.parameters(), lr=1e-2), 1.0)
+    windows = heldout_ids[: 64 * 65].reshape(64, 65)
+    with torch.no_grad():
+        heldout = next_token_loss(model, windows).item()
+    return BookTraining(
+        tuple(float(x) for x in losses),
+        heldout,
+        streams.shape[0] * (streams.shape[1] - 1),
+        (BOOK_STREAMS - 1) * stride + streams.shape[1] - 1,
+        len(train_ids),
     )
 
 
