@@ -805,6 +805,8 @@ for seed in shipped.vectors:
     within, between, _ = class_scores[f"learned, seed {seed}"]
     claim(f"seed {seed}: cosine about 0.39 within classes ({within:.3f}) and 0.16 between ({between:.3f})",
           0.37 < within < 0.42 and 0.15 < between < 0.17)
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## 6. Convolutions over text
 #
 # **Intuition.** A filter of width $k$ is a learned $k$-gram detector: it slides along the word vectors
