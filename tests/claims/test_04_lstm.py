@@ -61,3 +61,27 @@ def test_seed_1_rerun_live_only_the_open_forget_gate_learns():
     runs = experiments.forget_bias_memory(seed=1)
     assert runs.accuracy[3.0] > experiments.SOLVED, runs
     assert max(runs.accuracy[0.0], runs.accuracy[-3.0]) < experiments.AT_CHANCE, runs
+
+
+def test_comparison_models_are_chapter_03s_and_ours():
+    from dl4nlp.experiments import rnn as rnn_experiments
+
+    irnn, reference = experiments.comparison_model("IRNN", 1), rnn_experiments.irnn(1)
+    for (name, ours), theirs in zip(irnn.state_dict().items(), reference.state_dict().values()):
+        assert (ours == theirs).all(), name
+    lstm = experiments.comparison_model("LSTM", 1).recurrent
+    hidden = lstm.hidden_size
+    assert (lstm.bias_ih_l0[hidden : 2 * hidden] == experiments.KEEP_BIAS).all()
+
+
+def test_the_character_lms_have_equal_parameter_counts_and_a_disjoint_test_text():
+    """The premise of the LM comparison: counts within 2 % of the LSTM's, test text after validation after training."""
+    from dl4nlp.data import load_text
+
+    vocab, train_ids, validation_ids, test_ids = experiments.lm_split()
+    runs = {kind: experiments.char_lm(kind, seed=1, steps=2) for kind in experiments.LM_KINDS}
+    counts = {kind: run.parameters for kind, run in runs.items()}
+    assert max(counts.values()) <= 1.02 * min(counts.values()), counts
+    total = len(load_text(experiments.LM_CORPUS))  # one id per character, cut in three consecutive pieces
+    assert len(train_ids) + len(validation_ids) + len(test_ids) == total
+    assert len(test_ids) >= 0.099 * total and len(validation_ids) >= 0.049 * total
