@@ -39,7 +39,7 @@
 #
 # [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)](https://colab.research.google.com/github/dl4nlp-course/dl4nlp/blob/main/notebooks/04_lstm_gru.ipynb)
 #
-# **Study time:** about 1.5 hours for a person; **run time:** about 20 s on a laptop CPU.
+# **Study time:** about 1.5 hours for a person; **run time:** about 30 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
