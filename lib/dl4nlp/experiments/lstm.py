@@ -10,6 +10,13 @@ character LSTMs are in ``dl4nlp.experiments.char_lstm``.
   signal in the RNN and the LSTM.
 - ``exploding_gradient``: an LSTM's gradient still explodes when its recurrent
   weights are large (the forget gate only removes the vanishing).
+- ``gating_comparison``: chapter 03's tanh RNN with W_h = I and IRNN against the LSTM
+  and the GRU, at a lag and a learning rate; ``COMPARISON_SETTINGS`` are the three the
+  shipped sweep (``python -m dl4nlp.recipes.gating_sweep``) runs over seeds.
+- ``forget_bias_memory``: the lag-50 LSTM started with forget-gate biases -3, 0 and 3.
+- ``char_lm`` / ``lm_sizes``: character language models (RNN, GRU, LSTM) of
+  ``sherlock_holmes.txt`` at equal parameter count; the shipped comparison is made
+  by ``python -m dl4nlp.recipes.rnn_lm_compare``.
 - ``direction_and_depth``: per-position tagging tasks where a bidirectional
   LSTM should help (the label is the *next* token) and where stacking should
   help (the label compares the previous and the next token, which a single
@@ -24,12 +31,25 @@ import numpy as np
 import torch
 from torch import nn
 
-from dl4nlp._checks import check_choice, check_ids, check_number, check_sequence, check_tensor
+from dl4nlp._checks import (
+    check_choice,
+    check_ids,
+    check_int,
+    check_number,
+    check_sequence,
+    check_tensor,
+    check_type,
+    given,
+)
+from dl4nlp.checkpoint import read_json
+from dl4nlp.data import data_path, load_text, random_windows
+from dl4nlp.experiments import rnn as rnn_experiments
 from dl4nlp.gradflow import time_step_gradient_norms
 from dl4nlp.lstm import GRUCell, LSTMCell, set_forget_bias_, set_update_bias_
-from dl4nlp.rnn import RecurrentClassifier, RecurrentTagger
+from dl4nlp.rnn import RecurrentClassifier, RecurrentLM, RecurrentTagger, next_token_loss
 from dl4nlp.tasks import fit_long_lag, long_lag_accuracy, long_lag_task
 from dl4nlp.train import train
+from dl4nlp.vocab import CharVocab
 
 
 # --- one LSTM step, for the notebook's exercise 1 ----------------------------------
@@ -322,3 +342,241 @@ def direction_and_depth(seed: int = 0) -> DirectionAndDepth:
     for rule, name, options in runs:
         accuracy[rule, name], parameters[rule, name] = _tagging_accuracy(rule, seed, **options)
     return DirectionAndDepth(accuracy, parameters)
+
+
+# --- where gating's advantage over chapter 03's RNNs is real ------------------------
+COMPARISON_MODELS = ("tanh, W_h = I", "IRNN", "LSTM", "GRU")
+COMPARISON_SETTINGS = ((50, 3e-3), (50, 1e-2), (100, 3e-3))  # (lag, Adam's learning rate)
+_RNN_VARIANTS = {"tanh, W_h = I": rnn_experiments.VARIANTS[1], "IRNN": rnn_experiments.VARIANTS[2]}
+
+
+def comparison_model(name: str, seed: int) -> RecurrentClassifier:
+    """One of ``COMPARISON_MODELS``, 32 units: chapter 03's RNNs as ``rnn_experiments.memory_model`` builds them,
+    the LSTM and GRU as ``lag_memory`` does (forget / update gates started at σ(3) = 0.95).
+
+    >>> [type(comparison_model(name, 0).recurrent).__name__ for name in COMPARISON_MODELS]
+    ['RNN', 'RNN', 'LSTM', 'GRU']
+    """
+    check_choice("name", name, COMPARISON_MODELS)
+    _check_seed(seed)
+    if name in _RNN_VARIANTS:
+        return rnn_experiments.memory_model(_RNN_VARIANTS[name], seed)
+    return _lag_model(name.lower(), seed)
+
+
+def gating_comparison(
+    seed: int = 0,
+    lag: int = 100,
+    lr: float = LAG_LR,
+    models: tuple[str, ...] = COMPARISON_MODELS,
+    steps: int = LAG_STEPS,
+) -> dict[str, float]:
+    """Each of ``models`` trained afresh at ``lag`` with Adam at ``lr`` (clip 1, batches of 64, ``steps`` steps,
+    the same batches for every model): name -> accuracy on chapter 03's held-out sequences that training never saw.
+    """
+    _check_seed(seed)
+    check_int("lag", lag, low=1)
+    check_number("lr", lr, 0.0, low_open=True)
+    check_int("steps", steps, low=1)
+    for name in check_sequence("models", models, what="a tuple of names from COMPARISON_MODELS"):
+        check_choice("models", name, COMPARISON_MODELS)
+    training = rnn_experiments._training_sequences(lag, steps, seed)  # noqa: SLF001 - chapter 03's own split
+    accuracy = {}
+    for name in models:
+        model = comparison_model(name, seed)
+        fit_long_lag(model, lag=lag, steps=steps, lr=lr, seed=seed, progress=False)
+        accuracy[name] = rnn_experiments._heldout_accuracy(model, lag, training)[0]  # noqa: SLF001
+    return accuracy
+
+
+# --- the forget gate's starting bias ---------------------------------------------------
+FORGET_BIASES = (-3.0, 0.0, 3.0)
+
+
+@dataclass(frozen=True)
+class ForgetBias:
+    """An LSTM of 32 cells at lag ``LAG`` for each starting forget-gate bias (all else as in ``lag_memory``)."""
+
+    accuracy: dict  # bias -> held-out accuracy after training
+    final_bias: dict  # bias -> mean forget-gate bias (b_ih + b_hh) after training
+
+
+def forget_bias_memory(seed: int = 0, biases: tuple[float, ...] = FORGET_BIASES, lag: int = LAG) -> ForgetBias:
+    """Train the lag experiment's LSTM once per starting forget bias: the same seed, batches, optimiser and steps."""
+    _check_seed(seed)
+    check_int("lag", lag, low=1)
+    for bias in check_sequence("biases", biases, what="a tuple of forget-gate biases"):
+        check_number("biases", bias)
+    training = rnn_experiments._training_sequences(lag, LAG_STEPS, seed)  # noqa: SLF001
+    accuracy, final = {}, {}
+    for bias in biases:
+        model = _lag_model("lstm", seed)
+        set_forget_bias_(model.recurrent, float(bias))
+        fit_long_lag(model, lag=lag, steps=LAG_STEPS, lr=LAG_LR, seed=seed, progress=False)
+        accuracy[bias] = rnn_experiments._heldout_accuracy(model, lag, training)[0]  # noqa: SLF001
+        hidden = model.recurrent.hidden_size
+        with torch.no_grad():
+            summed = model.recurrent.bias_ih_l0[hidden : 2 * hidden] + model.recurrent.bias_hh_l0[hidden : 2 * hidden]
+        final[bias] = float(summed.mean())
+    return ForgetBias(accuracy, final)
+
+
+# --- character language models at equal parameter count ---------------------------
+LM_CORPUS = "sherlock_holmes.txt"
+LM_KINDS = ("rnn", "gru", "lstm")
+LM_LSTM_HIDDEN = 128  # the LSTM's width; the RNN and the GRU get the width whose count is closest to its count
+LM_EMBEDDING = 32
+LM_WINDOW = 65  # 64 characters read, 64 predicted
+LM_BATCH = 32
+LM_STEPS = 600
+LM_RATES = (3e-3, 1e-2)  # Adam's learning rates tried for each kind on seed 0; the lower validation loss wins
+LM_VALIDATION, LM_TEST = 0.05, 0.10  # of the text: validation (chooses the learning rate) then test, at the end
+
+
+def lm_split() -> tuple[CharVocab, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The vocabulary of ``LM_CORPUS`` and its ids cut into training (first 85 %), validation (5 %) and test
+    (last 10 %) text, in that order, with no overlap."""
+    text = load_text(LM_CORPUS)
+    vocab = CharVocab.from_text(text)
+    ids = torch.tensor(vocab.encode(text))
+    test_start = int((1 - LM_TEST) * len(ids))
+    validation_start = int((1 - LM_TEST - LM_VALIDATION) * len(ids))
+    return vocab, ids[:validation_start], ids[validation_start:test_start], ids[test_start:]
+
+
+def lm_parameters(kind: str, hidden: int, vocab_size: int) -> int:
+    """Parameters of a one-layer ``RecurrentLM`` of ``kind`` with ``hidden`` units (embedding ``LM_EMBEDDING``).
+
+    >>> lm_parameters("lstm", 128, 100)
+    99044
+    """
+    check_choice("kind", kind, LM_KINDS)
+    check_int("hidden", hidden)
+    check_int("vocab_size", vocab_size)
+    gates = {"rnn": 1, "gru": 3, "lstm": 4}[kind]
+    recurrent = gates * (LM_EMBEDDING * hidden + hidden * hidden + 2 * hidden)
+    return vocab_size * LM_EMBEDDING + recurrent + hidden * vocab_size + vocab_size
+
+
+def lm_sizes(vocab_size: int, lstm_hidden: int = LM_LSTM_HIDDEN) -> dict[str, int]:
+    """kind -> hidden size: the LSTM's is ``lstm_hidden``, the others' give the closest parameter count.
+
+    >>> lm_sizes(100)
+    {'rnn': 250, 'gru': 148, 'lstm': 128}
+    """
+    check_int("vocab_size", vocab_size)
+    check_int("lstm_hidden", lstm_hidden)
+    target = lm_parameters("lstm", lstm_hidden, vocab_size)
+    sizes = {kind: min(range(1, 8 * lstm_hidden), key=lambda h, kind=kind: abs(lm_parameters(kind, h, vocab_size) -
+             target)) for kind in ("rnn", "gru")}  # fmt: skip
+    return {**sizes, "lstm": lstm_hidden}
+
+
+def lm_loss(model: RecurrentLM, ids: torch.Tensor) -> float:
+    """Mean next-character loss (nats) of ``model`` over ``ids`` cut into consecutive windows of ``LM_WINDOW``."""
+    check_type("model", model, RecurrentLM, "a dl4nlp.rnn.RecurrentLM")
+    ids = check_ids("ids", ids, model.config.vocab_size, ndim=1, expected="(N,)")
+    count = len(ids) // LM_WINDOW
+    if count < 1:
+        raise ValueError(f"ids must hold at least {LM_WINDOW} ids; got {len(ids)}")
+    windows = ids[: count * LM_WINDOW].reshape(count, LM_WINDOW)  # (count, LM_WINDOW)
+    model.eval()
+    with torch.no_grad():
+        return float(sum(next_token_loss(model, chunk).item() * len(chunk) for chunk in windows.split(256)) / count)
+
+
+@dataclass(frozen=True)
+class CharLMRun:
+    kind: str
+    hidden: int
+    parameters: int
+    lr: float
+    seed: int
+    steps: int
+    validation_loss: float
+    test_loss: float
+    losses: tuple  # training loss per step
+
+
+def char_lm(kind: str, seed: int = 0, lr: float = 3e-3, steps: int = LM_STEPS) -> CharLMRun:
+    """A one-layer character LM of ``kind`` at its ``lm_sizes`` width, trained with Adam at ``lr`` (clip 1) for
+    ``steps`` batches of ``LM_BATCH`` random windows of the training text; scored on validation and test text."""
+    check_choice("kind", kind, LM_KINDS)
+    _check_seed(seed)
+    check_number("lr", lr, 0.0, low_open=True)
+    check_int("steps", steps)
+    vocab, train_ids, validation_ids, test_ids = lm_split()
+    hidden = lm_sizes(len(vocab))[kind]
+    torch.manual_seed(seed)
+    model = RecurrentLM(len(vocab), hidden_size=hidden, kind=kind, embedding_dim=LM_EMBEDDING)
+    generator = torch.Generator().manual_seed(seed)
+    history = train(model, next_token_loss, lambda step: random_windows(train_ids, LM_BATCH, LM_WINDOW, generator),
+                    steps=steps, lr=lr, clip_norm=1.0, progress=False)  # fmt: skip
+    parameters = sum(p.numel() for p in model.parameters())
+    return CharLMRun(kind, hidden, parameters, lr, seed, steps, lm_loss(model, validation_ids),
+                     lm_loss(model, test_ids), tuple(history.loss))  # fmt: skip
+
+
+# --- the shipped tables ----------------------------------------------------------------
+GATING_SWEEP = "gating_sweep.json"  # in data/, by `python -m dl4nlp.recipes.gating_sweep`
+LM_COMPARISON = "rnn_lm_compare.json"  # in data/, by `python -m dl4nlp.recipes.rnn_lm_compare`
+IRNN_REACHES = 0.5  # chapter 03's "reaches": at least twice chance
+
+
+def load_gating_sweep(path=None) -> dict:
+    """The shipped sweep of ``gating_comparison`` and ``forget_bias_memory`` (``data/gating_sweep.json``), checked."""
+    path = data_path(GATING_SWEEP) if path is None else path
+    table = read_json(path, "the gating sweep (JSON)")
+    rows = table.get("seeds") if isinstance(table, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"path {str(path)!r} must be the gating sweep (a dict with a list of seeds); got "
+                         f"{given(table)}")  # fmt: skip
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or row.get("seed") != i or not {"comparison", "forget_bias"} <= set(row):
+            raise ValueError(f"path {str(path)!r}: row {i} must be seed {i} with 'comparison' and 'forget_bias'; "
+                             f"got {given(row)}")  # fmt: skip
+    return table
+
+
+def sweep_accuracies(table: dict, setting: str, model: str) -> list[float]:
+    """The held-out accuracy of ``model`` in ``setting`` (e.g. ``'lag 100, lr 0.003'``) on every seed of ``table``.
+
+    >>> sweep_accuracies({"seeds": [{"comparison": {"lag 50, lr 0.01": {"GRU": 1.0}}}]}, "lag 50, lr 0.01", "GRU")
+    [1.0]
+    """
+    check_type("table", table, dict, "the gating sweep (load_gating_sweep)")
+    try:
+        return [float(row["comparison"][setting][model]) for row in table["seeds"]]
+    except (KeyError, TypeError) as error:
+        raise KeyError(f"table has no accuracy for model {model!r} in setting {setting!r} on every seed") from error
+
+
+def load_lm_comparison(path=None) -> dict:
+    """The shipped character-LM comparison (``data/rnn_lm_compare.json``), checked to hold every kind's runs."""
+    path = data_path(LM_COMPARISON) if path is None else path
+    table = read_json(path, "the character-LM comparison (JSON)")
+    runs = table.get("runs") if isinstance(table, dict) else None
+    if not isinstance(runs, list) or {run.get("kind") for run in runs if isinstance(run, dict)} != set(LM_KINDS):
+        raise ValueError(f"path {str(path)!r} must be the character-LM comparison with runs of {LM_KINDS}; got "
+                         f"{given(table)}")  # fmt: skip
+    return table
+
+
+def sweep_text(table: dict) -> str:
+    """The gating sweep as text: one line per setting and model, its accuracy on every seed.
+
+    >>> print(sweep_text({"seeds": [{"comparison": {"lag 50, lr 0.01": {"GRU": 1.0}}}]}))
+    setting              model           seed 0
+    lag 50, lr 0.01      GRU               1.00
+    """
+    check_type("table", table, dict, "the gating sweep (load_gating_sweep)")
+    rows = table.get("seeds")
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"table must be the gating sweep, with a list of seeds; got {given(table)}")
+    lines = [f"{'setting':<20} {'model':<14}" + "".join(f"{f'seed {i}':>8}" for i in range(len(rows)))]
+    for setting, models in rows[0]["comparison"].items():
+        for model in models:
+            lines.append(
+                f"{setting:<20} {model:<14}" + "".join(f"{a:8.2f}" for a in sweep_accuracies(table, setting, model))
+            )
+    return "\n".join(lines)
