@@ -539,7 +539,8 @@ def pos_sets() -> dict[str, list]:
     so are those longer than the tiny BERT reads (62 word pieces), so every
     method is scored on the same words. The rest is shuffled once (seed 2077):
     the first ``POS_VALIDATION`` choose learning rates, the next ``POS_TEST``
-    are the test set.
+    are the test set. The test file repeats a few texts (``------``, a name, an
+    e-mail line), so 7 test sentences share their text with a validation sentence.
     """
     import random
 
