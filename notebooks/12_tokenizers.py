@@ -33,12 +33,13 @@
 # - see how WordPiece scores a merge differently;
 # - train a 4,096-piece WordPiece vocabulary on two books, and check our BPE trainer merge for merge against Hugging Face's;
 # - split new text WordPiece's way (greedy longest match), writing it yourself, and compare with Hugging Face on `bert-base-uncased`'s vocabulary;
-# - round-trip accents and emoji through a byte-level BPE, equal to Hugging Face's `ByteLevelBPETokenizer`.
+# - round-trip accents and emoji through a byte-level BPE, equal to Hugging Face's `ByteLevelBPETokenizer`;
+# - write the Viterbi split of a Unigram tokenizer, train one by EM and pruning, check it against Hugging Face's `Unigram`, and compare it with BPE and WordPiece.
 #
 # **Prerequisites:** chapter 00 (the course's conventions). Chapter 10 (a GPT
 # that reads characters) shows why sub-words are wanted, but is not needed.
 #
-# **Study time:** about 1.5 hours for a person; **run time:** about 15 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 20 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -64,12 +65,13 @@ import math
 from tokenizers import ByteLevelBPETokenizer, Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from dl4nlp.bert import load_pretrained
-from dl4nlp.bpe import merge_loop, train_bpe, word_counts
+from dl4nlp.bpe import merge_loop, pre_tokenize, train_bpe, word_counts
 from dl4nlp.bytelevel import ByteBPE, to_bytes
 from dl4nlp.data import data_path, load_text
 from dl4nlp.dialogue import pretraining_documents
 from dl4nlp.exercises import attempt, check
 from dl4nlp.notebook import claim
+from dl4nlp.unigram import Unigram, unigram_splits, viterbi
 from dl4nlp.wordpiece import WordPiece
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -565,15 +567,10 @@ print(f"'é' is {len(to_bytes('é'))} bytes, '🙂' is {len(to_bytes('🙂'))}, 
 # piece, and decoding gives the text back exactly. Our WordPiece vocabulary has
 # never seen an emoji: the word becomes `[UNK]` and the emoji is lost.
 #
-# **Unigram and SentencePiece, briefly.** BPE and WordPiece grow a vocabulary
-# bottom-up by merging. The *Unigram language model* (Kudo, 2018) works
-# top-down: it starts from a large set of candidate pieces, gives each a
-# probability, splits a word into its most probable segmentation, and
-# repeatedly drops the pieces whose removal costs the training text the least
-# likelihood. *SentencePiece* (Kudo and Richardson, 2018) is a library that
-# runs BPE or Unigram on raw text with the space treated as an ordinary symbol
-# (written `▁`), so no language-specific word splitting is needed; T5, ALBERT
-# and XLNet use it.
+# **SentencePiece, briefly.** *SentencePiece* (Kudo and Richardson, 2018) is a
+# library that runs BPE or the Unigram tokenizer of section 6 on raw text, with
+# the space treated as an ordinary symbol (written `▁`), so no language-specific
+# word splitting is needed; T5, ALBERT and XLNet use it.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: byte-level BPE against Hugging Face's
@@ -589,6 +586,210 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
       "[UNK]" in ours.tokenize(text) and "[UNK]" not in pieces)
 
 # %% [markdown] slideshow={"slide_type": "slide"}
+# ## 6. Unigram: start big, keep the pieces the likelihood needs
+#
+# BPE and WordPiece grow a vocabulary bottom-up, merge by merge. The **Unigram
+# language model** (Kudo, 2018) goes top-down. Each piece $x$ of the vocabulary
+# has a probability $p(x)$, and a word split into pieces $x_1, \dots, x_m$ has
+# probability $\prod_i p(x_i)$: the pieces are drawn independently, a unigram
+# model. A word has many splits; the tokenizer takes the most probable,
+#
+# $$\mathbf{x}^* = \arg\max_{x_1 \cdots x_m = w} \; \sum_{i=1}^{m} \log p(x_i).$$
+#
+# A word of $n$ characters has $2^{n-1}$ splits, but the best one is found in
+# about $n \times$ (longest piece) steps by **Viterbi**: let $b_e$ be the best
+# log-probability of the first $e$ characters; then
+# $b_0 = 0$ and $b_e = \max_{s < e} \, b_s + \log p(w_{s:e})$ over the pieces
+# $w_{s:e}$ in the vocabulary. Remember which $s$ won at each $e$, and walk
+# back from the end. Below, a small vocabulary (log-probabilities made up for
+# the example) and every split of *lowest* it allows:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+toy_counts = {"l": 8, "o": 6, "w": 10, "e": 12, "s": 9, "t": 9, "lo": 4, "low": 7, "es": 5, "est": 6, "we": 3}
+toy_log_probs = {piece: math.log(c / sum(toy_counts.values())) for piece, c in toy_counts.items()}
+toy_splits = sorted(((sum(toy_log_probs[p] for p in split), split) for split in unigram_splits("lowest", toy_log_probs)),
+                    reverse=True)
+print(f"{len(toy_splits)} splits of 'lowest' with these pieces; the best three:")
+for score, split in toy_splits[:3]:
+    print(f"  {' + '.join(split):22s} log-probability {score:.3f}")
+
+# %% [markdown]
+# Fewer pieces usually win, because every extra factor $p(x_i) < 1$ costs
+# probability; but *low + est* beats *lo + w + est* only because *low* is
+# probable enough on its own.
+#
+# **Exercise 5.** Write `viterbi_split(word, log_probs)`: the most probable
+# split of `word` into pieces of the dict `log_probs` (piece → log-probability),
+# as a list of pieces. Keep, for every end position, the best score and where
+# its last piece started; on a tie keep the first start you tried, going from
+# left to right. The check splits 300 held-out words with a vocabulary trained
+# below and compares the log-probability of your split of each word with the
+# best one.
+
+# %%
+def viterbi_split(word, log_probs):
+    raise NotImplementedError  # your code here: return the list of pieces
+
+
+def exercise_5():
+    """The log-probability of your split of each held-out word (-inf where it is not a split into pieces)."""
+    scores = {}
+    for w in unigram_words:
+        split = viterbi_split(w, unigram.log_probs)
+        valid = "".join(split) == w and all(p in unigram.log_probs for p in split)
+        scores[w] = sum(unigram.log_probs[p] for p in split) if valid else -math.inf
+    return scores
+
+
+stories_held_out = [t for t in load_text("tinystories.txt")[300_000:340_000].split("\n") if t.strip()]
+unigram = Unigram.train(word_counts(stories), vocab_size=len(bpe.vocabulary))  # trained and explained below
+unigram_words = sorted({w for t in stories_held_out for w in pre_tokenize(t) if set(w) <= set(unigram.log_probs)})[:300]
+exercise_5_reference = {w: viterbi(w, unigram.log_probs)[1] for w in unigram_words}
+solved_5 = check("Exercise 5", exercise_5, exercise_5_reference)
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 5
+def viterbi_split(word, log_probs):
+    longest = max(len(p) for p in log_probs)
+    best, start_of = [0.0] + [None] * len(word), [0] * (len(word) + 1)
+    for end in range(1, len(word) + 1):
+        for start in range(max(0, end - longest), end):
+            piece = word[start:end]
+            if best[start] is not None and piece in log_probs:
+                score = best[start] + log_probs[piece]
+                if best[end] is None or score > best[end]:  # strictly better: the first start keeps a tie
+                    best[end], start_of[end] = score, start
+    pieces, end = [], len(word)
+    while end > 0:
+        pieces.append(word[start_of[end] : end])
+        end = start_of[end]
+    return pieces[::-1]
+
+
+assert check("Exercise 5", exercise_5, exercise_5_reference)
+solved_5 = True
+
+# %% [markdown]
+# **Training: EM, then pruning.** Where do the probabilities come from? Kudo's
+# trainer starts from a *seed* vocabulary far larger than wanted: every
+# character and the most frequent substrings of the words (we take 10 times the
+# final size, ranked by count × length). Then it alternates:
+#
+# - **E-step.** With the current probabilities, count how often each piece is
+#   *expected* to be used: every split of every word contributes, weighted by
+#   its probability. Summing over all splits is the forward–backward algorithm
+#   on the word's lattice of pieces (Viterbi's recursion with a sum instead of
+#   a max); `dl4nlp.unigram` does that exactly, as Hugging Face's trainer does,
+#   rather than counting the best split only.
+# - **M-step.** The new $p(x)$ is $x$'s expected count divided by the total.
+# - **Prune.** For each piece, estimate how much the corpus's log-likelihood
+#   would drop without it: its words would fall back to their next best split.
+#   Keep the 75 % of pieces with the largest loss (single characters always
+#   stay, so every word stays splittable) and repeat, until the vocabulary
+#   has the size wanted.
+#
+# `Unigram.train` runs this on the same 300,000 characters of TinyStories as
+# BPE in section 3, down to BPE's vocabulary size. Each line is one round: the
+# pieces kept and the average log-likelihood of a training word.
+
+# %%
+print(f"{len(unigram)} pieces, BPE's {len(bpe.vocabulary)}; the most probable:",
+      " ".join(p for p, _ in unigram.pieces[:16]))
+for size, log_likelihood in unigram.history:
+    print(f"{size:5,d} pieces: log-likelihood per word {log_likelihood:.3f}")
+
+# %% [markdown]
+# Every round keeps three quarters of the pieces (the last stops at 346), and
+# the likelihood falls each time: the pruning removes what the corpus needs least, but a
+# smaller vocabulary explains the text less well.
+#
+# **Compare with the reference.** Hugging Face's `tokenizers` has a `Unigram`
+# model that takes exactly this: a list of (piece, log-probability) pairs.
+# Given ours, plus `[UNK]` for characters outside the vocabulary, it must split
+# every held-out sentence as ours does, and as your `viterbi_split` does.
+
+# %%
+hf_unigram = Tokenizer(models.Unigram([("[UNK]", 0.0)] + unigram.pieces, unk_id=0))
+hf_unigram.normalizer, hf_unigram.pre_tokenizer = normalizers.Lowercase(), pre_tokenizers.Whitespace()
+unigram_ids = {piece: i for i, (piece, _) in enumerate([("[UNK]", 0.0)] + unigram.pieces)}
+my_split = attempt(lambda: viterbi_split, lambda: (lambda word, lp: viterbi(word, lp)[0]), name="Exercise 5",
+                   solved=solved_5)
+covered = [t for t in stories_held_out if set(t.lower()) - set(" ") <= set(unigram.log_probs)]
+yours_agree = sum([p for w in pre_tokenize(t) for p in my_split(w, unigram.log_probs)] == hf_unigram.encode(t).tokens
+                  for t in covered)
+sherlock_lines = [t for t in load_text("sherlock_holmes.txt").split("\n") if t.strip()][:2000]
+library_agree = sum([unigram_ids[p] for p in unigram.tokenize(t)] == hf_unigram.encode(t).ids for t in sherlock_lines)
+print(f"your split == Hugging Face's on {yours_agree} of {len(covered)} held-out TinyStories lines")
+print(f"dl4nlp.unigram == Hugging Face's on {library_agree:,} of {len(sherlock_lines):,} lines of Sherlock Holmes")
+print("'pâté' line:", unigram.tokenize(line))
+
+# %% [markdown]
+# The Sherlock Holmes lines include characters TinyStories never had (*é*,
+# *_*, curly quotes): both tokenizers make each of them `[UNK]`, scored 10
+# below the least probable piece, as SentencePiece does.
+#
+# **Three tokenizers, one text.** BPE (section 3), Unigram, and a WordPiece
+# vocabulary trained on the same text, all of about the same size, on two
+# held-out sentences:
+
+# %%
+wordpiece_small = WordPiece.train([stories], vocab_size=len(bpe.vocabulary) + 5)  # + the 5 special tokens
+three = {"BPE": bpe.tokenize, "Unigram": unigram.tokenize, "WordPiece": wordpiece_small.tokenize}
+for t in stories_held_out[3:5]:
+    print(t)
+    for name, tokenize in three.items():
+        print(f"  {name:9s}", " ".join(tokenize(t)))
+held_out_words = sum(len(pre_tokenize(t)) for t in stories_held_out)
+pieces_per_word = {name: sum(len(tokenize(t)) for t in stories_held_out) / held_out_words
+                   for name, tokenize in three.items()}
+print("pieces per held-out word:", {name: round(v, 3) for name, v in pieces_per_word.items()})
+
+# %% [markdown]
+# With the same budget of pieces, Unigram and BPE cut held-out text into about
+# as many pieces per word (within 5 %; here Unigram needs fewer, but on other
+# slices of TinyStories BPE does), and the pieces differ: Unigram keeps
+# *wonderful*, *about*, *sure* and *two* whole, which BPE cuts, and spends
+# pieces on single letters (*s a m*) where BPE has *sa m*. WordPiece, here trained
+# by frequency, needs the most on every slice: its budget pays for two copies of
+# the alphabet (*a* and *##a*).
+
+# %% [markdown] slideshow={"slide_type": "notes"}
+# **Aside.** Where ours is simpler than SentencePiece and Hugging Face's
+# `UnigramTrainer`: both smooth the M-step (a digamma of the expected counts,
+# the "Bayesianified" EM the source comments name), drop pieces expected less
+# than half a time (so do we), find seed substrings with a suffix array, and
+# compute the pruning loss with a renormalisation we leave out. Kudo's paper
+# also samples splits in proportion to their probability during training
+# ("subword regularisation"), which the Unigram model makes possible and BPE
+# does not.
+
+# %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
+# @title Check: Viterbi, EM and pruning, against Hugging Face's Unigram
+claim(f"'lowest' has {len(toy_splits)} splits into the toy pieces; the best is low + est",
+      toy_splits[0][1] == ["low", "est"] and toy_splits[0][1] == viterbi("lowest", toy_log_probs)[0])
+claim(f"the trained Unigram has {len(unigram)} pieces, as many as BPE's vocabulary",
+      len(unigram) == len(bpe.vocabulary) == 346)
+sizes = [size for size, _ in unigram.history]
+likelihoods = [ll for _, ll in unigram.history]
+claim(f"pruning shrank {sizes[0]:,} pieces to {sizes[-1]} in {len(sizes) - 1} rounds, the likelihood falling each time "
+      f"({likelihoods[0]:.2f} to {likelihoods[-1]:.2f} per word)",
+      all(a > b for a, b in zip(sizes, sizes[1:])) and all(a > b for a, b in zip(likelihoods, likelihoods[1:])))
+claim("the held-out TinyStories lines are not in the training text",
+      not any(t.lower() in stories for t in stories_held_out) and len(stories_held_out) > 100)
+claim(f"dl4nlp.unigram splits all {len(sherlock_lines):,} Sherlock Holmes lines as Hugging Face's Unigram model",
+      library_agree == len(sherlock_lines))
+claim(f"and the Viterbi split equals Hugging Face's on all {len(covered)} held-out TinyStories lines",
+      yours_agree == len(covered) > 100)
+whole = ["wonderful", "about", "sure", "two"]
+claim(f"{', '.join(whole)} are one Unigram piece each and split by BPE",
+      all(unigram.tokenize(w) == [w] and len(bpe.tokenize(w)) > 1 for w in whole))
+claim(f"pieces per held-out word: Unigram {pieces_per_word['Unigram']:.3f} and BPE {pieces_per_word['BPE']:.3f} "
+      f"(within 5 %), WordPiece the most, {pieces_per_word['WordPiece']:.3f}",
+      abs(pieces_per_word["Unigram"] / pieces_per_word["BPE"] - 1) < 0.05
+      and max(pieces_per_word["Unigram"], pieces_per_word["BPE"]) < pieces_per_word["WordPiece"])
+
+# %% [markdown] slideshow={"slide_type": "slide"}
 # ## Summary
 #
 # - BPE merges the most frequent adjacent pair, again and again: on the lecture's corpus *es* (9), *est* (9), then *lo* (7). You wrote the loop (ties to the older pair, as Hugging Face breaks them); with an end-of-word `</w>`, *s</w>* is the first merge of the lecture's sentence and 35 merges make every word one symbol. `dl4nlp.bpe` learns the same 300 merges as Hugging Face's trainer on TinyStories, but keeps characters it never saw (*é* in *pâté*) where Hugging Face's BPE drops them.
@@ -596,6 +797,7 @@ claim("our WordPiece loses the emoji to [UNK]; the byte-level pieces never do",
 # - BERT's vocabulary has word-initial pieces and `##` pieces; ours has 4,096, learned from two books, and is the one chapter 13's tiny BERT reads.
 # - WordPiece splits new text greedily, longest piece first, and gives up on a word with `[UNK]`; our implementation equals Hugging Face's on every held-out sentence, with our vocabulary and with `bert-base-uncased`'s 30,522 entries, where *playing* and *cute* are single entries.
 # - Byte-level BPE starts from 256 bytes, never meets an unknown character (*é* is 2 bytes, *👍🏽* is 8) and round-trips accents and emoji exactly; its 200 merges equal Hugging Face's.
+# - Unigram (Kudo, 2018) goes top-down: pieces with probabilities, each word split by Viterbi into its most probable split (*low + est* of 11 toy splits). EM with forward–backward and pruning shrank 1,700 seed pieces to 346 in 6 rounds; the split equals Hugging Face's `Unigram` model on all 2,000 Sherlock Holmes lines and 200 held-out TinyStories lines, and at BPE's vocabulary size it needs about as many pieces per held-out word as BPE (1.57 and 1.61, within 5 % on every slice we tried) and fewer than WordPiece (1.74), with different pieces.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
@@ -632,9 +834,18 @@ quiz.show("12")
 #   (about 15 s in all). The check of section 3 loads `data/tiny_bert.pt`
 #   (made by `python -m dl4nlp.recipes.tiny_bert --out data/tiny_bert.pt`) only
 #   to compare its vocabulary with the one built here.
-# - The tokenizers are deterministic (no seed), so there is no claims test for
-#   this chapter; the library's equalities with Hugging Face are also unit
-#   tests (`tests/test_bpe.py`, `tests/test_wordpiece.py`, `tests/test_bytelevel.py`).
+# - The tokenizers are deterministic (no seed); the library's equalities with
+#   Hugging Face are also unit tests (`tests/test_bpe.py`,
+#   `tests/test_wordpiece.py`, `tests/test_bytelevel.py`, `tests/test_unigram.py`),
+#   and `tests/claims/test_12_tokenizers.py` checks section 6's comparison on
+#   other slices of TinyStories.
+# - Section 6's Unigram trainer (`dl4nlp.unigram`) is plain maximum-likelihood
+#   EM with exact forward–backward expected counts and SentencePiece's
+#   Viterbi-based pruning loss without its renormalisation; the reference for
+#   the Viterbi split is `tokenizers.models.Unigram` built from our pieces
+#   (there is no reference for the trainer: Hugging Face's `UnigramTrainer`
+#   smooths the M-step with a digamma and seeds from a suffix array, so its
+#   vocabulary differs). The live training takes about 2 s.
 # - Hugging Face's `tokenizers` writes merges as `"a b"` strings in older
 #   versions and as `["a", "b"]` pairs in newer ones; the cells accept both.
 # - `data/bert_base_uncased_vocab.txt` is the hub's file for `bert-base-uncased`

@@ -99,3 +99,28 @@ def test_logistic_regression_and_helpers():
         compare_methods(None, VOCAB, [], [], seed=0, methods=["svm"])
     with pytest.raises(ValueError, match="settings must map each method to a positive number"):
         compare_methods(None, VOCAB, [], [], seed=0, settings={"probe": -1})
+
+
+def test_first_piece_labels_and_the_majority_baseline():
+    from dl4nlp.finetune import majority_tags
+
+    wp = WordPiece(["play", "##ing", "##s", "dog"])
+    _, _, every = encode_tagged(wp, [(["dog", "playing"], [3, 7])], max_len=8)
+    _, _, first = encode_tagged(wp, [(["dog", "playing"], [3, 7])], max_len=8, first_piece=True)
+    assert every[0].tolist() == [IGNORE_INDEX, 3, 7, 7, IGNORE_INDEX]
+    assert first[0].tolist() == [IGNORE_INDEX, 3, 7, IGNORE_INDEX, IGNORE_INDEX]
+    by_word, overall = majority_tags([(["Run", "run", "run"], [2, 1, 1]), (["a", "b"], [2, 2])])
+    assert by_word == {"run": 1, "a": 2, "b": 2} and overall == 2  # 'run': 1 twice, 2 once; overall 2 three times
+    cased, _ = majority_tags([(["Run", "run"], [2, 1])], lowercase=False)
+    assert cased == {"Run": 2, "run": 1}
+
+
+def test_the_ewt_reader_and_the_tagging_split():
+    from dl4nlp.data import data_path
+    from dl4nlp.experiments.bert import EWT_DEV, EWT_DEV_SENTENCES, UPOS, _read_upos
+
+    dev = _read_upos(data_path(EWT_DEV))
+    assert len(dev) == EWT_DEV_SENTENCES and len(UPOS) == 17
+    words, tags, text = dev[0]
+    assert text == "From the AP comes this story :" and words == text.split()
+    assert [UPOS[t] for t in tags] == ["ADP", "DET", "PROPN", "VERB", "DET", "NOUN", "PUNCT"]

@@ -163,22 +163,30 @@ def encode_batch(tokenizer: Any, texts: Sequence[str], max_len: int) -> tuple[to
 
 
 def encode_tagged(
-    tokenizer: Any, sentences: Sequence[tuple[Sequence[str], Sequence[int]]], max_len: int
+    tokenizer: Any, sentences: Sequence[tuple[Sequence[str], Sequence[int]]], max_len: int, first_piece: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Words with one tag each -> ids, valid and tags (B, T); every piece of a word carries the word's tag.
 
-    [CLS], [SEP] and padding get ``IGNORE_INDEX``.
+    With ``first_piece=True`` only a word's first piece carries it (the rest
+    get ``IGNORE_INDEX``), as BERT's paper tags words for named entities:
+    one prediction per word. [CLS], [SEP] and padding get ``IGNORE_INDEX``.
+
+    >>> from dl4nlp.wordpiece import WordPiece
+    >>> wp = WordPiece(["play", "##ing", "dogs"])
+    >>> encode_tagged(wp, [(["dogs", "playing"], [3, 7])], max_len=8, first_piece=True)[2].tolist()
+    [[-100, 3, 7, -100, -100]]
     """
     _check_tokenizer(tokenizer)
     sentences = _check_sentences("sentences", sentences)
     check_int("max_len", max_len, low=3)
+    check_bool("first_piece", first_piece)
     rows, tag_rows = [], []
     for words, tags in sentences:
         ids, row_tags = [tokenizer["[CLS]"]], [IGNORE_INDEX]
         for word, tag in zip(words, tags):
             pieces = tokenizer.encode(word)
             ids += pieces
-            row_tags += [tag] * len(pieces)
+            row_tags += [tag] + [IGNORE_INDEX if first_piece else tag] * (len(pieces) - 1)
         rows.append(ids[: max_len - 1] + [tokenizer["[SEP]"]])
         tag_rows.append(row_tags[: max_len - 1] + [IGNORE_INDEX])
     T = max(map(len, rows))
@@ -516,6 +524,34 @@ def compare_methods(
             fine_tune(model, *train, steps=steps, lr=chosen[method], seed=seed)
             out[method] = accuracy(predict(model, *test[:2]), test[2])
     return out
+
+
+def majority_tags(
+    train_sentences: Sequence[tuple[Sequence[str], Sequence[int]]], lowercase: bool = True
+) -> tuple[dict[str, int], int]:
+    """The classical baseline of tagging: each known word's most frequent tag, and the most frequent tag overall.
+
+    Returns ``(by_word, overall)``; tag a word with ``by_word.get(word, overall)``.
+    Ties go to the smaller tag id.
+
+    >>> majority_tags([(["The", "dog", "barks"], [0, 1, 2]), (["the", "barks"], [0, 1])])
+    ({'the': 0, 'dog': 1, 'barks': 1}, 0)
+    """
+    sentences = _check_sentences("train_sentences", train_sentences)
+    check_bool("lowercase", lowercase)
+    counts: dict[str, dict[int, int]] = {}
+    overall: dict[int, int] = {}
+    for words, tags, *_ in sentences:
+        for word, tag in zip(words, tags):
+            key = word.lower() if lowercase else word
+            counts.setdefault(key, {})
+            counts[key][tag] = counts[key].get(tag, 0) + 1
+            overall[tag] = overall.get(tag, 0) + 1
+
+    def most(c: Mapping[int, int]) -> int:
+        return min(c, key=lambda t: (-c[t], t))
+
+    return {word: most(c) for word, c in counts.items()}, most(overall)
 
 
 def compare_taggers(

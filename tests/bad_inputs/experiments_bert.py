@@ -184,3 +184,62 @@ def _():
     yield from vary(
         E.masking_drawer, good, "ids", [("floats", good["ids"].float(), "float32"), ("one row", good["ids"][0], "(4,)")]
     )
+
+
+exempt("takes no arguments (the shipped EWT files, split once)", "dl4nlp.experiments.bert.pos_sets")
+POS_SENTENCES = [(["The", "dog"], [5, 7])]
+
+
+@cases("dl4nlp.experiments.bert.pos_scores")
+def _():
+    good = dict(seed=0, budget=32, learning_rates={"pretrained": 1e-3})
+    yield from vary(E.pos_scores, good, "seed", SEEDS)
+    yield from vary(E.pos_scores, good, "budget", [("more than the dev file", 2002, "2002"), *int_variants(1)])
+    yield from vary(
+        E.pos_scores,
+        good,
+        "learning_rates",
+        [
+            ("a list", [1e-3], "list"),
+            ("an unknown method", {"probe": 1e-3}, "probe"),
+            ("a zero rate", {"scratch": 0.0}, "0"),
+        ],
+    )
+    yield from vary(E.pos_scores, good, "scored", [("train", "train", "'train'")])
+    yield from vary(E.pos_scores, good, "steps", int_variants(1))
+    yield from vary(E.pos_scores, good, "n_scored", [("zero", 0, "0")])
+
+
+@cases("dl4nlp.experiments.bert.pos_live")
+def _():
+    yield from vary(E.pos_live, {}, "seed", SEEDS)
+
+
+@cases("dl4nlp.experiments.bert.pos_steps")
+def _():
+    yield from vary(E.pos_steps, {}, "budget", int_variants(1))
+
+
+@cases("dl4nlp.experiments.bert.majority_accuracy")
+def _():
+    good = dict(train=POS_SENTENCES, test=POS_SENTENCES)
+    yield from vary(E.majority_accuracy, good, "train", [("empty", [], "[]"), ("a string", "the dog", "str")])
+    yield from vary(E.majority_accuracy, good, "test", [("empty", [], "empty"), ("None", None, "None")])
+
+
+@cases("dl4nlp.experiments.bert.load_pos_curve")
+def _():
+    yield from vary(E.load_pos_curve, {}, "path", [("missing", "/nonexistent/x.csv", "x.csv")])
+    yield "path: another table", lambda: E.load_pos_curve(other_table()), ("path", "lacks")
+
+
+@cases("dl4nlp.experiments.bert.pos_chosen")
+def _():
+    yield from vary(E.pos_chosen, {}, "path", [("missing", "/nonexistent/x.csv", "x.csv")])
+
+
+@cases("dl4nlp.experiments.bert.plot_pos_curve")
+def _():
+    good = dict(curve={"majority": {32: (0.6, 0.0, 1, [0.6])}})
+    yield from vary(E.plot_pos_curve, good, "curve", [("empty", {}, "{}"), ("a list", [1], "list")])
+    yield from vary(E.plot_pos_curve, good, "test_sentences", int_variants(1))

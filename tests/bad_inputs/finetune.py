@@ -247,6 +247,7 @@ def _():
         ],
     )
     yield from vary(F.encode_tagged, good, "max_len", int_variants(3))
+    yield from vary(F.encode_tagged, good, "first_piece", [("a string", "yes", "'yes'")])
 
 
 @cases("dl4nlp.finetune.SentenceClassifier")
@@ -450,3 +451,15 @@ def _():
     yield from vary(
         F.compare_taggers, good, "train_sentences", [("empty", [], "[]"), ("string tags", [(["the"], ["O"])], "'O'")]
     )
+
+
+@cases("dl4nlp.finetune.majority_tags")
+def _():
+    good = dict(train_sentences=[(["the", "cat"], [0, 1])])
+    yield from vary(
+        F.majority_tags,
+        good,
+        "train_sentences",
+        [("empty", [], "[]"), ("one word short of tags", [(["the"], [0, 1])], ("1 words", "2 tags"))],
+    )
+    yield from vary(F.majority_tags, good, "lowercase", [("a string", "yes", "'yes'")])

@@ -76,3 +76,55 @@ def test_less_context_worse_predictions(seed):
     assert all(a > b for a, b in zip(result.accuracy, result.accuracy[1:])), result
     assert result.accuracy[0] - result.accuracy[-1] > experiment.CONTEXT_DROP, result
     assert all(a > u for a, u in zip(result.accuracy, result.unigram)), result
+
+
+# --- section 7: part-of-speech tagging on EWT -------------------------------------------------------------------
+@pytest.mark.parametrize("seed", CLAIM_SEEDS)
+def test_pos_live_twenty_steps_take_the_tagger_past_twice_always_noun(seed):
+    pos = experiment.pos_sets()
+    test = pos["test"][: experiment.POS_LIVE_TEST]
+    noun = experiment.UPOS.index("NOUN")
+    noun_share = sum(t == noun for s in test for t in s[1]) / sum(len(s[1]) for s in test)
+    result = experiment.pos_live(seed)
+    assert result["pretrained"] > 2 * noun_share, (result, noun_share)
+
+
+def test_the_pos_test_sentences_are_disjoint_from_the_labelled_pool_by_text():
+    pos = experiment.pos_sets()
+    texts = {name: {text for _, _, text in sentences} for name, sentences in pos.items()}
+    assert not (texts["test"] | texts["validation"]) & texts["train"]
+    repeated = [t for _, _, t in pos["test"] if t in texts["validation"]]  # EWT's test file repeats a few texts
+    assert len(repeated) <= 7 and all(len(t) < 90 for t in repeated), repeated
+    assert [len(pos[k]) for k in ("train", "validation", "test")] == [2001, 300, 1000]
+
+
+def test_the_shipped_pos_curve_conclusions_hold_for_every_seed():
+    rows = experiment.load_pos_curve()
+    chosen = experiment.pos_chosen()
+    grid = experiment.POS_LEARNING_RATES
+    for method in ("pretrained", "scratch"):  # each chosen rate is inside its grid: the optimum is bracketed
+        assert grid[0] < chosen[method] < grid[-1], (method, chosen)
+        validation = {r["lr"]: r["accuracy"] for r in rows if r["task"] == "validation" and r["method"] == method}
+        assert max(validation, key=validation.get) == chosen[method], (method, validation)
+    test = [r for r in rows if r["task"] == "test"]
+    seeds = sorted({r["seed"] for r in test})
+    budgets = sorted({r["budget"] for r in test})
+    assert len(seeds) >= 2 and budgets == list(experiment.POS_BUDGETS)
+    score = {(r["seed"], r["budget"], r["method"]): r["accuracy"] for r in test}
+    for seed in seeds:
+        for budget in budgets:
+            pretrained, scratch, majority = (score[seed, budget, m] for m in ("pretrained", "scratch", "majority"))
+            assert pretrained > scratch + experiment.POS_OVER_SCRATCH, (seed, budget, pretrained, scratch)
+            assert scratch < majority, (seed, budget, scratch, majority)
+        for budget in experiment.POS_BEATS_MAJORITY:  # every budget
+            assert score[seed, budget, "pretrained"] > score[seed, budget, "majority"], (seed, budget)
+        assert 0.01 < score[seed, 32, "pretrained"] - score[seed, 32, "majority"] < 0.03, seed  # only just, at 32
+        accuracies = [score[seed, b, "pretrained"] for b in budgets]
+        assert all(a < b for a, b in zip(accuracies, accuracies[1:])), (seed, accuracies)
+
+
+def test_the_shipped_majority_baseline_is_reproduced_exactly():
+    rows = [r for r in experiment.load_pos_curve() if r["task"] == "test" and r["method"] == "majority"]
+    for row in rows:
+        live = experiment.pos_scores(row["seed"], row["budget"], {})["majority"]
+        assert round(live, 6) == row["accuracy"], row

@@ -369,6 +369,7 @@ _CURVE_STYLES = {
     "scratch": ("C3", "s", "from scratch"),
     "probe": ("C2", "^", "linear probe (frozen)"),
     "bag_of_words": ("0.4", "x", "bag of words"),
+    "majority": ("0.4", "x", "majority tag per word"),
 }
 
 
@@ -486,4 +487,182 @@ def plot_masking_rates(context: LessContext, by_seed: Mapping, unigram: float) -
               title="Too little and too much: the rate of training", ylim=(0, 0.45))  # fmt: skip
     right.legend()
     fig.tight_layout()
+    return fig
+
+
+# --- part-of-speech tagging on Universal Dependencies English-EWT (section 10) ---------------------------------
+UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT",
+        "SCONJ", "SYM", "VERB", "X")  # fmt: skip  # Universal Dependencies' 17 universal part-of-speech tags
+EWT_DEV, EWT_TEST = "en_ewt-ud-dev.conllu", "en_ewt-ud-test.conllu"
+EWT_DEV_SENTENCES = 2001
+POS_VALIDATION = 300  # test-file sentences set aside to choose learning rates (never scored as test)
+POS_TEST = 1000  # test-file sentences scored
+POS_BUDGETS = (32, 128, 512, 2001)  # labelled sentences from the dev file (2,001: all of it)
+POS_LEARNING_RATES = (3e-4, 1e-3, 3e-3, 1e-2)  # the grid, for both fine-tuned methods
+POS_SELECTION_BUDGET, POS_SELECTION_SEED = 128, 100  # learning rates are chosen with these, on validation sentences
+POS_CURVE = "pos_tagging_curve.csv"
+POS_OVER_SCRATCH = 0.04  # in the shipped curve, fine-tuning the pre-trained model beats scratch by this, every cell
+POS_BEATS_MAJORITY = POS_BUDGETS  # budgets at which it beats the majority baseline for every seed
+POS_LIVE_BUDGET, POS_LIVE_STEPS, POS_LIVE_TEST = 128, 20, 200  # the notebook's live run
+
+
+def _read_upos(path) -> list[tuple[list[str], list[int], str]]:
+    """(words, UPOS tag ids, text) of every sentence of a CoNLL-U file; multiword tokens and empty nodes skipped."""
+    sentences, words, tags, text = [], [], [], ""
+    with open(check_file("path", path, "a CoNLL-U file"), encoding="utf-8") as handle:
+        for line in handle:
+            line = line.rstrip("\n")
+            if line.startswith("# text = "):
+                text = line[len("# text = ") :]
+            elif not line:
+                if words:
+                    sentences.append((words, tags, text))
+                words, tags, text = [], [], ""
+            elif not line.startswith("#"):
+                fields = line.split("\t")
+                if len(fields) != 10:
+                    raise ValueError(f"path must be a CoNLL-U file (10 tab-separated fields); got {line!r} in {path}")
+                if "-" in fields[0] or "." in fields[0]:
+                    continue
+                words.append(fields[1])
+                tags.append(UPOS.index(fields[3]))
+    if words:
+        sentences.append((words, tags, text))
+    return sentences
+
+
+@lru_cache(maxsize=1)
+def pos_sets() -> dict[str, list]:
+    """EWT's sentences for tagging: ``train`` (the dev file, 2,001), ``validation`` and ``test`` (the test file).
+
+    Test-file sentences whose text also occurs in the dev file are dropped, and
+    so are those longer than the tiny BERT reads (62 word pieces), so every
+    method is scored on the same words. The rest is shuffled once (seed 2077):
+    the first ``POS_VALIDATION`` choose learning rates, the next ``POS_TEST``
+    are the test set. The test file repeats a few texts (``------``, a name, an
+    e-mail line), so 7 test sentences share their text with a validation sentence.
+    """
+    import random
+
+    _, tokenizer = _pretrained()
+    train = _read_upos(data_path(EWT_DEV))
+    seen = {text for _, _, text in train}
+    fits = [s for s in _read_upos(data_path(EWT_TEST))
+            if s[2] not in seen and sum(len(tokenizer.encode(w)) for w in s[0]) <= 62]  # fmt: skip
+    random.Random(2077).shuffle(fits)
+    validation, test = fits[:POS_VALIDATION], fits[POS_VALIDATION : POS_VALIDATION + POS_TEST]
+    return {"train": train, "validation": validation, "test": test}
+
+
+def pos_steps(budget: int) -> int:
+    """Fine-tuning steps (batch 32) for ``budget`` sentences: 6 epochs, at least 48 and at most 128 steps.
+
+    >>> [pos_steps(b) for b in (32, 128, 512, 2001)]
+    [48, 48, 96, 128]
+    """
+    check_int("budget", budget)
+    return max(48, min(128, round(6 * budget / 32)))
+
+
+def majority_accuracy(train: Sequence, test: Sequence) -> float:
+    """Token accuracy of the majority-tag baseline (``finetune.majority_tags``) trained on ``train``."""
+    from dl4nlp.finetune import _check_sentences, majority_tags
+
+    _check_sentences("train", [s[:2] if isinstance(s, (tuple, list)) else s for s in check_sequence("train", train)])
+    test = check_sequence("test", test, what="a list of (words, tags) pairs")
+    by_word, overall = majority_tags(train)
+    pairs = [(by_word.get(w.lower(), overall), t) for words, tags, *_ in test for w, t in zip(words, tags)]
+    return sum(p == t for p, t in pairs) / len(pairs)
+
+
+def pos_scores(
+    seed: int,
+    budget: int,
+    learning_rates: Mapping[str, float],
+    steps: Optional[int] = None,
+    scored: str = "test",
+    n_scored: Optional[int] = None,
+) -> dict[str, float]:
+    """Token accuracy of each method with ``budget`` dev sentences drawn by ``seed``, on ``scored`` sentences.
+
+    Methods: the keys of ``learning_rates`` (``pretrained``: the tiny BERT
+    fine-tuned, the tag predicted from a word's first piece; ``scratch``: the
+    same architecture from random weights, same schedule) and always
+    ``majority`` (each known word's most frequent tag, else the most frequent tag).
+    With ``learning_rates={}`` only the baseline runs (no model is trained).
+    """
+    import random
+
+    from dl4nlp.finetune import TokenTagger, accuracy, encode_tagged, fine_tune, fresh_copy, predict
+
+    check_int("seed", seed, low=0)
+    check_int("budget", budget, low=1, high=EWT_DEV_SENTENCES)
+    if not isinstance(learning_rates, Mapping):
+        raise TypeError(f"learning_rates must be a dict {{method: rate}} (empty: the baseline only); "
+                        f"got {given(learning_rates)}")  # fmt: skip
+    for method, lr in learning_rates.items():
+        check_choice("a method of learning_rates", method, ("pretrained", "scratch"))
+        check_number(f"learning_rates[{method!r}]", lr, 0, low_open=True)
+    check_choice("scored", scored, ("validation", "test"))
+    steps = pos_steps(budget) if steps is None else check_int("steps", steps)
+    if n_scored is not None:
+        check_int("n_scored", n_scored)
+    sets = pos_sets()
+    train = random.Random(seed).sample(sets["train"], budget)
+    test = sets[scored][:n_scored]
+    model, tokenizer = _pretrained()
+    max_len = model.config.max_len
+    train_rows = encode_tagged(tokenizer, [s[:2] for s in train], max_len, first_piece=True)
+    test_rows = encode_tagged(tokenizer, [s[:2] for s in test], max_len, first_piece=True)
+    out = {}
+    for method, lr in learning_rates.items():
+        torch.manual_seed(seed)
+        tagger = TokenTagger(fresh_copy(model, pretrained=method == "pretrained"), n_tags=len(UPOS))
+        fine_tune(tagger, *train_rows, steps=steps, lr=lr, seed=seed)
+        out[method] = accuracy(predict(tagger, *test_rows[:2]), test_rows[2])
+    out["majority"] = majority_accuracy(train, test)
+    return out
+
+
+def pos_live(seed: int) -> dict[str, float]:
+    """The notebook's live run: ``POS_LIVE_BUDGET`` sentences, ``POS_LIVE_STEPS`` steps, the pre-trained model
+    at the shipped curve's chosen rate, and the majority baseline, on ``POS_LIVE_TEST`` test sentences."""
+    check_int("seed", seed, low=0)
+    lr = pos_chosen()["pretrained"]
+    return pos_scores(seed, POS_LIVE_BUDGET, {"pretrained": lr}, steps=POS_LIVE_STEPS, n_scored=POS_LIVE_TEST)
+
+
+def load_pos_curve(path: Optional[str] = None) -> list[dict]:
+    """The shipped tagging rows (task validation or test; numbers parsed), checksum verified."""
+    rows, _ = _table(path, POS_CURVE, ("task", "budget", "seed", "method", "lr", "accuracy"))
+    return [dict(r, budget=int(r["budget"]), seed=int(r["seed"]), lr=float(r["lr"]) if r["lr"] else None,
+                 accuracy=float(r["accuracy"])) for r in rows]  # fmt: skip
+
+
+def pos_chosen(path: Optional[str] = None) -> dict[str, float]:
+    """The learning rates the tagging recipe chose on the validation sentences."""
+    _, provenance = _table(path, POS_CURVE, ("task",))
+    return dict(provenance["results"]["chosen_learning_rates"])
+
+
+def plot_pos_curve(curve: Mapping, test_sentences: int = POS_TEST) -> plt.Figure:
+    """The tagging curve: token accuracy against labelled sentences (log scale), mean and every seed, per method."""
+    curve = _curve(curve)
+    check_int("test_sentences", test_sentences)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    budgets = sorted({b for by_budget in curve.values() for b in by_budget})
+    for method, by_budget in curve.items():
+        colour, marker, label = _CURVE_STYLES.get(method, (None, "o", method))
+        xs = sorted(by_budget)
+        ax.plot(xs, [by_budget[b][0] for b in xs], color=colour, marker=marker, label=label)
+        for b in xs:  # every seed, small
+            ax.scatter([b] * len(by_budget[b][3]), by_budget[b][3], color=colour, s=10, alpha=0.5)
+    seeds = max(v[2] for by_budget in curve.values() for v in by_budget.values())
+    ax.set(xscale="log", xlabel="labelled training sentences (EWT dev)",
+           ylabel=f"token accuracy ({test_sentences:,} test sentences)",
+           title=f"Part-of-speech tagging: mean (line) and each of {seeds} seeds (dots)")  # fmt: skip
+    ax.set_xticks(budgets)
+    ax.set_xticklabels([f"{b:,}" for b in budgets])
+    ax.minorticks_off()
+    ax.legend()
     return fig
