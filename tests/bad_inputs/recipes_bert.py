@@ -115,6 +115,14 @@ def _():
     yield from vary(LC.next_setting, good, "up", [("a string", "yes", "str")])
 
 
+@cases("dl4nlp.recipes.bert_learning_curve.grow")
+def _():
+    good = dict(grid=[1e-4, 3e-4], up=True)
+    bad = [("decreasing", [3e-4, 1e-4], "0.0003"), ("a number", 1e-4, "float")]
+    yield from vary(LC.grow, good, "grid", bad)
+    yield from vary(LC.grow, good, "up", [("a string", "yes", "str")])
+
+
 @cases("dl4nlp.recipes.bert_learning_curve.best_setting")
 def _():
     bad = [("one setting", {1e-4: 0.5}, "0.0001"), ("a list", [0.5, 0.6], "list")]

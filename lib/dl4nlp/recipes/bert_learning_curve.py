@@ -14,9 +14,9 @@ frozen pre-trained [CLS] vector (``probe``), and on which words occur
    the regression's L2 weight) is chosen from a grid by validation accuracy,
    averaged over two budgets (64 and 512 labels) and two seeds; the test
    sentences are not looked at. A grid whose best setting lies at one of its
-   ends is extended there (1, 3, 10, ... per decade, at most
-   ``MAX_EXTENSIONS`` times per end) until the best has a worse neighbour on
-   both sides; the provenance records each grid and whether it is bracketed.
+   ends (or ties with it there) is extended at that end (1, 3, 10, ... per
+   decade, at most ``MAX_EXTENSIONS`` times per end) until both ends score
+   worse than the best; the provenance records each grid and whether it is bracketed.
 2. The curve: for each seed and budget, a balanced sample of the pool trains
    every method with its chosen setting; all are scored on the test sentences.
    The token-level task (tag every word inside or outside quotation marks)
@@ -40,7 +40,7 @@ from typing import Mapping, Optional, Sequence
 
 import torch
 
-from dl4nlp._checks import check_bool, check_choice, check_type
+from dl4nlp._checks import check_bool, check_choice, check_sequence, check_type
 from dl4nlp.bert import SHIPPED, load_pretrained
 from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
@@ -108,21 +108,38 @@ def next_setting(value: float, up: bool) -> float:
     return float(f"3e{exponent - 1}") if mantissa == "1" else float(f"1e{exponent}")
 
 
+def grow(grid: Sequence[float], up: bool) -> list[float]:
+    """``grid`` (increasing) with one more setting beyond its high end (``up``) or its low end.
+
+    >>> grow([1e-4, 3e-4, 1e-3], up=True), grow([1e-4, 3e-4, 1e-3], up=False)
+    ([0.0001, 0.0003, 0.001, 0.003], [3e-05, 0.0001, 0.0003, 0.001])
+    """
+    grid = [float(k) for k in check_sequence("grid", grid, what="an increasing list of settings")]
+    if grid != sorted(set(grid)):
+        raise ValueError(f"grid must increase strictly; got {grid}")
+    check_bool("up", up)
+    return grid + [next_setting(grid[-1], up=True)] if up else [next_setting(grid[0], up=False)] + grid
+
+
 def best_setting(means: Mapping[float, float]) -> tuple[float, Optional[bool]]:
-    """The setting with the highest mean validation accuracy (ties: the smallest) and where it lies:
-    ``False`` at the low end, ``True`` at the high end, ``None`` inside (a worse neighbour on both sides).
+    """The setting with the highest mean validation accuracy (ties: the smallest) and which end of the grid
+    must grow: ``False`` if the low end scores that highest mean, else ``True`` if the high end does (a tie
+    there counts too), else ``None`` (every setting at either end is worse: the best is bracketed).
 
     >>> best_setting({1e-4: 0.8, 3e-4: 0.9, 1e-3: 0.7})
     (0.0003, None)
     >>> best_setting({1e-4: 0.9, 3e-4: 0.8})
     (0.0001, False)
+    >>> best_setting({1e-4: 0.7, 3e-4: 0.9, 1e-3: 0.9})
+    (0.0003, True)
     """
     check_type("means", means, Mapping, "a mapping {setting: mean accuracy}")
     if len(means) < 2:
         raise ValueError(f"means must hold at least two settings; got {dict(means)}")
     ordered = sorted(means)
     best = max(ordered, key=lambda k: means[k])
-    return best, (False if best == ordered[0] else True if best == ordered[-1] else None)
+    top = means[best]
+    return best, (False if means[ordered[0]] == top else True if means[ordered[-1]] == top else None)
 
 
 _SHARED: dict = {}  # what the worker processes read; filled before the pool forks
@@ -220,7 +237,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             bracketed[m] = edge is None
             if edge is not None and added[m][edge] < MAX_EXTENSIONS:
                 added[m][edge] += 1
-                grids[m].insert(len(grids[m]) if edge else 0, next_setting(chosen[m], up=edge))
+                grids[m] = grow(grids[m], up=edge)
                 extended = True
         if not extended:
             break
