@@ -702,13 +702,15 @@ for seed in (first, second):
 # Hoffmann et al. counted it, and the answer moves to 0.5.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
-# **Aside.** Method 3's interval is a lower bound. Besiroglu et al. (2024) refitted Hoffmann
-# et al.'s third method to data read off the paper's figure: the published fit matched
-# the data poorly, disagreed with the first two methods, and came with confidence
-# intervals far too narrow for the few hundred runs behind it; their own refit agreed
-# with methods 1 and 2. Our parametric interval refits each bootstrap resample starting
-# from the full fit's parameters, and a refit that stays near its start understates the
-# spread; read it as at least that wide.
+# **Aside.** Method 3's interval is a lower bound. Besiroglu et al. (2024) rebuilt the
+# data of Hoffmann et al.'s third method from the paper's figure and refitted it. They
+# found that the published estimates "are inconsistent with their first two estimation
+# methods, fail at fitting the extracted data, and report implausibly narrow confidence
+# intervals--intervals this narrow would require over 600,000 experiments, while they
+# likely only ran fewer than 500" (abstract, arXiv 2404.10102); their own refit agrees
+# with methods 1 and 2. Our parametric interval has the same weak point: each bootstrap
+# resample is refitted starting from the full fit's parameters, and a refit that stops
+# near its start understates the spread. Read it as at least that wide.
 
 # %% [markdown] slideshow={"slide_type": "notes"}
 # **Aside.** What a sweep this small cannot compare with the paper. Our tokens are
@@ -1259,14 +1261,19 @@ quiz.show("14")
 # losses), and the reproduction test holds it to 1e-2. nbval passes under the native AVX2 kernels and under
 # `ATEN_CPU_CAPABILITY=default ONEDNN_MAX_CPU_ISA=SSE41 MKL_ENABLE_INSTRUCTIONS=SSE4_2`.
 #
-# **Learning rates: not re-tuned.** Section 3 shows the factor-2 rule costing up to 0.16 nats at 512 steps
-# and two sizes (`1x16`, `3x40`) whose optimum the search never bracketed from below. Re-tuning means
-# re-running the search (extended downwards until every optimum is bracketed) and then every run that
-# depends on the chosen rates, i.e. the whole sweep: about 40 CPU-minutes on one thread (2,430 CPU-seconds,
-# 2.2 hours of wall time on the shared 2-core machine that produced it), with the same command after
-# changing `lr_backoff` to 0 in `recipes/scaling_spec.py` (the chosen rate is then the best one found; a
-# search that also tries the chosen rates of this sweep would bracket `1x16` and `3x40`).
-# Until that is run, the exponents of sections 5 to 7 are the method's output on an untuned sweep.
+# **Learning rates: the re-tuned sweep is not shipped yet.** Section 3 shows the factor-2 rule costing
+# up to 0.16 nats at 512 steps and two sizes (`1x16`, `3x40`) whose optimum the search never bracketed
+# from below. The recipe now defaults to the re-tuned search: `lr_backoff` 0 (each size trains at its
+# lowest-loss rate) and `lr_bracket` 2 (the search extends downwards and upwards, with no floor at 1e-3,
+# until two tried rates on each side of the lowest loss are worse). The shipped file was made by the
+# earlier spec, which its recipe block records (`lr_backoff` 2; the earlier search stopped at one worse
+# rate on each side and never went below 1e-3, as the recipe's `HISTORY` says). The re-tuned sweep is
+# `python -m dl4nlp.recipes.scaling_sweep --out data/scaling_sweep.json --overwrite --threads 1 --no-progress
+# --reuse data/scaling_sweep.json` (`--reuse` reads, when the command starts, the 512-step search runs the two
+# specs share from the shipped file, so they are not trained again; the file is replaced only when every run
+# has finished, and a resumed command finds the rest in its work folder). It retrains every
+# run that depends on the chosen rates: about 40 CPU-minutes on one thread. Until it ships, the exponents
+# of sections 5 to 7 are the method's output on an untuned sweep.
 #
 # **FLOP counting.** `torch.utils.flop_counter` registers formulas for matrix products and for the CUDA
 # attention kernels (flash, memory-efficient, cuDNN), not for `_scaled_dot_product_flash_attention_for_cpu`,

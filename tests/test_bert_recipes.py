@@ -112,8 +112,30 @@ def test_learning_curve_steps_are_equal_across_budgets_when_asked(monkeypatch):
     for steps in (None, 96):
         monkeypatch.setitem(bert_learning_curve._SHARED, "steps", steps)
         for budget in (32, 512):
-            bert_learning_curve._unit(("classification", budget, 0, -1, {}))
+            bert_learning_curve._unit(("classification", budget, 0, "probe", 1e-3))
     assert seen == [50, 96, 96, 96]
+
+
+def test_learning_curve_grids_are_extended_until_the_best_setting_is_inside():
+    up = [bert_learning_curve.next_setting(1e-4, up=True)]
+    down = [bert_learning_curve.next_setting(1e-4, up=False)]
+    for _ in range(3):
+        up.append(bert_learning_curve.next_setting(up[-1], up=True))
+        down.append(bert_learning_curve.next_setting(down[-1], up=False))
+    assert up == [3e-4, 1e-3, 3e-3, 1e-2] and down == [3e-5, 1e-5, 3e-6, 1e-6]
+    grid = [3e-5, 1e-4, 3e-4]  # grows from its end, not from its best setting (which repeated a setting)
+    assert bert_learning_curve.grow(grid, up=True) == [3e-5, 1e-4, 3e-4, 1e-3]
+    assert bert_learning_curve.grow(grid, up=False) == [1e-5, 3e-5, 1e-4, 3e-4]
+    assert bert_learning_curve.best_setting({1e-4: 0.9, 3e-4: 0.8, 1e-3: 0.7}) == (1e-4, False)
+    assert bert_learning_curve.best_setting({1e-4: 0.7, 3e-4: 0.8, 1e-3: 0.9}) == (1e-3, True)
+    assert bert_learning_curve.best_setting({1e-4: 0.7, 3e-4: 0.9, 1e-3: 0.8}) == (3e-4, None)
+    assert bert_learning_curve.best_setting({1e-4: 0.7, 3e-4: 0.9, 1e-3: 0.9}) == (3e-4, True)  # a tie at the end
+    _, record = load_table(data_path("bert_learning_curve.csv"))
+    results = record["results"]
+    assert all(results["bracketed"].values()), results["bracketed"]  # every shipped choice has worse neighbours
+    for method, chosen in results["chosen_settings"].items():
+        grid = results["grids"][method]
+        assert grid[0] < chosen < grid[-1] and grid == sorted(set(grid))
 
 
 def test_learning_curve_refuses_bad_steps_before_any_work(tmp_path):

@@ -228,10 +228,11 @@ def test_the_recipe_resumes_to_the_same_numbers_and_never_overwrites(tmp_path):
         "1x16",
         "2x8",
     }
-    for search in whole["lr_search"].values():  # the best rate is bracketed by worse ones
+    for search in whole["lr_search"].values():  # the best rate is bracketed by two worse ones on each side
         losses = list(search["tried"].values())
-        assert min(losses) not in (losses[0], losses[-1]) and search["lowest_lr"] in map(float, search["tried"])
-        assert search["chosen_lr"] == pytest.approx(search["lowest_lr"] / 2, rel=1e-5)
+        best = losses.index(min(losses))
+        assert 2 <= best <= len(losses) - 3 and search["lowest_lr"] == float(list(search["tried"])[best])
+        assert search["chosen_lr"] == search["lowest_lr"]  # lr_backoff = 0: the lowest-loss rate itself
     assert {r["seed"] for r in whole["runs"].values()} == {0, 1}
     fixed = {(r["size"], r["seed"]) for r in whole["runs"].values() if "fixed_data" in r["roles"]}
     assert fixed == {(size, seed) for size in ("1x8", "1x16", "2x8") for seed in (0, 1)}
@@ -260,6 +261,26 @@ def test_the_recipe_resumes_to_the_same_numbers_and_never_overwrites(tmp_path):
     windows = CharData(load_text("tinyshakespeare.txt")).windows("heldout", 8, 16)
     again = continuation_metrics(models["1x16"], windows, chars, start=4, max_k=4)["loss"]
     assert again == pytest.approx(longest["final"]["loss"], abs=0.01)  # float16 storage changes it by less
+
+
+def test_reused_runs_are_those_the_sweep_would_train(tmp_path):
+    first = {**TINY, "shapes": (), "second_seed": None, "second_seed_levels": (), "lr_backoff": 1}
+    assert run_tiny(tmp_path, "first", spec=first) == 0
+    second = {**first, "lr_backoff": 0}
+    assert run_tiny(tmp_path, "reusing", "--reuse", str(tmp_path / "first.json"), spec=second) == 0
+    assert run_tiny(tmp_path, "fresh", spec=second) == 0
+    reusing, fresh = load_sweep(tmp_path / "reusing.json"), load_sweep(tmp_path / "fresh.json")
+    reused = {rid for rid, r in reusing["runs"].items() if r.get("reused_from") == "first.json"}
+    searched = {rid for rid, r in reusing["runs"].items() if "lr_search" in r["roles"]}
+    assert searched <= reused and set(reusing["runs"]) == set(fresh["runs"])
+    strip = ("wall_seconds", "cpu_seconds", "reused_from", "roles")
+    for rid, run in fresh["runs"].items():
+        assert {k: v for k, v in reusing["runs"][rid].items() if k not in strip} == {
+            k: v for k, v in run.items() if k not in strip
+        }
+    other = {**second, "context": 20}
+    with pytest.raises(ValueError, match="other run settings"):
+        run_tiny(tmp_path, "other", "--reuse", str(tmp_path / "first.json"), spec=other)
 
 
 def test_the_work_folder_is_keyed_by_the_spec(tmp_path):

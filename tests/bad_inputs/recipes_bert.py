@@ -107,6 +107,28 @@ def _():
     yield from vary(LC.grid, {}, "method", choice_variants(("pretrained", "scratch", "probe", "bag_of_words")))
 
 
+@cases("dl4nlp.recipes.bert_learning_curve.next_setting")
+def _():
+    good = dict(value=1e-4, up=True)
+    bad = [("zero", 0.0, "0.0"), ("off the ladder", 2e-4, "0.0002"), ("a string", "1e-4", "'1e-4'")]
+    yield from vary(LC.next_setting, good, "value", bad)
+    yield from vary(LC.next_setting, good, "up", [("a string", "yes", "str")])
+
+
+@cases("dl4nlp.recipes.bert_learning_curve.grow")
+def _():
+    good = dict(grid=[1e-4, 3e-4], up=True)
+    bad = [("decreasing", [3e-4, 1e-4], "0.0003"), ("a number", 1e-4, "float")]
+    yield from vary(LC.grow, good, "grid", bad)
+    yield from vary(LC.grow, good, "up", [("a string", "yes", "str")])
+
+
+@cases("dl4nlp.recipes.bert_learning_curve.best_setting")
+def _():
+    bad = [("one setting", {1e-4: 0.5}, "0.0001"), ("a list", [0.5, 0.6], "list")]
+    yield from vary(LC.best_setting, {}, "means", bad)
+
+
 @cases("dl4nlp.recipes.comma_ints")
 def _():
     """A command-line list's errors name the option (what the user typed), not the parameter ``text``."""

@@ -3,6 +3,7 @@
 Every case fails before any training starts.
 """
 
+import json
 import math
 
 import torch
@@ -189,6 +190,7 @@ def _():
     yield from vary(S, {}, "lr_base", [("zero", 0.0, "0.0"), ("a string", "1e-3", "str"), ("NaN", math.nan, "nan")])
     yield from vary(S, {}, "lr_factor", [("one", 1.0, "1.0"), ("a string", "2", "str")])
     yield from vary(S, {}, "lr_backoff", int_variants(0))
+    yield from vary(S, {}, "lr_bracket", int_variants(1))
     yield from vary(S, {}, "constant_sizes", [("not among sizes", ("9x8",), "9x8"), ("a bad size", ("9x9",), "'9x9'")])
     yield from vary(S, {}, "shape_reference", [("not among sizes", "9x8", "'9x8'")])
     yield from vary(S, {}, "second_seed", [("equal to seed", 0, "0"), ("a string", "1", "'1'")])
@@ -295,6 +297,20 @@ def _():
     yield from vary(W.Sweep, good, "device", [("an unknown name", "gpu0", "'gpu0'")])
     yield from vary(W.Sweep, good, "command", [("a list", ["python", "-m"], "list")])
     yield from vary(W.Sweep, good, "progress", [("a string", "yes", "str")])
+    yield from vary(W.Sweep, good, "reuse", [("a number", 3, "int"), ("a missing file", "missing.json", "missing")])
+
+
+@cases("dl4nlp.recipes.scaling_sweep.reusable_runs")
+def _():
+    other = scratch() / "other.json"
+    state = a_sweep().state
+    state["recipe"]["spec"] = {**state["recipe"]["spec"], "context": 20}
+    other.write_text(json.dumps(state), encoding="utf-8")
+    good = dict(spec=P.SweepSpec(**TINY_SPEC), path=other)
+    yield from vary(W.reusable_runs, good, "spec", [("a dict", dict(TINY_SPEC), "dict")])
+    yield from vary(
+        W.reusable_runs, good, "path", [("a number", 3, "int"), ("another sweep's settings", other, "other")]
+    )
 
 
 @cases("dl4nlp.recipes.scaling_sweep.Sweep.ensure")
@@ -312,7 +328,9 @@ def _():
     sweep = a_sweep()
     good = dict(size="1x8", start=5, budget=R.Budget())
     yield from vary(sweep.search, good, "size", [("not in the spec", "2x32", ("'2x32'", "1x8")), ("a number", 8, "8")])
-    yield from vary(sweep.search, good, "start", int_variants(1))
+    yield from vary(
+        sweep.search, good, "start", [("a float", 2.5, "2.5"), ("True", True, "True"), ("a string", "3", "'3'")]
+    )
     yield from vary(sweep.search, good, "budget", [("a number", 10, "int")])
 
 

@@ -49,6 +49,25 @@ def test_the_shipped_learning_curve_pre_training_helps_until_labels_are_many():
     assert statistics.mean(tagging) > experiment.FEW_MARGIN, tagging
 
 
+def test_the_shipped_learning_curve_chose_every_setting_inside_its_grid():
+    """Each method's chosen setting scores above both ends of its validation grid (so the comparison of section 6
+    does not rest on a grid cut off at its best end), and fine-tuning is flat from 1e-4 to 3e-3."""
+    rows = experiment.load_learning_curve()
+    chosen = experiment.chosen_settings()
+    validation = {}
+    for r in rows:
+        if r["task"] == "validation":
+            validation.setdefault(r["method"], {}).setdefault(float(r["setting"]), []).append(r["accuracy"])
+    assert set(validation) == set(chosen)
+    for method, by_setting in validation.items():
+        means = {k: statistics.mean(v) for k, v in sorted(by_setting.items())}
+        assert all(len(v) == 4 for v in by_setting.values()), method  # 2 budgets x 2 seeds
+        ends = (min(means), max(means))
+        assert all(means[end] < means[chosen[method]] for end in ends), (method, means)
+    flat = [statistics.mean(v) for k, v in validation["pretrained"].items() if 1e-4 <= k <= 3e-3]
+    assert max(flat) - min(flat) < 0.005, flat
+
+
 def test_the_shipped_mask_sweep_too_few_targets_fall_behind_and_too_much_masking_turns_the_curve_for_every_seed():
     rows = experiment.load_mask_sweep()
     by_seed = experiment.sweep_by_seed(rows)

@@ -5,9 +5,10 @@
 Phases, each resumable (run the same command again after an interruption):
 
 1. learning-rate search: for each size, cosine runs of ``lr_search_steps`` steps at peak rates on a grid
-   of factor sqrt(2), starting from the previous size's best and extended until the lowest loss is
-   bracketed; the size's rate is a factor 2 below the lowest-loss rate (the loss is flat there, and the
-   rate at which training stalls, just above the lowest-loss one, moves from seed to seed);
+   of factor sqrt(2), starting from the previous size's best and extended downwards and upwards until
+   ``lr_bracket`` tried rates on each side of the lowest loss are worse (two on each side by default:
+   the loss against the rate is bumpy at this budget, so one worse neighbour does not bracket it);
+   the size's rate is ``lr_backoff`` grid steps below the lowest-loss rate (0 by default: that rate);
 2. the grid: for each size and each compute level C (counted training FLOPs), one cosine run of
    round(C / (FLOPs per token x tokens per step)) steps, if that lies in [min_steps, max_steps],
    so that every run sits on an IsoFLOP line (Hoffmann et al. 2022, approaches 1-3);
@@ -22,7 +23,10 @@ Phases, each resumable (run the same command again after an interruption):
 Everything is written to a work folder keyed by the spec (a different spec never resumes another's
 runs); only when every run is finished are ``--out`` and ``<stem>_models.pt`` (each size's longest
 cosine run, float16, in the ``dl4nlp.checkpoint`` format) written, and never over existing files
-without ``--overwrite``. Taught in notebook 14.
+without ``--overwrite``. ``--reuse FILE`` takes the records of finished runs from an earlier sweep's
+results file whose runs share every setting (a run is a function of its size, schedule, steps, rate,
+seed and those settings): plain cosine runs whose weights are not shipped, marked ``reused_from``.
+Taught in notebook 14.
 """
 
 from __future__ import annotations
@@ -71,7 +75,15 @@ from dl4nlp.sweep import MODELS_KIND, CharData, decay_start, model_config
 class Sweep:
     """The sweep's state in its work folder (``state.json`` after every finished run) and its phases."""
 
-    def __init__(self, spec: SweepSpec, workdir: Path, device: torch.device, command: str = "", progress: bool = False):
+    def __init__(
+        self,
+        spec: SweepSpec,
+        workdir: Path,
+        device: torch.device,
+        command: str = "",
+        progress: bool = False,
+        reuse: Optional[Path] = None,
+    ):
         check_type("spec", spec, SweepSpec, "a SweepSpec")
         workdir, device = check_path("workdir", workdir), check_device("device", device)
         check_str("command", command)
@@ -79,6 +91,11 @@ class Sweep:
         self.spec, self.workdir, self.device = spec, workdir, device
         self.data = CharData(load_text(spec.corpus), spec.heldout_fraction)
         self.settings = spec.settings()
+        if reuse is not None:
+            reuse = check_path("reuse", reuse)
+            if not Path(reuse).is_file():
+                raise FileNotFoundError(f"reuse must be an earlier sweep's results file; {reuse} does not exist")
+        self.reusable, self.reuse_name = ({}, "") if reuse is None else (reusable_runs(spec, reuse), Path(reuse).name)
         self.path = self.workdir / "state.json"
         if self.path.exists():
             self.state = json.loads(self.path.read_text(encoding="utf-8"))
@@ -138,6 +155,13 @@ class Sweep:
         check_type("budget", budget, Budget, "a Budget")
         check_bool("keep_model", keep_model)
         record = self.state["runs"].get(run.id)
+        if record is None and not keep_model and run.schedule == "cosine" and run.branch is None:
+            stored = self.reusable.get(run.id)
+            if stored is not None and stored["steps"] == run.steps and stored["peak_lr"] == run.lr:
+                record = {**stored, "roles": [], "reused_from": self.reuse_name}
+                for key in ("level",):  # what an earlier role added
+                    record.pop(key, None)
+                self.state["runs"][run.id] = record
         if record is None:
             self.bar.set_postfix(run=run.id)
             record = train_run(run, self.data, self.settings, self.workdir, self.device, budget, keep_model)
@@ -151,34 +175,35 @@ class Sweep:
         return record
 
     def search(self, size: str, start: int, budget: Budget) -> tuple[int, int]:
-        """Grid indices (chosen, lowest-loss) of the peak learning rate of ``size``: try start-1, start, start+1
-        and extend towards
-        the better edge until the lowest loss is bracketed; then step ``lr_backoff`` times lower. The loss is
-        flat near its lowest rate and breaks down just above it, at a rate that moves from seed to seed."""
+        """Grid indices (chosen, lowest-loss) of the peak learning rate of ``size``: try the rates within
+        ``lr_bracket`` grid steps of ``start`` and extend the tried range downwards and upwards until
+        ``lr_bracket`` tried rates on each side of the lowest loss are worse; the chosen rate is ``lr_backoff``
+        grid steps below the lowest-loss one."""
         if size not in self.spec.sizes + self.spec.shapes:
             raise ValueError(
                 f"size must be one of the spec's sizes or shapes {self.spec.sizes + self.spec.shapes}; got {size!r}"
             )
-        check_int("start", start, low=1)  # the grid index start - 1 must exist
+        check_int("start", start, low=None)
         check_type("budget", budget, Budget, "a Budget")
         spec, losses = self.spec, {}
-        todo = [start - 1, start, start + 1]
+        todo = list(range(start - spec.lr_bracket, start + spec.lr_bracket + 1))
         while todo:
             for k in todo:
                 run = Run(size, "cosine", spec.lr_search_steps, spec.lr(k), spec.seed)
                 record = self.ensure(run, "lr_search", budget)
                 losses[k] = math.inf if record["diverged"] else record["curve"][-1]["heldout_loss"]
             best = min(losses, key=losses.get)
-            todo = [best - 1] if best == min(losses) and best > 0 else [best + 1] if best == max(losses) else []
-        chosen = max(0, best - spec.lr_backoff)
+            todo = [k for k in range(best - spec.lr_bracket, best + spec.lr_bracket + 1) if k not in losses]
+        chosen = best - spec.lr_backoff
         self.state["lr_search"][size] = {
             "steps": spec.lr_search_steps,
             "tried": {f"{spec.lr(k):.6g}": losses[k] for k in sorted(losses)},
             "lowest_lr": spec.lr(best),
             "chosen_lr": spec.lr(chosen),
             "rule": f"cosine runs of {spec.lr_search_steps} steps at rates a factor {spec.lr_factor:.4g} apart, "
-            f"extended until the lowest final held-out loss is bracketed; the chosen rate is {spec.lr_backoff} grid "
-            f"steps (a factor {spec.lr_factor**spec.lr_backoff:.3g}) below the lowest-loss rate",
+            f"extended until the {spec.lr_bracket} tried rates on each side of the lowest final held-out loss are "
+            f"worse; the chosen rate is {spec.lr_backoff} grid steps (a factor {spec.lr_factor**spec.lr_backoff:.3g}) "
+            "below the lowest-loss rate",
         }
         self.save()
         return chosen, best
@@ -221,6 +246,27 @@ class Sweep:
         self.state["complete"] = True
         self.save()
         return self.state
+
+
+def reusable_runs(spec: SweepSpec, path: Path) -> dict:
+    """The finished runs of an earlier sweep's results file ``path`` ({run id: record}), if that sweep shared
+    every setting a run depends on (``SweepSpec.settings``, corpus, held-out fraction, characters); else an
+    error."""
+    check_type("spec", spec, SweepSpec, "a SweepSpec")
+    path = check_path("path", path)
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"path must be an earlier sweep's results file; {path} does not exist")
+    state = json.loads(Path(path).read_text(encoding="utf-8"))
+    _check_state(state)
+    other = SweepSpec(**state["recipe"]["spec"])
+    same = other.settings() == spec.settings() and (other.corpus, other.heldout_fraction) == (
+        spec.corpus,
+        spec.heldout_fraction,
+    )
+    chars = CharData(load_text(spec.corpus), spec.heldout_fraction).chars
+    if not same or state["chars"] != chars:
+        raise ValueError(f"path {path} comes from a sweep with other run settings; its runs cannot be reused")
+    return {rid: r for rid, r in state["runs"].items() if r.get("branch") is None and r["schedule"] == "cosine"}
 
 
 def _check_state(state) -> None:
@@ -318,6 +364,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, help="stop this session after about this many steps")
     p.add_argument("--estimate", action="store_true", help="print the plan's estimated CPU time; train nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--reuse", type=Path, default=None, help="an earlier sweep's results file whose identical runs are reused"
+    )
     return p
 
 
@@ -342,7 +391,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     check_output(models_path(out), overwrite=args.overwrite, suffix=".pt")
     started = time.perf_counter()
     workdir = args.workdir or default_workdir(spec)
-    sweep = Sweep(spec, workdir, device, command_line("scaling_sweep", argv), progress=not args.no_progress)
+    sweep = Sweep(
+        spec, workdir, device, command_line("scaling_sweep", argv), progress=not args.no_progress, reuse=args.reuse
+    )
     budget = Budget(args.max_steps, on_steps=lambda n, rid, loss: sweep.bar.update(n))
     try:
         state = sweep.run_all(budget)
