@@ -996,40 +996,34 @@ claim("on 9 tokens the measured patterns are a window of 5, a window of 3, every
 # - A language model factors the probability of a text into next-token probabilities,
 #   $p(x_1, \dots, x_T) = \prod_t p(x_t \mid x_1, \dots, x_{t-1})$. Counting estimates them: a unigram
 #   model ignores the context, a bigram model keeps the previous character.
-# - Add-one smoothing, $(n + 1) / (N + V)$, keeps every probability above zero. It costs something on
-#   what was seen (every one of the 591 q's is followed by u, yet $p(u \mid q) = 0.902$) and saves
-#   everything on what was not: 176 held-out predictions are pairs never seen in training, and
-#   one zero makes the perplexity infinite.
+# - Add-one smoothing, $(n + 1) / (N + V)$, keeps every probability above zero: 176 held-out
+#   predictions are pairs never seen in training, and one zero makes the perplexity infinite.
 # - The loss is the mean negative log-probability of the true next token; the perplexity $e^{\text{loss}}$
-#   is the number of equally likely choices the model is as unsure as. On held-out Shakespeare:
-#   65 for guessing, 28.8 for unigram counts, 11.9 for bigram counts.
-# - Score on held-out text: every count model does better on the text it was counted on (bigram
-#   11.6 against 11.9 with a million characters; 2,000 characters widen the gap). Context is worth
-#   more than data: a bigram model of 2,000 characters (21.8) beats the unigram model of 1,059,624
-#   (28.8).
+#   is 65 for guessing, 28.8 for unigram counts, 11.9 for bigram counts on held-out Shakespeare.
+# - Score on held-out text: every count model does better on its own text. Context is
+#   worth more than data: a bigram model of 2,000 characters (21.8) beats the unigram model of
+#   1,059,624 (28.8).
 # - Counting longer contexts explodes ($65^6$ entries for five characters). Bengio et al.'s neural
 #   language model learns a vector per token, concatenates the context's vectors and maps them through
 #   one tanh layer to a softmax: with 19,793 parameters and five characters of context it reaches a
-#   held-out perplexity around 8 against the bigram's 11.9, on the same 55,769 predictions, in 600
-#   training steps.
+#   held-out perplexity around 8 against the bigram's 11.9.
 # - Averaging the five vectors (CBOW) saves 8,192 parameters and 44% of the operations per prediction
-#   but forgets the order, and ends around 17, worse than the bigram model.
-# - Skip-gram learns 50 numbers per word by telling real neighbours from random words; word classes
-#   cluster (cosine about 0.39 within, 0.16 between), but *left* gets one vector for two meanings.
+#   but forgets the order: about 17, worse than the bigram model.
+# - Skip-gram learns 50 numbers per word by telling real neighbours from random ones; word classes
+#   cluster (cosine 0.39 within, 0.16 between), but *left* gets one vector for two meanings.
 # - A convolution of width $k$ is a learned $k$-gram detector; $L$ stacked layers see $k + (k-1)(L-1)$
-#   tokens. On the treebank's genres Kim's TextCNN scores about 0.48, above the majority's 0.26 but below
-#   a bag of words' 0.54: with 2,001 sentences, single words are the cue.
+#   tokens. On the treebank's genres the TextCNN (about 0.48) beats the majority (0.26) but not a bag of
+#   words (0.54): with 2,001 sentences, single words are the cue.
 # - One layer on 64 tokens: a window MLP reaches 4 positions, a width-3 CNN 2, an RNN and self-attention
 #   63, the RNN in 64 steps one after the other.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
-# The neural model of section 4 reads a fixed window of five characters; anything earlier is lost,
-# and a longer window means more weights. Chapter 03 trains a recurrent neural network, which reads
-# the whole text one character at a time with the same weights at every step, as a character
-# language model on the same split, compares it with these baselines, and asks why such a network
-# still forgets what it read a few dozen characters earlier.
+# The neural model of section 4 reads a fixed window of five characters; anything earlier is lost.
+# Chapter 03 trains a recurrent network, which reads the whole text one character at a time with the
+# same weights at every step, on the same split, and asks why it still forgets what it read a few
+# dozen characters earlier.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
