@@ -1,4 +1,4 @@
-"""A minimal reader of CoNLL-U files, for the Universal Dependencies English Web Treebank (chapters 02 and 13).
+"""English-EWT sentences as words, part-of-speech tags and genre (chapters 02, 13), read by `dl4nlp.dependency_trees`.
 
 A CoNLL-U file holds sentences separated by blank lines; each sentence has
 comment lines (``# sent_id = ...``, ``# text = ...``) and one line per token
@@ -24,6 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+from dl4nlp import dependency_trees
 from dl4nlp._checks import check_file
 
 GENRES = ("answers", "email", "newsgroup", "reviews", "weblog")
@@ -42,52 +43,16 @@ class Sentence(NamedTuple):
 
 
 def read_conllu(path) -> list[Sentence]:
-    """Every sentence of the CoNLL-U file ``path``, in order.
+    """Every sentence of the CoNLL-U file ``path``, in order: ``dl4nlp.dependency_trees.read_conllu``'s, with
+    the words, their tags and the genre only.
 
     Raises ``ValueError`` naming the line when a sentence has no ``sent_id``,
     a token line does not have 10 columns, or the file holds no sentence.
     """
-    path = check_file("path", path, "a CoNLL-U file")
-    sentences: list[Sentence] = []
-    sent_id, words, upos, start = None, [], [], 1
-
-    def finish(line_number: int) -> None:
-        nonlocal sent_id, words, upos
-        if words or sent_id is not None:
-            if sent_id is None:
-                raise ValueError(
-                    f"{Path(path).name}: the sentence ending at line {line_number} has no '# sent_id = ...'"
-                )
-            if not words:
-                raise ValueError(f"{Path(path).name}: sentence {sent_id!r} (line {start}) has no tokens")
-            sentences.append(Sentence(sent_id, sent_id.split("-", 1)[0], tuple(words), tuple(upos)))
-        sent_id, words, upos = None, [], []
-
-    with open(path, encoding="utf-8") as lines:
-        number = 0
-        for number, line in enumerate(lines, start=1):
-            line = line.rstrip("\n")
-            if not line.strip():
-                finish(number)
-                continue
-            if not words and sent_id is None:
-                start = number
-            if line.startswith("#"):
-                key, _, value = line[1:].partition("=")
-                if key.strip() == "sent_id":
-                    sent_id = value.strip()
-                continue
-            columns = line.split("\t")
-            if len(columns) != 10:
-                raise ValueError(
-                    f"{Path(path).name}, line {number}: a token line must have 10 tab-separated columns; "
-                    f"got {len(columns)}: {line[:60]!r}"
-                )
-            if "-" in columns[0] or "." in columns[0]:  # a multi-word token or an empty node
-                continue
-            words.append(columns[1])
-            upos.append(columns[3])
-        finish(number + 1)
-    if not sentences:
-        raise ValueError(f"path must be a CoNLL-U file with at least one sentence; {Path(path).name} has none")
-    return sentences
+    path = Path(check_file("path", path, "a CoNLL-U file"))
+    return [
+        Sentence(
+            s.sent_id, s.sent_id.split("-", 1)[0], tuple(t.form for t in s.tokens), tuple(t.upos for t in s.tokens)
+        )
+        for s in dependency_trees.read_conllu(path)
+    ]

@@ -23,11 +23,13 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 import matplotlib.pyplot as plt
 import torch
 
+from dl4nlp import dependency_trees
 from dl4nlp._checks import (
     check_choice,
     check_file,
@@ -507,28 +509,11 @@ POS_LIVE_BUDGET, POS_LIVE_STEPS, POS_LIVE_TEST = 128, 20, 200  # the notebook's 
 
 
 def _read_upos(path) -> list[tuple[list[str], list[int], str]]:
-    """(words, UPOS tag ids, text) of every sentence of a CoNLL-U file; multiword tokens and empty nodes skipped."""
-    sentences, words, tags, text = [], [], [], ""
-    with open(check_file("path", path, "a CoNLL-U file"), encoding="utf-8") as handle:
-        for line in handle:
-            line = line.rstrip("\n")
-            if line.startswith("# text = "):
-                text = line[len("# text = ") :]
-            elif not line:
-                if words:
-                    sentences.append((words, tags, text))
-                words, tags, text = [], [], ""
-            elif not line.startswith("#"):
-                fields = line.split("\t")
-                if len(fields) != 10:
-                    raise ValueError(f"path must be a CoNLL-U file (10 tab-separated fields); got {line!r} in {path}")
-                if "-" in fields[0] or "." in fields[0]:
-                    continue
-                words.append(fields[1])
-                tags.append(UPOS.index(fields[3]))
-    if words:
-        sentences.append((words, tags, text))
-    return sentences
+    """(words, UPOS tag ids, text) of every sentence of a CoNLL-U file (``dl4nlp.dependency_trees.read_conllu``)."""
+    return [
+        ([t.form for t in s.tokens], [UPOS.index(t.upos) for t in s.tokens], s.text)
+        for s in dependency_trees.read_conllu(Path(check_file("path", path, "a CoNLL-U file")))
+    ]
 
 
 @lru_cache(maxsize=1)
