@@ -980,19 +980,18 @@ claim("it stays above the unigram baseline at every rate",
 # ## Summary
 #
 # - BERT's input is `[CLS] A [SEP] B [SEP]`, embedded as token + segment + position, then LayerNorm; the lecture's pair has 10 positions with our vocabulary.
-# - Masking chooses 15 % of the ordinary tokens (80 % `[MASK]`, 10 % random, 10 % unchanged), every count inside its binomial interval on 4,000 pairs; our random replacements are never special tokens (Hugging Face's can be: 999 of `bert-base-uncased`'s 30,522 entries are not words); whole-word masking chooses words, not pieces.
-# - A tiny pre-LN BERT of 967,426 parameters, pre-trained on two books with chapter 12's vocabulary, fills in held-out blanks more than 2.5 times as often as the unigram baseline and tells next sentences from random ones better than chance (above 0.65).
+# - Masking chooses 15 % of the ordinary tokens (80 % `[MASK]`, 10 % random, 10 % unchanged), every count inside its binomial interval on 4,000 pairs; whole-word masking chooses words, not pieces.
+# - A tiny BERT of 967,426 parameters, pre-trained on two books, fills in held-out blanks more than 2.5 times as often as the unigram baseline and tells next sentences from random ones (above 0.65).
 # - Adapted to tell dialogue from narration, with the same 96 training steps at every budget, the pre-trained encoder beats the same model trained from scratch with up to 256 labels (its frozen features, a linear probe, by more than 5 points for every seed; fine-tuning all weights by more than 5 on average, and no better than the probe); the gain shrinks as labels grow, at 512 labels it is under 4 points, and a bag of words is within 3 points of either throughout (3 seeds, 32 to 512 labels).
 # - Masked LM, causal LM, span corruption, text infilling and replaced-token detection differ in what is read, what is predicted, and where the loss is; ELECTRA's discriminator is graded at every position.
-# - Tagging parts of speech of web text (EWT), the fine-tuned tiny BERT beats the same model from scratch by more than 4 points and the majority tag per word at every budget from 32 to 2,001 sentences (0.862 against 0.824 with 2,001, seed 0); from scratch never reaches that baseline (2 seeds).
+# - Tagging parts of speech of web text, the fine-tuned tiny BERT beats the same model from scratch by more than 4 points and the majority tag per word at every budget (0.862 against 0.824 with 2,001 sentences); from scratch never reaches that baseline.
 # - Too much masking starves the model of context: scored with more and more of its input masked, the tiny BERT loses more than 10 points from 15 % to 100 %.
-# - BERT-base has 109.5M parameters (the paper's 110M), BERT-large 335.1M (the paper says 340M); a fifth of BERT-base is its token embedding.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
 #
-# Chapter 14 asks how the loss falls as models, data and compute grow: the
-# scaling laws that say how big a model should be, and how long to train it.
+# Chapter 14 asks how the loss falls as models, data and compute grow: how big
+# a model should be, and how long to train it.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## References
