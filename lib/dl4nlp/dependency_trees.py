@@ -76,9 +76,9 @@ def read_conllu(source: Union[str, Path]) -> list[Sentence]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             if tokens:
+                sentences.append(_sentence(sent_id, text, tokens, path))  # checks that it is a tree
                 if not sent_id:
                     raise ValueError(f"{path}, line {number}: the sentence ending here has no '# sent_id = ...' line")
-                sentences.append(_sentence(sent_id, text, tokens, path))
             tokens, text, sent_id = [], "", ""
         elif line.startswith("# text = "):
             text = line[len("# text = ") :]
@@ -94,7 +94,7 @@ def read_conllu(source: Union[str, Path]) -> list[Sentence]:
             index, form, _, upos, xpos, feats, head, deprel = columns[:8]
             tokens.append(Token(int(index), form, upos, xpos, _features(feats), int(head), deprel))
     if not sentences:
-        raise ValueError(f"{path} must hold CoNLL-U sentences; it has none")
+        raise ValueError(f"{path} holds no CoNLL-U sentences: it must have at least one; it has none")
     return sentences
 
 
