@@ -796,6 +796,98 @@ def english_to_french(device):
     ]
 
 
+@case(
+    "textcnn.TextCNN.forward",
+    "textcnn.TextCNN.features",
+    "textcnn.TextCNN.activations",
+    "experiments.before_recurrence.top_ngrams",
+)
+def text_convolutions(device):
+    """Chapter 02's TextCNN on ids on the device; ``top_ngrams`` takes EWT sentences, as the notebook holds them."""
+    from dl4nlp.ewt import GENRES
+    from dl4nlp.experiments.before_recurrence import genre_data, top_ngrams
+    from dl4nlp.textcnn import TextCNN, TextCNNConfig
+
+    data = genre_data()
+    config = TextCNNConfig(len(data.words), len(GENRES), embed_dim=4, widths=(2, 3), filters=3, dropout=0.0)
+    model = seeded(lambda: TextCNN(config), device)
+    ids = data.test_ids[:4, :9].to(device)
+    return [
+        model(ids),
+        model.features(ids),
+        model.activations(ids),
+        top_ngrams(model, data.test[:6], width_index=1, filter_index=2, top=3),
+    ]
+
+
+@case("experiments.before_recurrence.BagOfWords.forward", "experiments.before_recurrence.WindowMLP.forward")
+def before_recurrence_modules(device):
+    from dl4nlp.experiments.before_recurrence import BagOfWords, WindowMLP
+
+    bag = seeded(lambda: BagOfWords(7, 3), device)
+    with torch.no_grad():  # the weights start at zero; give them values so the logits depend on the words
+        bag.weights.weight.copy_(cpu_randn(7, 3, seed=5).to(device))
+    ids, x = on(device, cpu_ids(3, 5, high=7), cpu_randn(2, 6, 4))
+    return [bag(ids), seeded(lambda: WindowMLP(4, 3), device)(x)]
+
+
+@case(
+    "vit.ViT.forward",
+    "vit.ViT.cls_attention",
+    "vit.cls_attention",
+    "vit.MLPClassifier.forward",
+    "vit.CNNClassifier.forward",
+    "vit.accuracy",
+    "vit.train_classifier",
+)
+def vision_transformer(device):
+    """Chapter 11's digit classifiers; ``accuracy`` and ``train_classifier`` take images already on the device."""
+    from dl4nlp import vit
+
+    images, labels = on(device, cpu_randn(6, 4, 4).sigmoid(), cpu_ids(6, high=3))
+    model = seeded(
+        lambda: vit.ViT(image_size=4, patch=2, d_model=8, n_heads=2, n_layers=2, d_ff=16, n_classes=3), device
+    )
+    out = [model(images), model.cls_attention(), vit.cls_attention(model.encoder)]
+    baselines = (
+        seeded(lambda: vit.MLPClassifier(image_size=4, hidden=8, n_classes=3), device),
+        seeded(lambda: vit.CNNClassifier(image_size=4, channels=2, hidden=4, n_classes=3), device),
+    )
+    for classifier in (model, *baselines):
+        losses = vit.train_classifier(classifier, images, labels, steps=3, batch_size=4, lr=1e-4)
+        out += [classifier(images), losses, vit.accuracy(classifier, images, labels)]  # trained: by its outputs
+    return out
+
+
+@case("bptt.train_truncated_bptt")
+def truncated_backprop_training(device):
+    model = seeded(lambda: rnn.RecurrentLM(6, hidden_size=5, kind="lstm", embedding_dim=3), device)
+    streams = cpu_ids(2, 10, high=6)  # on the CPU, as notebook 03 holds them: the loop moves them to the model
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = bptt.train_truncated_bptt(model, streams, 4, optimiser, clip_norm=0.5)
+    return [losses, model(streams.to(device))[0]]
+
+
+@case("experiments.lstm.lm_loss")
+def character_lm_loss(device):
+    model = seeded(lambda: rnn.RecurrentLM(7, hidden_size=5, kind="gru", embedding_dim=3), device)
+    ids = cpu_ids(2 * lstm_experiment.LM_WINDOW + 3, high=7)  # on the CPU, as chapter 04's text split holds them
+    return lstm_experiment.lm_loss(model, ids)
+
+
+@case("recursive.RecursiveCell.forward", "recursive.compose")
+def recursive_network(device):
+    """Chapter 05's recursive cell, one node at a time and composed along a dependency tree, on the device."""
+    from dl4nlp.dependency_trees import read_conllu
+    from dl4nlp.recursive import RecursiveCell, compose
+
+    cell = seeded(lambda: RecursiveCell(embedding_dim=4, hidden_size=3, seed=0), device)
+    e, h1, h2 = on(device, cpu_randn(4, seed=1), cpu_randn(3, seed=2), cpu_randn(3, seed=3))
+    sentence = read_conllu("en_ewt-ud-dev.conllu")[0]
+    embeddings = cpu_randn(len(sentence.tokens), 4, seed=4).to(device)
+    return [cell(e, []), cell(e, [h1, h2]), compose(sentence, embeddings, cell)]
+
+
 # --- comparing -----------------------------------------------------------------------------------------
 def assert_agree(got: Any, expected: Any, where: str = "result") -> None:
     """``got`` (from another device) equals ``expected`` (from the CPU): exactly, or within RTOL/ATOL for floats."""
@@ -891,6 +983,7 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
             "diagrams.unrolled_rnn",
             "diagrams.multi_head_attention_diagram",
             "diagrams.seq2seq_diagram",
+            "diagrams.textcnn_diagram",
         ),
         "draws the model's structure from its config and modules; no tensors",
     ),
@@ -914,6 +1007,9 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
     "alibi.ALiBiAttention.from_torch": "always raises TypeError (no PyTorch module adds linear biases): no tensors",
     "experiments.transformer.generation_step_seconds": "a wall-clock timing of one generation step, not a result",
     "experiments.transformer.sampling_explorer": "a widget's controls around sampling.generate (which has a case)",
+    "experiments.transformer.cls_attention_figure": "draws the [CLS] weights it is given (its `attention` is a "
+    "tensor, not a module) with matplotlib; runs no model (vit.cls_attention, which computes them, has a case)",
+    "experiments.lstm.sweep_accuracies": "reads accuracies out of the shipped sweep's table; its `model` is a name",
 }
 
 
