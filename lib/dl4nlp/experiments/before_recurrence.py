@@ -437,7 +437,7 @@ def top_ngrams(model: TextCNN, sentences, width_index: int, filter_index: int, t
     sentences = list(sentences)
     ids = data.encode(sentences) if ids is None else ids
     with torch.no_grad(), evaluating(model):
-        activation = model.activations(ids)[width_index][:, filter_index]  # (N, T - k + 1)
+        activation = model.activations(ids.to(next(model.parameters()).device))[width_index][:, filter_index].cpu()
     width = model.config.widths[width_index]
     found: dict[str, float] = {}
     for flat in activation.flatten().argsort(descending=True).tolist():

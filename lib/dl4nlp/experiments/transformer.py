@@ -1264,6 +1264,7 @@ def cls_attention_figure(images: torch.Tensor, attention: torch.Tensor, labels, 
     cols = W // patch
     if not isinstance(attention, torch.Tensor) or tuple(attention.shape) != (B, cols * (H // patch)):
         raise ValueError(f"attention must have shape ({B}, {cols * (H // patch)}); got {given(attention)}")
+    images, attention = images.detach().cpu(), attention.detach().cpu()  # drawn on the CPU, wherever computed
     fig, axes = plt.subplots(2, B, figsize=(1.7 * B, 3.8), squeeze=False)
     top = float(attention.max())
     for j in range(B):
