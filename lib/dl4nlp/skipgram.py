@@ -339,6 +339,24 @@ def nearest(vectors: torch.Tensor, vocab: SkipGramVocab, word: str, k: int = 5) 
     return [(vocab.itos[j], round(c, 4)) for j, c in zip(top.indices.tolist(), top.values.tolist())]
 
 
+def _class_cosines_matrix(
+    vectors: torch.Tensor, vocab: SkipGramVocab, classes: dict[str, Sequence[str]], min_words: int
+) -> tuple[torch.Tensor, list[str]]:
+    """Cosines between every pair of the classes' words (W, W), and each word's class, in the classes' order."""
+    check_type("vocab", vocab, SkipGramVocab, "a SkipGramVocab")
+    if not isinstance(classes, dict) or len(classes) < 2:
+        raise ValueError(f"classes must be a dict of at least two classes (name -> words); got {given(classes)}")
+    unit = _unit(vectors)
+    ids, labels = [], []
+    for label, members in classes.items():
+        members = check_strings(f"classes[{label!r}]", members)
+        if len(members) < min_words:
+            raise ValueError(f"classes[{label!r}] must hold at least {min_words} words; got {members}")
+        ids += [vocab.id(w) for w in members]
+        labels += [label] * len(members)
+    return unit[ids] @ unit[ids].T, labels
+
+
 def class_cosines(
     vectors: torch.Tensor, vocab: SkipGramVocab, classes: dict[str, Sequence[str]]
 ) -> tuple[float, float]:
@@ -349,20 +367,9 @@ def class_cosines(
     >>> class_cosines(v, vocab, {"x": ["a", "b"], "y": ["c", "d"]})
     (1.0, 0.0)
     """
-    check_type("vocab", vocab, SkipGramVocab, "a SkipGramVocab")
-    if not isinstance(classes, dict) or len(classes) < 2:
-        raise ValueError(f"classes must be a dict of at least two classes (name -> words); got {given(classes)}")
-    unit = _unit(vectors)
-    ids, labels = [], []
-    for label, members in classes.items():
-        members = check_strings(f"classes[{label!r}]", members)
-        if len(members) < 2:
-            raise ValueError(f"classes[{label!r}] must hold at least two words; got {members}")
-        ids += [vocab.id(w) for w in members]
-        labels += [label] * len(members)
-    cosines = unit[ids] @ unit[ids].T
+    cosines, labels = _class_cosines_matrix(vectors, vocab, classes, min_words=2)
     same = torch.tensor([[a == b for b in labels] for a in labels])
-    off_diagonal = ~torch.eye(len(ids), dtype=torch.bool)
+    off_diagonal = ~torch.eye(len(labels), dtype=torch.bool)
     return cosines[same & off_diagonal].mean().item(), cosines[~same].mean().item()
 
 
@@ -387,19 +394,10 @@ def same_class_neighbours(vectors: torch.Tensor, vocab: SkipGramVocab, classes: 
     >>> same_class_neighbours(v, vocab, {"x": ["a", "b"], "y": ["c", "d"]})
     1.0
     """
-    check_type("vocab", vocab, SkipGramVocab, "a SkipGramVocab")
-    if not isinstance(classes, dict) or len(classes) < 2:
-        raise ValueError(f"classes must be a dict of at least two classes (name -> words); got {given(classes)}")
-    unit = _unit(vectors)
-    ids, labels = [], []
-    for label, members in classes.items():
-        members = check_strings(f"classes[{label!r}]", members)
-        ids += [vocab.id(w) for w in members]
-        labels += [label] * len(members)
-    cosines = unit[ids] @ unit[ids].T
+    cosines, labels = _class_cosines_matrix(vectors, vocab, classes, min_words=1)
     cosines.fill_diagonal_(-math.inf)
     best = cosines.argmax(dim=1).tolist()
-    return sum(labels[i] == labels[j] for i, j in enumerate(best)) / len(ids)
+    return sum(labels[i] == labels[j] for i, j in enumerate(best)) / len(labels)
 
 
 @dataclass(frozen=True)
