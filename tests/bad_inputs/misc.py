@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import torch
 from torch import nn
 
-from bad_inputs.harness import cases, exempt, int_variants, vary
+from bad_inputs.harness import cases, exempt, int_variants, scratch, semantic, vary
 from dl4nlp import notebook, recipes, tasks, tokenize, train
 from dl4nlp import widgets as W
 from dl4nlp.rnn import RecurrentClassifier
@@ -50,6 +50,18 @@ def _():
         [("one string, not a list", "--out a.pt", "str"), ("numbers", [1, 2], "int")],
     )
     yield from vary(recipes.command_line, dict(name="x", argv=[]), "name", [("None", None, "None")])
+
+
+@cases("dl4nlp.recipes.seeded_table_run")
+def _():
+    out = str(scratch() / "table.json")
+    good = dict(name="x", doc="d", argv=["--out", out], seeds=2, seeds_help="s", resume_help="r")
+    yield from vary(recipes.seeded_table_run, good, "name", [("empty", "", "''")])
+    run = recipes.seeded_table_run
+    csv = ["--out", str(scratch() / "table.csv")]
+    yield semantic("argv: an output that is not .json", lambda: run(**{**good, "argv": csv}), ".json")
+    no_seeds = ["--out", out, "--seeds", "0"]
+    yield semantic("argv: no seeds", lambda: run(**{**good, "argv": no_seeds}), ("--seeds", "0"))
 
 
 def _args(**values):

@@ -44,7 +44,7 @@ from dl4nlp._checks import (
     check_strings,
     check_type,
 )
-from dl4nlp.checkpoint import atomic_write, environment, write_json
+from dl4nlp.checkpoint import atomic_write, check_output, environment, write_json
 from dl4nlp.data import CORPORA, data_path, md5sum
 from dl4nlp.device import DEVICE_CHOICES, get_device, seed_everything
 from dl4nlp.kernels import kernel_fingerprint
@@ -136,6 +136,23 @@ def start(args: argparse.Namespace) -> torch.device:
     torch.set_num_threads(args.threads)
     seed_everything(args.seed)
     return get_device(args.device)
+
+
+def seeded_table_run(
+    name: str, doc: str, argv: Optional[Sequence[str]], seeds: int, seeds_help: str, resume_help: str
+) -> tuple[argparse.Namespace, Path, Path, torch.device]:
+    """The command line of a recipe that writes one JSON table over seeds 0 .. N-1 and can resume.
+
+    Parses ``--out``, ``--seeds`` and ``--resume`` (and ``recipe_parser``'s options) from ``argv``, checks them, and
+    returns the arguments, the output path, its ``.partial`` resume state beside it, and the device, started.
+    """
+    parser = recipe_parser(name, doc.strip().splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=seeds, help=seeds_help)
+    parser.add_argument("--resume", action="store_true", help=resume_help)
+    args = parser.parse_args(argv)
+    out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
+    check_int("--seeds", args.seeds)
+    return args, out, out.with_name(out.name + ".partial"), start(args)
 
 
 def provenance(

@@ -17,9 +17,8 @@ import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int, check_number
-from dl4nlp.checkpoint import check_output
 from dl4nlp.experiments import lstm as experiment
-from dl4nlp.recipes import recipe_parser, resume_rows, save_rows, start, table_provenance, write_table
+from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
 
 NAME = "gating_sweep"
 
@@ -51,14 +50,9 @@ def seed_row(seed: int) -> dict:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
-    parser = recipe_parser(NAME, __doc__.strip().splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=4, help="seeds 0 .. N-1")
-    parser.add_argument("--resume", action="store_true", help="keep the seeds finished in OUT.partial")
-    args = parser.parse_args(argv)
-    out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
-    check_int("--seeds", args.seeds)
-    partial = out.with_name(out.name + ".partial")
-    device = start(args)
+    args, out, partial, device = seeded_table_run(
+        NAME, __doc__, argv, seeds=4, seeds_help="seeds 0 .. N-1", resume_help="keep the seeds finished in OUT.partial"
+    )
     started = time.perf_counter()
     spec = {
         "settings": [setting_key(lag, lr) for lag, lr in experiment.COMPARISON_SETTINGS],

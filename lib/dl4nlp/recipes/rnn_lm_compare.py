@@ -18,10 +18,9 @@ import math
 import time
 from typing import Optional, Sequence
 
-from dl4nlp._checks import check_int, check_sequence, given
-from dl4nlp.checkpoint import check_output
+from dl4nlp._checks import check_sequence, given
 from dl4nlp.experiments import lstm as experiment
-from dl4nlp.recipes import recipe_parser, resume_rows, save_rows, start, table_provenance, write_table
+from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
 
 NAME = "rnn_lm_compare"
 
@@ -46,14 +45,14 @@ def chosen_rates(rows: Sequence[dict]) -> dict[str, float]:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the rate search on seed 0, then the other seeds at the chosen rates, and write the table."""
-    parser = recipe_parser(NAME, __doc__.strip().splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=2, help="seeds 0 .. N-1 (seed 0 chooses the rates)")
-    parser.add_argument("--resume", action="store_true", help="keep the runs finished in OUT.partial")
-    args = parser.parse_args(argv)
-    out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
-    check_int("--seeds", args.seeds)
-    partial = out.with_name(out.name + ".partial")
-    device = start(args)
+    args, out, partial, device = seeded_table_run(
+        NAME,
+        __doc__,
+        argv,
+        seeds=2,
+        seeds_help="seeds 0 .. N-1 (seed 0 chooses the rates)",
+        resume_help="keep the runs finished in OUT.partial",
+    )
     started = time.perf_counter()
     spec = {"kinds": list(experiment.LM_KINDS), "rates": list(experiment.LM_RATES), "steps": experiment.LM_STEPS,
             "lstm_hidden": experiment.LM_LSTM_HIDDEN, "window": experiment.LM_WINDOW, "batch": experiment.LM_BATCH,

@@ -18,16 +18,8 @@ import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int
-from dl4nlp.checkpoint import check_output
 from dl4nlp.experiments import rnn as experiment
-from dl4nlp.recipes import (
-    recipe_parser,
-    resume_rows,
-    save_rows,
-    start,
-    table_provenance,
-    write_table,
-)
+from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
 
 NAME = "rnn_seed_sweep"
 LAG = 50
@@ -53,14 +45,9 @@ def seed_row(seed: int) -> dict:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
-    parser = recipe_parser(NAME, __doc__.strip().splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=32, help="seeds 0 .. N-1")
-    parser.add_argument("--resume", action="store_true", help="keep the seeds finished in OUT.partial")
-    args = parser.parse_args(argv)
-    out = check_output(args.out, overwrite=args.overwrite, suffix=".json")
-    check_int("--seeds", args.seeds)
-    partial = out.with_name(out.name + ".partial")
-    device = start(args)
+    args, out, partial, device = seeded_table_run(
+        NAME, __doc__, argv, seeds=32, seeds_help="seeds 0 .. N-1", resume_help="keep the seeds finished in OUT.partial"
+    )
     started = time.perf_counter()
     spec = {"lag": LAG, "variant": IRNN, "thresholds": {"solved": experiment.SOLVED, "clipped_final":
             experiment.CLIPPED_FINAL, "stuck": experiment.STUCK}}  # fmt: skip
