@@ -70,3 +70,11 @@ def test_the_shipped_model_loads_at_todays_sizes_and_reads_its_prompts():
     assert checkpoint.extra["sizes"] == icl.ICL_SIZES
     accuracy = icl.accuracy_by_examples(model, torch.Generator().manual_seed(5), n=200, counts=[0, 8])
     assert accuracy[0] < 0.25 and accuracy[8] > 0.9
+
+
+def test_the_recipe_reproduces_seed_0s_first_losses():
+    """Re-running the recipe's training (5 steps) gives the shipped first loss (recorded to 5 decimals)."""
+    _, checkpoint = icl.load_icl_model()
+    shipped = checkpoint.provenance["results"]["seeds"][0]["loss"]
+    _, losses = icl.train_icl_model(0, dict(steps=5))
+    assert abs(losses[0] - shipped[0]) < 2e-5, (losses[0], shipped[0])
