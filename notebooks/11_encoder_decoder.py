@@ -388,11 +388,12 @@ print("queries of the repeat:        " + ", ".join(f"{w:.2f}" for w in on_first_
 # **Beyond copying: a new task in every prompt.** An induction head copies.
 # GPT-3's prompts ask for more: a few solved examples, then a question, and the
 # model must infer the task; Brown et al. call it in-context learning, which
-# "occurs within the forward-pass upon each sequence". A family of tiny tasks of
-# that shape: every prompt gets its own random lookup table, mapping each of 8
+# "occurs within the forward-pass upon each sequence". Tiny tasks of that
+# shape: every prompt gets its own random lookup table, mapping each of 8
 # keys (a to h) to one of 8 values (A to H), and asks 12 questions in a row,
-# each "c→?" followed by its answer "c→F" (one token each). A table is never
-# seen twice, so the answer must be read from earlier examples of the same key.
+# each "c→?" followed by its answer "c→F" (one token each). Tables almost never
+# repeat (there are $8^8$, about 17 million), so the answer must be read from
+# earlier examples of the same key.
 # A quarter of the shown answers are replaced by a random value: one example is
 # right with probability $0.75 + 0.25/8 \approx 0.78$; more examples, put to a
 # majority vote, are right more often, while copying the last one, as an
@@ -405,10 +406,10 @@ print(icl.show_prompt(prompt), f"  (true answer {chr(65 + prompt.true[0, -1].ite
 
 # %% [markdown]
 # We trained three seeds of a two-layer attention-only model of width 64 on 600
-# batches of 64 fresh prompts beforehand (about two minutes each); the notebook
-# loads seed 0 and scores it on 500 new prompts per number of examples of the
-# queried key, drawn from a random stream training never used. The control:
-# prompts whose examples come from another table than the one we score against.
+# batches of 64 prompts beforehand (two minutes each); the notebook loads seed
+# 0 and scores it on 500 new prompts per number of examples of the queried key,
+# from a random stream training never used. The control: prompts whose examples
+# come from another table than the one we score against.
 
 # %%
 icl_model, icl_checkpoint = icl.load_icl_model()
@@ -429,7 +430,8 @@ print("with 4 examples, the last question's weight on them, by head: "
 
 # %% [markdown]
 # With no example of the key the model is at chance: it has stored no table.
-# With one it is right as often as one noisy example allows; from three on it
+# With one it is right as often as one noisy example allows (two that disagree
+# are a tie); from three on it
 # beats copying the last example, and with eight it is right about 99 % of the
 # time, close to the majority vote at every count, on all three seeds. With
 # examples of another table it stays at chance. How: every layer-1 head puts
