@@ -75,7 +75,7 @@ from dl4nlp.gpt import load_gpt
 from dl4nlp.kv_cache import KVCache
 from dl4nlp.notebook import claim
 from dl4nlp.numerics import agree
-from dl4nlp.sampling import filter_top_p, generate, next_token_probabilities, perplexity
+from dl4nlp.sampling import filter_top_p, generate, perplexity
 from dl4nlp.sweep import CharData, heldout_loss
 from dl4nlp.transformer import TransformerBlock, TransformerConfig, TransformerLM, count_parameters
 from dl4nlp.widgets import interactive_figure
@@ -572,18 +572,13 @@ plt.show()
 # whole sequence, the cached step's only through the attention over the cache.
 # The price is memory: for this model the cache holds
 # $2 \times \text{layers} \times n \times d$ numbers, 4 × 2 × 128 floats (4 KiB)
-# per position.
-
-# %%
-# NBVAL_CHECK_OUTPUT
-cache = KVCache.empty(gpt)
-with torch.no_grad():
-    gpt(torch.zeros(1, 256, dtype=torch.long), cache=cache)
-print(f"KV cache at 256 positions: {cache.nbytes():,} bytes = 2 (K, V) x {gpt.config.n_layers} layers "
-      f"x 256 positions x {gpt.config.d_model} x 4 bytes")
+# per position, 1 MiB for the 256 positions of its context.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the causal mask averages the past; changes reach only later predictions; the KV cache is exact
+cache = KVCache.empty(gpt)  # filled to the model's 256 positions, to count its bytes
+with torch.no_grad():
+    gpt(torch.zeros(1, 256, dtype=torch.long), cache=cache)
 claim(f"W X gives the running means {[round(m, 4) for m in running_means.tolist()]} to float32 rounding",
       agree(running_means, torch.tensor([1.0, 1.5, 2.0, 2.5, 3.0]), terms=T))
 claim("equal scores with the causal mask give exactly the running-mean weights W",
@@ -601,9 +596,8 @@ claim(f"the cache at 256 positions holds 2 x {gpt.config.n_layers} x 256 x {gpt.
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 4. Your GPT, written and trained
 #
-# Sections 1 to 3 built every piece. Now you write the whole model in two
-# exercises, the way nanoGPT's `model.py` does, train it, and compare it with
-# the library's GPT of the same size trained the same way.
+# Now you write the whole model, the way nanoGPT's `model.py` does, train it,
+# and compare it with the library's GPT of the same size, trained the same way.
 #
 # **Exercise 5.** Multi-head causal self-attention as one module. `forward(x)`
 # projects `x` (B × T × d) to queries, keys and values; splits each into
@@ -759,24 +753,9 @@ print(f"the library's GPT: training loss {library_run.loss[0]:.2f} at step 1, {n
 # %% [markdown]
 # The two end on the same held-out loss up to rounding: the only difference
 # between them is the order of some sums (your readable attention against the
-# library's fused kernel). Generation, written out: feed the sequence, take the
-# last position's logits, turn them into the distribution a rule samples from,
-# draw, append, repeat. After 120 steps the text is still gibberish.
-
-# %%
-def sample(model, prompt, new_tokens, generator, **rule):
-    ids = torch.tensor([vocab.encode(prompt)])
-    model.eval()
-    with torch.no_grad():
-        for _ in range(new_tokens):
-            probs = next_token_probabilities(model(ids[:, -64:])[0, -1], **rule)  # the rule's distribution
-            ids = torch.cat([ids, torch.multinomial(probs, 1, generator=generator)[None]], dim=1)
-    return vocab.decode(ids[0].tolist())
-
-
-print(sample(your_model, "ROMEO:\n", 80, torch.Generator().manual_seed(1), temperature=0.8))
-
-# %% [markdown]
+# library's fused kernel). After 120 steps they still write gibberish (your
+# generation loop shows it at the end of this section).
+#
 # **Trained for longer.** We trained a GPT of 4 pre-LN blocks, width 128, 4
 # heads, context 256 (about 0.83 M parameters) for 2,500 steps of 16 windows
 # beforehand (about 15 minutes on one CPU thread), on the same 90 % of the
@@ -795,9 +774,8 @@ print(f"perplexity {perplexity(results['heldout_loss']):.2f}, against {perplexit
 
 # %% [markdown]
 # **Perplexity** is $e^{\text{loss}}$: the number of equally likely characters
-# that would be as surprising as the model is on average. A uniform guess over
-# 65 characters has perplexity 65; the bigram model of section 1 about 12; the
-# GPT less than 5.
+# that would be as surprising as the model is on average (65 for a uniform
+# guess).
 #
 # **Four ways to choose the next character.** From the same prompt and seed:
 
@@ -818,8 +796,7 @@ for name, rule in rules.items():
 # most probable continuation of the other, so once the text is inside such a
 # phrase, always taking the most probable character leads back into it, and
 # the model, seeing the phrase again and again in its context, grows ever surer
-# of it. Nothing random can pull the text out. Holtzman et al. (2020) describe
-# the same for large models: maximisation-based decoding "lead[s] to
+# of it. Holtzman et al. (2020) describe the same for large models: maximisation-based decoding "lead[s] to
 # degeneration — output text that is bland, incoherent, or gets stuck in
 # repetitive loops". Sampling keeps choosing less probable characters now and
 # then, so it escapes. We measure it as the share of distinct 10-character
@@ -866,6 +843,69 @@ def exercise_4(logits, p=0.8):
 
 
 assert check("Exercise 4", lambda: exercise_4(logits_ex), exercise_4_reference)
+solved_4 = True  # for the cells below
+
+# %% [markdown]
+# **Exercise 7.** Your own `generate`, with the KV cache. Run the prompt `ids`
+# (1 × T) once through the model with a fresh cache (`KVCache.empty(model)`,
+# `model(ids, cache=cache)`); keep the last position's logits (1 × V). Then,
+# `new_tokens` times: divide by the temperature; with `top_k`, set all but the
+# $k$ largest to $-\infty$; take the softmax (with `top_p`: your exercise-4
+# `nucleus` of the row); draw with `torch.multinomial(probs, 1,
+# generator=generator)`; append; feed *only the new id*, with the same cache.
+# Your 30 characters must be the library's `generate`'s, from the same seed.
+
+# %%
+nucleus = attempt(lambda: exercise_4, lambda: lambda logits, p: torch.softmax(filter_top_p(logits, p), dim=-1),
+                  name="Exercise 4", solved=solved_4)
+
+
+def my_generate(model, ids, new_tokens, generator, temperature=1.0, top_k=None, top_p=None):
+    raise NotImplementedError  # your code here: return ids (1, T + new_tokens)
+
+
+rule_ex = dict(temperature=0.8, top_k=10, top_p=0.9)
+prompt_ex = torch.tensor([vocab.encode("JULIET:\n")])
+expected_ex = generate(gpt, prompt_ex, 30, generator=torch.Generator().manual_seed(7), **rule_ex)[0, -30:]
+
+
+def exercise_7():
+    with torch.no_grad():
+        return my_generate(gpt, prompt_ex, 30, torch.Generator().manual_seed(7), **rule_ex)[0, -30:]
+
+
+solved_7 = check("Exercise 7", exercise_7, expected_ex, names=[f"new character {i + 1}" for i in range(30)])
+
+# %% cellView="form" jupyter={"source_hidden": true} tags=["solution"]
+# @title Solution to exercise 7
+def my_generate(model, ids, new_tokens, generator, temperature=1.0, top_k=None, top_p=None):
+    model.eval()
+    cache = KVCache.empty(model)
+    logits = model(ids, cache=cache)[:, -1]  # (1, V): the prompt, once
+    for _ in range(new_tokens):
+        logits = logits / temperature
+        if top_k is not None:
+            kth = logits.topk(top_k, dim=-1).values[:, -1:]  # the k-th largest
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        probs = nucleus(logits[0], top_p)[None] if top_p is not None else torch.softmax(logits, dim=-1)
+        next_id = torch.multinomial(probs, 1, generator=generator)  # (1, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, cache=cache)[:, -1]  # only the new position is computed
+    return ids
+
+
+assert check("Exercise 7", exercise_7, expected_ex, names=[f"new character {i + 1}" for i in range(30)])
+solved_7 = True  # for the cell below
+
+# %%
+# Your loop on the library's GPT (it has a KV cache) after 120 training steps and after 2,500: top-k 10, T 0.8
+decode = attempt(lambda: my_generate, lambda: lambda model, ids, n, generator, **rule: generate(
+    model, ids, n, generator=generator, **rule), name="Exercise 7", solved=solved_7)
+romeo = torch.tensor([vocab.encode("ROMEO:\n")])
+for name, model in (("120 steps (the library's twin of yours)", library_model), ("2,500 steps", gpt)):
+    with torch.no_grad():
+        out = decode(model, romeo, 50, torch.Generator().manual_seed(1), temperature=0.8, top_k=10)
+    print(f"--- {name} ---\n{vocab.decode(out[0, romeo.shape[1]:].tolist())}\n")
 
 # %% [markdown]
 # ### Play with it
@@ -924,7 +964,7 @@ claim(f"greedy decoding loops: {piece!r} occurs {count} times (at least 5), and 
 # - At initialisation post-LN's gradients exceed pre-LN's in every block, more so towards the output and with depth (2.25 times at the last of 16 blocks on seed 0); pre-LN keeps them level. At our size every run trains without warm-up.
 # - The causal mask turns "average the past" into "weight the past"; with shifted targets one pass trains every position at once, while generation stays one token at a time. A KV cache makes each step cheap (4 KiB per position for our GPT) and gives the same logits.
 # - You wrote a GPT: multi-head causal attention, then token and position embeddings, pre-LN blocks, a final LayerNorm and an output layer tied to the embedding. From the library model's weights, on the same batches with AdamW and nanoGPT's parameter groups, it ends 120 steps on the library's held-out loss (2.440 on seed 0) to within 0.02 nats.
-# - A GPT is a stack of causal blocks. The one we trained for longer reaches a held-out perplexity of 4.79 against 11.97 for the bigram model; decoding by greedy choice loops (only 48 % of its 10-character pieces are distinct), sampling with temperature, top-k or nucleus does not.
+# - The GPT we trained for longer reaches a held-out perplexity of 4.79 against 11.97 for the bigram model; greedy decoding loops (only 48 % of its 10-character pieces are distinct), sampling with temperature, top-k or nucleus does not. You wrote that sampling loop over a KV cache, character for character the library's.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next

@@ -935,6 +935,21 @@ def _float32_without_tf32():
 ON_THE_CPU: dict[str, Any] = {}
 
 
+@case("icl.icl_loss", "icl.accuracy_by_examples", "icl.attention_on_examples", "icl.icl_table")
+def in_context_learner(device):
+    from dl4nlp import icl
+
+    sizes = dict(d_model=8, n_heads=2)
+    model = seeded(lambda: icl.icl_model(sizes), device)
+    batch = icl.query_batch(6, 2, torch.Generator().manual_seed(0))  # on the CPU, as the notebook holds it
+    return [
+        icl.icl_loss(model, batch),
+        icl.accuracy_by_examples(model, torch.Generator().manual_seed(1), n=16, counts=[0, 2], sizes=sizes),
+        icl.attention_on_examples(model, batch, sizes),
+        icl.icl_table(model, 0, n=8, sizes=sizes)["accuracy"],
+    ]
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_device_gives_the_cpus_result(name, device, one_thread):

@@ -76,3 +76,39 @@ def test_vit_against_baselines_on_other_seeds():
         assert acc["ViT"] > 0.85, (seed, acc)
         assert acc["CNN"] > acc["ViT"] and acc["MLP"] > acc["ViT"], (seed, acc)
         assert train_acc["CNN"] > train_acc["ViT"], (seed, train_acc)
+
+
+def icl_holds(counts, accuracy, control, tolerance):
+    """Chapter 11's in-context claims on one table: chance with no example; within ``tolerance`` of the
+    majority-vote reader at every count; above copying the last example from three examples on; at least 0.95
+    with eight; the control (examples of another table) at chance at every count."""
+    from dl4nlp import icl
+
+    row = dict(zip(counts, accuracy))
+    assert abs(row[0] - icl.chance()) < tolerance, row
+    assert all(abs(row[c] - icl.ideal_accuracy(c)) < tolerance for c in counts), row
+    assert min(row[c] for c in counts if c >= 3) > icl.copy_last_accuracy(3) + 0.05, row
+    assert row[8] >= 0.95, row
+    assert all(abs(a - icl.chance()) < tolerance for a in control), control
+
+
+def test_in_context_learning_on_every_trained_seed():
+    """``dl4nlp.icl.train_icl_model`` / ``icl_table`` on the recipe's three seeds (made at today's sizes), and the
+    shipped seed-0 model on fresh prompts from other streams for every seed of ``CLAIM_SEEDS``."""
+    import torch
+
+    from dl4nlp import icl
+
+    model, checkpoint = icl.load_icl_model()
+    assert checkpoint.extra["sizes"] == icl.ICL_SIZES
+    tables = checkpoint.provenance["results"]["seeds"]
+    assert [t["seed"] for t in tables] == list(range(len(tables))) and len(tables) >= 3
+    for table in tables:
+        assert table["counts"] == list(icl.COUNTS)
+        icl_holds(table["counts"], table["accuracy"], table["control"], 0.04)  # 2,000 prompts per count
+        assert table["loss"][-1] < table["loss"][0] - 1.0, table["loss"][::8]
+    for seed in CLAIM_SEEDS:
+        generator = torch.Generator().manual_seed(20_000 + seed)
+        live = icl.accuracy_by_examples(model, generator, n=500)
+        control = icl.accuracy_by_examples(model, generator, n=500, corrupt=True)
+        icl_holds(icl.COUNTS, [live[c] for c in icl.COUNTS], [control[c] for c in icl.COUNTS], 0.06)
