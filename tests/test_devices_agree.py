@@ -950,6 +950,15 @@ def in_context_learner(device):
     ]
 
 
+@case("experiments.start_here.train")
+def primer_training_loop(device):
+    from dl4nlp.experiments import start_here
+
+    model = seeded(lambda: torch.nn.Linear(2, 1), device)
+    x = cpu_randn(16, 2)  # on the CPU: the loop moves it to the model
+    return start_here.train(model, torch.nn.functional.mse_loss, x, x.sum(1, keepdim=True), steps=5, lr=0.1)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_device_gives_the_cpus_result(name, device, one_thread):
@@ -1026,15 +1035,6 @@ NO_DEVICE_CASE = {  # entry points that take a model but compute nothing on its 
     "tensor, not a module) with matplotlib; runs no model (vit.cls_attention, which computes them, has a case)",
     "experiments.lstm.sweep_accuracies": "reads accuracies out of the shipped sweep's table; its `model` is a name",
 }
-
-
-@case("experiments.start_here.train")
-def primer_training_loop(device):
-    from dl4nlp.experiments import start_here
-
-    model = seeded(lambda: torch.nn.Linear(2, 1), device)
-    x = cpu_randn(16, 2)  # on the CPU: the loop moves it to the model
-    return start_here.train(model, torch.nn.functional.mse_loss, x, x.sum(1, keepdim=True), steps=5, lr=0.1)
 
 
 def test_every_entry_point_that_runs_a_model_has_a_case():
