@@ -75,3 +75,13 @@ def test_tagging_task_labels_each_rule():
 def test_experiments_refuse_a_bad_seed(function, seed):
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         function(seed)
+
+
+def test_join_lag_memory_keeps_each_kinds_numbers_and_refuses_a_kind_twice():
+    rnn = experiments.LagMemory({"rnn": 0.3}, {"rnn": 1e-16}, {"rnn": 1e-15}, {"rnn": None}, {"rnn": [1.0]})
+    lstm = experiments.LagMemory({"lstm": 1.0}, {"lstm": 0.1}, {"lstm": 0.2}, {"lstm": 40}, {"lstm": [2.0]})
+    joined = experiments.join_lag_memory([rnn, lstm])
+    assert joined.accuracy == {"rnn": 0.3, "lstm": 1.0} and joined.steps_to_solve == {"rnn": None, "lstm": 40}
+    assert joined.gradient_ratio_end == {"rnn": 1e-15, "lstm": 0.2} and joined.norms_start["lstm"] == [2.0]
+    with pytest.raises(ValueError, match="different kinds"):
+        experiments.join_lag_memory([rnn, rnn])

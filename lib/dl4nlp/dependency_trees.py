@@ -18,6 +18,7 @@ vectors along them (``dl4nlp.recursive``).
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence, Union
@@ -71,8 +72,18 @@ def read_conllu(source: Union[str, Path]) -> list[Sentence]:
             raise FileNotFoundError(f"source must name a CoNLL-U file in data/ or a path: {error}") from None
     else:
         path = Path(check_type("source", source, (str, Path), "a file name in data/ or a path"))
-    sentences, tokens, text, sent_id = [], [], "", ""
     lines = path.read_text(encoding="utf-8").splitlines() + [""]
+    collecting = gc.isenabled()
+    gc.disable()  # tens of thousands of small objects: the cyclic collector would rescan them all, again and again
+    try:
+        return _parse(lines, path)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(lines: list[str], path: Path) -> list[Sentence]:
+    sentences, tokens, text, sent_id = [], [], "", ""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             if tokens:

@@ -147,3 +147,25 @@ def _():
 @cases("dl4nlp.recursive.tree_shape")
 def _():
     yield from vary(R.tree_shape, {}, "sentence", [("a list", [1, 2], "list")])
+
+
+# --- chapter 03's section 6 trained beforehand (dl4nlp.recipes.rnn_memory_by_lag) -------------
+from dl4nlp.recipes import rnn_memory_by_lag  # noqa: E402
+
+exempt("a record returned by load_memory_by_lag (plain data)", "dl4nlp.experiments.rnn.ShippedMemory")
+exempt(
+    "the command line of a recipe (argparse reports bad arguments; --out is checked before training)",
+    "dl4nlp.recipes.rnn_memory_by_lag.main",
+)
+
+
+@cases("dl4nlp.recipes.rnn_memory_by_lag.seed_row")
+def _():
+    yield from vary(rnn_memory_by_lag.seed_row, {}, "seed", [("negative", -1, "-1"), ("a string", "0", "'0'")])
+
+
+@cases("dl4nlp.experiments.rnn.load_memory_by_lag")
+def _():
+    yield from vary(E.load_memory_by_lag, {}, "seed", [("negative", -1, "-1"), ("a float", 0.5, "0.5")])
+    yield from vary(E.load_memory_by_lag, {}, "path", [("a missing file", "no_such_table.json", "no_such_table.json"),
+                                                       ("a number", 3, "int")])  # fmt: skip

@@ -292,6 +292,21 @@ def _():
     )
 
 
+@cases("dl4nlp.experiments.lstm.join_lag_memory")
+def _():
+    part = EL.LagMemory({"rnn": 0.3}, {"rnn": 1e-9}, {"rnn": 1e-8}, {"rnn": None}, {"rnn": np.ones(3)})
+    yield from vary(
+        EL.join_lag_memory,
+        {},
+        "parts",
+        [
+            ("a dict", {"rnn": 0.3}, "dict"),
+            ("a number in the list", [part, 3], "int"),
+            ("a kind twice", [part, part], "rnn"),
+        ],
+    )
+
+
 @cases("dl4nlp.experiments.lstm.gradient_reaching_each_step")
 def _():
     model = R.RecurrentClassifier(vocab_size=4, num_classes=2, hidden_size=5)

@@ -209,6 +209,23 @@ def lag_memory(seed: int = 0, kinds: tuple[str, ...] = ("rnn", "lstm", "gru"), p
     return LagMemory(accuracy, start, end, solved_at, norms_start)
 
 
+def join_lag_memory(parts) -> LagMemory:
+    """One ``LagMemory`` from ``lag_memory`` runs of different kinds (the notebook trains one kind per cell).
+
+    Each kind's run depends only on the seed, so joining ``lag_memory(s, ("rnn",))`` and
+    ``lag_memory(s, ("lstm",))`` gives what ``lag_memory(s, ("rnn", "lstm"))`` does.
+    """
+    parts = check_sequence("parts", parts, what="a list of LagMemory results of lag_memory")
+    for part in parts:
+        if not isinstance(part, LagMemory):
+            raise TypeError(f"parts must hold LagMemory results of lag_memory; got {given(part)}")
+    kinds = [kind for part in parts for kind in part.accuracy]
+    if len(set(kinds)) != len(kinds):
+        raise ValueError(f"parts must train different kinds; got {kinds}")
+    fields = ("accuracy", "gradient_ratio_start", "gradient_ratio_end", "steps_to_solve", "norms_start")
+    return LagMemory(*({k: v for part in parts for k, v in getattr(part, name).items()} for name in fields))
+
+
 # --- exploding gradients in an LSTM -----------------------------------------------
 EXPLODE_STEPS = 100
 EXPLODE_SCALES = (1.0, 3.0, 6.0)  # recurrent weights multiplied by these

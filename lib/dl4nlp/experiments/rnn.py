@@ -8,6 +8,8 @@
   the IRNN), scored on held-out sequences that never occur in training, and
   ``initial_gradient_ratio``: why, at initialisation.
 - ``irnn_learning_rate``: the IRNN at lag 50 with a three times larger learning rate.
+- ``load_memory_by_lag``: seed 0's ``memory_by_lag`` and ``irnn_learning_rate``, trained
+  beforehand by ``python -m dl4nlp.recipes.rnn_memory_by_lag`` (the notebook re-runs lag 20 live).
 - ``load_seed_sweep`` / ``seed_sweep_counts``: the IRNN at lag 50 and the clipping experiment
   over many seeds, from the table ``python -m dl4nlp.recipes.rnn_seed_sweep`` ships.
 - ``language_model``: a small RNN language model trained for 100 steps, its held-out
@@ -456,6 +458,48 @@ def seed_sweep_counts(table: dict) -> SeedSweepCounts:
     )
 
 
+# --- section 6 trained beforehand, from the shipped table -------------------------------
+MEMORY_BY_LAG = "rnn_memory_by_lag.json"  # in data/, by `python -m dl4nlp.recipes.rnn_memory_by_lag`
+
+
+@dataclass(frozen=True)
+class ShippedMemory:
+    run: MemoryByLag  # memory_by_lag(seed) as the recipe ran it
+    irnn_larger_lr: float  # irnn_learning_rate(seed)
+    provenance: dict
+
+
+def load_memory_by_lag(seed: int = 0, path=None) -> ShippedMemory:
+    """Seed ``seed``'s row of the shipped section-6 table (``data/rnn_memory_by_lag.json`` by default), checked.
+
+    >>> shipped = load_memory_by_lag()
+    >>> shipped.run.lags, sorted(shipped.run.accuracy) == sorted(VARIANTS)
+    ((5, 10, 20, 50), True)
+    """
+    check_int("seed", seed, low=0)
+    path = data_path(MEMORY_BY_LAG) if path is None else path
+    table = read_json(path, "the RNN memory-by-lag table (JSON)")
+    rows = table.get("seeds") if isinstance(table, dict) else None
+    if not isinstance(rows, list) or table.get("lags") != list(LAGS) or table.get("variants") != list(VARIANTS):
+        raise ValueError(f"{path} must be the table of rnn_memory_by_lag for lags {LAGS} and {VARIANTS}; "
+                         f"got {given(table)}")  # fmt: skip
+    row = next((r for r in rows if isinstance(r, dict) and r.get("seed") == seed), None)
+    if row is None:
+        raise ValueError(f"{path} holds no row for seed {seed}; its seeds: {[given(r) for r in rows][:8]}")
+    accuracy = row.get("accuracy")
+    if (
+        not isinstance(accuracy, dict)
+        or sorted(accuracy) != sorted(VARIANTS)
+        or any(len(accuracy[v]) != len(LAGS) for v in VARIANTS)
+    ):
+        raise ValueError(f"{path}: seed {seed}'s accuracy must give each of {VARIANTS} one number per lag")
+    return ShippedMemory(
+        MemoryByLag(LAGS, {v: tuple(accuracy[v]) for v in VARIANTS}, tuple(row["heldout_in_training"])),
+        float(row["irnn_larger_lr"]),
+        dict(table["provenance"]),
+    )
+
+
 # --- the chapter's figures (layout only) ------------------------------------------------
 def _check_record(name: str, value, kind: type) -> None:
     if not isinstance(value, kind):
@@ -557,8 +601,9 @@ def truncated_memory(
     """The IRNN at ``lag`` trained twice on the same batches: full BPTT, and truncated every ``k`` steps.
 
     The loss sits at the end of each sequence and the signal at its start, so with
-    ``k`` shorter than the sequence no gradient ever reaches the signal: no piece of
-    the dependency fits inside one window, and nothing can be learned from it.
+    ``k`` shorter than the sequence no gradient ever reaches the signal. The carried
+    state still does: the last window learns to keep whatever state arrives and to
+    read it out, so the truncated run learns above chance, though less than full BPTT.
     """
     check_int("seed", seed, low=0)
     check_int("lag", lag)
