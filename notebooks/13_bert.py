@@ -41,7 +41,7 @@
 # 10 (a GPT: the Transformer block and causal language modelling) and 12
 # (tokenizers: the WordPiece vocabulary used here).
 #
-# **Study time:** about 2 hours for a person; **run time:** about 30 s on a laptop CPU.
+# **Study time:** about 2 hours for a person; **run time:** about 45 s on a laptop CPU.
 
 # %%
 # Set-up. In Google Colab (and only there) this first fetches the course and installs
@@ -830,7 +830,8 @@ claim("and it rises with every budget",
 # **span** of B: a new linear layer gives every position of B a *start* and an
 # *end* score. Training minimises the mean of two cross-entropies, over start
 # positions and over end positions; the prediction is the span with the highest
-# start + end score, start ≤ end, at most 8 pieces long. Two tasks whose labels come from the text itself:
+# start + end score, start ≤ end, at most 8 pieces long. Two tasks whose
+# labels come from the text itself:
 #
 # - **Does B follow A?** Pairs built as for next-sentence prediction, with a new
 #   head. Baseline: B follows A when they share at least k content words.
@@ -1388,7 +1389,10 @@ quiz.show("13")
 # tiny BERT's evaluation (section 5), an inference on fixed weights, checked to 0.01; with the SSE4 kernels above it
 # reproduced the recorded scores to the last digit (0.3728, 0.0868, 0.8262), so 0.01 is a wide margin.
 #
-# **Timings.** The notebook runs in about 30 s on a laptop CPU; the live `few_labels` run (section 6) and
+# **Timings.** The notebook ran in 38.6 s (idle 2-core machine) before section 8 was added; on the loaded
+# machine of issue 28's last session it took 122 s with section 8. Section 8's live cell (20 next-sentence steps,
+# the masked-LM reader on 300 questions) took a third as long as the live `few_labels` scratch run (13.0 s idle)
+# in the same loaded process, so about 4 s idle: about 43 s in all, to be re-measured idle by `make bench`; the live `few_labels` run (section 6) and
 # `less_context` (Going further A) are the slowest cells. The bench of issue 23 measured the live `few_labels`
 # cell at 15.2 s (budget 15 s): it is now two cells, `few_labels(seed=0, methods=["scratch"])` (the 96
 # training steps) and the probe and bag of words; `compare_methods` reseeds per method, so the numbers are
