@@ -140,6 +140,16 @@ def vocabularies(min_count: int = MIN_COUNT) -> TranslationVocabs:
     return TranslationVocabs(*vocabs)
 
 
+def punctuation_ids() -> tuple[int, ...]:
+    """Source-vocabulary ids of the punctuation marks and of <eos>: the keys the shipped translators never attend to.
+
+    >>> [vocabularies().source.itos[i] for i in punctuation_ids()]
+    ['<eos>', '!', ',', '.', ':', '?']
+    """
+    source = vocabularies().source
+    return tuple(sorted({source.stoi[p] for p in PUNCTUATION if p in source.stoi} | {source.EOS}))
+
+
 def training_pairs() -> list[tuple[str, str]]:
     """The training pairs as token strings (unknown words -> <unk>), for ``date_task.batch_sampler``."""
     vocabs = vocabularies()

@@ -43,8 +43,11 @@ from dl4nlp.train import History, train
 from dl4nlp.translation import (
     DATA,
     DATA_MD5,
+    attention_agreement,
     corpus_scores,
+    crossing_alignments,
     detokenize,
+    punctuation_ids,
     references,
     training_pairs,
     vocabularies,
@@ -59,7 +62,7 @@ MAX_LEN = 20
 class TranslationRecipe:
     """Everything that decides what the recipe trains."""
 
-    steps: int = 1500
+    steps: int = 3000
     batch_size: int = 64
     lr: float = 3e-3
     clip_norm: float = 1.0
@@ -67,6 +70,7 @@ class TranslationRecipe:
     d_hidden: int = 96
     score: str = "general"
     lexical: bool = False
+    mask_punctuation: bool = True  # the attention never weighs punctuation or <eos> (translation.punctuation_ids)
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -75,8 +79,9 @@ class TranslationRecipe:
         check_number("lr", self.lr, 0.0, low_open=True)
         check_number("clip_norm", self.clip_norm, 0.0, low_open=True)
         check_int("seed", self.seed, low=0)
-        if not isinstance(self.lexical, bool):
-            raise TypeError(f"lexical must be a bool; got {self.lexical!r}")
+        for name in ("lexical", "mask_punctuation"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be a bool; got {getattr(self, name)!r}")
 
 
 def train_translator(
@@ -95,6 +100,7 @@ def train_translator(
         d_hidden=recipe.d_hidden,
         score=recipe.score,
         lexical=recipe.lexical,
+        unattended=punctuation_ids() if recipe.mask_punctuation else (),
     )
     optimizer = torch.optim.Adam(model.parameters(), lr=recipe.lr)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=recipe.steps)
@@ -199,19 +205,29 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
     parser.add_argument(
         "--lexical", action="store_true", help="attend to the English words, not the GRU's states (not shipped)"
     )
+    parser.add_argument(
+        "--attend-punctuation",
+        action="store_true",
+        help="let the attention weigh punctuation and <eos> (the shortcut of the first models; not shipped)",
+    )
     args = parser.parse_args(argv)
     out = check_output(args.out, overwrite=args.overwrite, suffix=".pt")
     device = start(args)
     started = time.perf_counter()
-    recipe = TranslationRecipe(steps=args.steps, seed=args.seed, lexical=args.lexical)
+    recipe = TranslationRecipe(
+        steps=args.steps, seed=args.seed, lexical=args.lexical, mask_punctuation=not args.attend_punctuation
+    )
     cpu_started = time.process_time()
     model, history = train_translator(recipe)
     train_cpu_seconds = time.process_time() - cpu_started
     model.eval()
     import sacrebleu
 
+    crossings = crossing_alignments(model, test_sentences())
     results = {
         "beam": evaluate(model, test_sentences()),
+        "attention": attention_agreement(model, test_sentences()),
+        "crossings": {"sentences": len(crossings), "adjacent": sum(c.adjacent for c in crossings)},
         "test_sentences": len(test_sentences()),
         "train_cpu_seconds": round(train_cpu_seconds, 1),
         "evaluate_cpu_seconds": round(time.process_time() - cpu_started - train_cpu_seconds, 1),
