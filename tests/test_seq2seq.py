@@ -363,7 +363,8 @@ def test_unattended_ids_get_no_weight_unless_nothing_else_is_left():
     model = Seq2Seq(12, 12, d_embed=4, d_hidden=6, score="general", unattended=(2, 9)).double()
     src, lengths = torch.tensor([[5, 9, 6, 2], [9, 2, 0, 0]]), torch.tensor([4, 2])
     _, weights = model(src, lengths, torch.tensor([[1, 5, 6], [1, 5, 0]]))
-    assert torch.all(weights[0, :, [1, 3]] == 0) and torch.allclose(weights[0].sum(-1), torch.ones(3, dtype=torch.float64))
+    assert torch.all(weights[0, :, [1, 3]] == 0)
+    assert torch.allclose(weights[0].sum(-1), torch.ones(3, dtype=torch.float64))
     assert torch.all(weights[1, :, :2] > 0)  # only unattended ids: attended in full rather than not at all
     fast, _, _ = model.decode(torch.tensor([[1, 5, 6]]), model.encode(src[:1], lengths[:1]))
     slow, _, _ = model.decode_steps(torch.tensor([[1, 5, 6]]), model.encode(src[:1], lengths[:1]))
