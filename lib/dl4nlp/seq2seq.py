@@ -128,7 +128,9 @@ class Encoder(nn.Module):
     decoder. It was tried against a shortcut of the small English -> French
     translator (``dl4nlp.recipes.translation``), whose attention rests on the
     final full stop, the state whose forward half has read the whole sentence;
-    it did not remove it (see that recipe's docstring), and no shipped model uses it.
+    it did not remove it (see that recipe's docstring), and no shipped model uses it;
+    ``Seq2SeqConfig.unattended`` (no attention on punctuation and <eos>) moved the
+    peaks onto words, without crossing alignments (not shipped either).
     """
 
     def __init__(self, vocab_size: int, d_embed: int, d_hidden: int, lexical: bool = False):

@@ -10,7 +10,7 @@ seen in training, not even with another translation.
 
 Tokens are lower-cased words and punctuation marks; French elisions are split
 after the apostrophe ("j'ai" -> "j'", "ai"). Words seen fewer than
-``MIN_COUNT`` times in training become ``<unk>``. Used in notebook 07.
+``MIN_COUNT`` times in training become ``<unk>``. Used in notebooks 06 and 07.
 
 >>> tokenize("I have a red car.", "en")
 ['i', 'have', 'a', 'red', 'car', '.']
@@ -141,7 +141,7 @@ def vocabularies(min_count: int = MIN_COUNT) -> TranslationVocabs:
 
 
 def punctuation_ids() -> tuple[int, ...]:
-    """Source-vocabulary ids of the punctuation marks and of <eos>: the keys the shipped translators never attend to.
+    """Source-vocabulary ids of the punctuation marks and of <eos> (for ``Seq2SeqConfig.unattended``).
 
     >>> [vocabularies().source.itos[i] for i in punctuation_ids()]
     ['<eos>', '!', ',', '.', ':', '?']
