@@ -993,16 +993,16 @@ fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# No. Whatever the French word, the attention sits on the final full stop (or
-# question or exclamation mark): for 99 to 100 % of the French words in all
-# three models, and on the expected English word for almost none. The
-# bidirectional encoder's state at the last mark has read the whole sentence,
-# and every training sentence ends in one, so the decoder can fetch everything
-# it needs from one place; it never has to learn where each word is. The
-# translations are weak (chapter 07 measures them), but the lesson is general:
-# attention weights show where a model *looked*, not necessarily what a person
-# would call an alignment. The dates and spellings above aligned because each
-# output character depends on a few input characters; here nothing forced it.
+# No. Whatever the French word, the attention sits on the final full stop,
+# question or exclamation mark (or the end token): for 99 to 100 % of the
+# French words in all three models, and on the expected English word for
+# almost none. The bidirectional encoder's state at the last mark has read the
+# whole sentence, and every English training sentence ends in one, so the
+# decoder can fetch what it needs from one place and never has to learn where
+# each word is. The translations are weak (chapter 07 measures them), but the
+# lesson is general: attention weights show where a model *looked*, not
+# necessarily what a person would call an alignment. Why the dates and
+# spellings above aligned and these sentences did not, we have not tested.
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: the translators' attention rests on the final punctuation, not on the words
