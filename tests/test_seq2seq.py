@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dl4nlp import date_task
-from dl4nlp.seq2seq import Seq2Seq, beam_search, exhaustive_search, greedy_search, table_step
+from dl4nlp.seq2seq import Seq2Seq, Seq2SeqConfig, beam_search, exhaustive_search, greedy_search, table_step
 from dl4nlp.vocab import Seq2SeqVocab
 
 EOS = 0
@@ -355,3 +355,18 @@ def test_lexical_states_are_the_words_and_the_shipped_models_still_load():
         from dl4nlp.data import data_path
 
         assert not Seq2Seq.load(data_path(name)).config.lexical
+
+
+def test_unattended_ids_get_no_weight_unless_nothing_else_is_left():
+    """config.unattended masks those source ids out of the attention (not out of the summary)."""
+    torch.manual_seed(3)
+    model = Seq2Seq(12, 12, d_embed=4, d_hidden=6, score="general", unattended=(2, 9)).double()
+    src, lengths = torch.tensor([[5, 9, 6, 2], [9, 2, 0, 0]]), torch.tensor([4, 2])
+    _, weights = model(src, lengths, torch.tensor([[1, 5, 6], [1, 5, 0]]))
+    assert torch.all(weights[0, :, [1, 3]] == 0)
+    assert torch.allclose(weights[0].sum(-1), torch.ones(3, dtype=torch.float64))
+    assert torch.all(weights[1, :, :2] > 0)  # only unattended ids: attended in full rather than not at all
+    fast, _, _ = model.decode(torch.tensor([[1, 5, 6]]), model.encode(src[:1], lengths[:1]))
+    slow, _, _ = model.decode_steps(torch.tensor([[1, 5, 6]]), model.encode(src[:1], lengths[:1]))
+    assert torch.allclose(fast, slow, atol=1e-12)
+    assert Seq2SeqConfig(12, 12, unattended=[2, 9]).unattended == (2, 9)  # a checkpoint's JSON gives a list

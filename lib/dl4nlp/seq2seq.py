@@ -66,10 +66,18 @@ class Seq2SeqConfig:
     decoder: str = "luong"
     input_feeding: bool = False
     lexical: bool = False
+    unattended: tuple[int, ...] = ()  # source ids the attention never weighs (see Seq2Seq.encode)
 
     def __post_init__(self) -> None:
         for name in ("source_vocab_size", "target_vocab_size", "d_embed", "d_hidden"):
             check_int(name, getattr(self, name))
+        if not isinstance(self.unattended, (tuple, list)):
+            raise TypeError(f"unattended must be a tuple of source token ids; got {given(self.unattended)}")
+        for token in self.unattended:  # a list comes back from a checkpoint's JSON config
+            check_int("unattended id", token, low=0, high=self.source_vocab_size - 1)
+        object.__setattr__(self, "unattended", tuple(self.unattended))
+        if self.unattended and self.score is None:
+            raise ValueError(f"unattended needs attention (a score); got score=None, unattended={self.unattended}")
         if self.score is not None and (not isinstance(self.score, str) or self.score not in SCORES):
             raise ValueError(f"score must be one of {tuple(SCORES)} or None (no attention); got {self.score!r}")
         if self.decoder not in DECODERS:
@@ -120,7 +128,9 @@ class Encoder(nn.Module):
     decoder. It was tried against a shortcut of the small English -> French
     translator (``dl4nlp.recipes.translation``), whose attention rests on the
     final full stop, the state whose forward half has read the whole sentence;
-    it did not remove it (see that recipe's docstring), and no shipped model uses it.
+    it did not remove it (see that recipe's docstring), and no shipped model uses it;
+    ``Seq2SeqConfig.unattended`` (no attention on punctuation and <eos>) moved the
+    peaks onto words, without crossing alignments (not shipped either).
     """
 
     def __init__(self, vocab_size: int, d_embed: int, d_hidden: int, lexical: bool = False):
@@ -163,10 +173,11 @@ class Seq2Seq(nn.Module):
         decoder: str = "luong",
         input_feeding: bool = False,
         lexical: bool = False,
+        unattended: Sequence[int] = (),
     ):
         super().__init__()
         config = Seq2SeqConfig(
-            source_vocab_size, target_vocab_size, d_embed, d_hidden, score, decoder, input_feeding, lexical
+            source_vocab_size, target_vocab_size, d_embed, d_hidden, score, decoder, input_feeding, lexical, unattended
         )
         self.config = config
         self.score_kind = score
@@ -193,10 +204,19 @@ class Seq2Seq(nn.Module):
 
         Returns (s_0 (B, H), encoder states (B, S, H), source mask (B, S), summary c (B, H),
         h~_0 = 0 (B, H), the attentional vector that input feeding passes on).
+
+        The mask leaves out padding and, when ``config.unattended`` names token ids
+        (the translator's punctuation and <eos>), those positions too, unless a
+        sentence has nothing else: their states still feed the summary c, but no
+        attention weight lands on them.
         """
         _check_source(src, src_lengths, self.config.source_vocab_size, "src_lengths")
         states, summary = self.encoder(src, src_lengths)
         mask = torch.arange(src.shape[1], device=src.device)[None, :] < src_lengths[:, None].to(src.device)
+        if self.config.unattended:
+            unattended = torch.tensor(self.config.unattended, device=src.device)
+            words = mask & ~torch.isin(src, unattended)
+            mask = torch.where(words.any(1, keepdim=True), words, mask)
         return summary, states, mask, summary, torch.zeros_like(summary)
 
     def _attend(self, query: torch.Tensor, states: torch.Tensor, mask: torch.Tensor, summary: torch.Tensor):

@@ -10,7 +10,7 @@ seen in training, not even with another translation.
 
 Tokens are lower-cased words and punctuation marks; French elisions are split
 after the apostrophe ("j'ai" -> "j'", "ai"). Words seen fewer than
-``MIN_COUNT`` times in training become ``<unk>``. Used in notebook 07.
+``MIN_COUNT`` times in training become ``<unk>``. Used in notebooks 06 and 07.
 
 >>> tokenize("I have a red car.", "en")
 ['i', 'have', 'a', 'red', 'car', '.']
@@ -138,6 +138,16 @@ def vocabularies(min_count: int = MIN_COUNT) -> TranslationVocabs:
         words = sorted(w for w, c in counts[language].items() if c >= min_count)
         vocabs.append(Seq2SeqVocab([UNK] + words, separator=" "))
     return TranslationVocabs(*vocabs)
+
+
+def punctuation_ids() -> tuple[int, ...]:
+    """Source-vocabulary ids of the punctuation marks and of <eos> (for ``Seq2SeqConfig.unattended``).
+
+    >>> [vocabularies().source.itos[i] for i in punctuation_ids()]
+    ['<eos>', '!', ',', '.', ':', '?']
+    """
+    source = vocabularies().source
+    return tuple(sorted({source.stoi[p] for p in PUNCTUATION if p in source.stoi} | {source.EOS}))
 
 
 def training_pairs() -> list[tuple[str, str]]:

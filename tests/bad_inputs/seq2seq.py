@@ -257,6 +257,17 @@ def _():
     yield from vary(
         S.Seq2SeqConfig, good, "score", [("an unknown score", "cosine", "'cosine'"), ("a list", ["dot"], "['dot']")]
     )
+    yield from vary(
+        S.Seq2SeqConfig,
+        good,
+        "unattended",
+        [("an int", 2, "int"), ("an id beyond the vocabulary", (V_SRC,), f"{V_SRC}"), ("a string id", ("2",), "'2'")],
+    )
+    yield (
+        "unattended without attention",
+        lambda: S.Seq2SeqConfig(V_SRC, V_TGT, score=None, unattended=(2,)),
+        ("unattended needs attention", "score=None"),
+    )
 
 
 @cases("dl4nlp.seq2seq.Seq2Seq.from_config")

@@ -11,6 +11,7 @@ exempt(
 )
 exempt("takes no arguments (the held-out English sentences)", "dl4nlp.recipes.translation.test_sentences")
 exempt("takes no arguments (the training pairs as token strings)", "dl4nlp.translation.training_pairs")
+exempt("takes no arguments (the source ids of punctuation and <eos>)", "dl4nlp.translation.punctuation_ids")
 
 
 def _model():

@@ -62,3 +62,17 @@ def test_train_reverser_trains_each_variant_and_seed_once():
     variant = replace(experiments.REVERSAL, steps=2)
     model, history = experiments.train_reverser(variant, 1)
     assert experiments.train_reverser(variant, 1)[0] is model and len(history.loss) == 2
+
+
+def test_every_shipped_translator_rests_its_attention_on_the_final_punctuation():
+    """Section 8's claims on all three shipped translators (the notebook checks them too; seed 0 drawn)."""
+    from dl4nlp import translation
+    from dl4nlp.data import data_path
+    from dl4nlp.seq2seq import Seq2Seq
+
+    english = list(translation.references("test"))
+    train = {e for e, _ in translation.sentence_pairs("train")}
+    assert not train & set(english) and len(english) == 1124
+    for name in translation.CHECKPOINTS:
+        agreement = translation.attention_agreement(Seq2Seq.load(data_path(name)), english)
+        assert agreement["on_punctuation"] >= 0.985 and agreement["on_aligned"] <= 0.05, (name, agreement)
