@@ -950,6 +950,38 @@ def in_context_learner(device):
     ]
 
 
+@case(
+    "pair_tasks.PairClassifier.forward",
+    "pair_tasks.PairClassifier.loss",
+    "pair_tasks.PairClassifier.decode",
+    "pair_tasks.SpanSelector.forward",
+    "pair_tasks.SpanSelector.loss",
+    "pair_tasks.SpanSelector.decode",
+    "pair_tasks.pair_accuracy",
+    "pair_tasks.train_pairs",
+    "pair_tasks.reader_scores",
+)
+def pair_and_span_heads(device):
+    from dl4nlp import pair_tasks
+
+    ids = cpu_ids(4, 10, high=len(VOCAB), seed=3)  # on the CPU, as encode_pairs returns them
+    ids[:, 0], ids[:, 4] = VOCAB["[CLS]"], VOCAB["[MASK]"]
+    segments = (torch.arange(10) >= 6).long().expand(4, 10).clone()
+    rows = {"ids": ids, "segments": segments, "valid": torch.ones(4, 10, dtype=torch.bool), "context": segments == 1}
+    pairs = {**rows, "targets": torch.tensor([0, 1, 1, 0])}
+    spans = {**rows, "targets": torch.tensor([[6, 7], [7, 7], [8, 9], [6, 6]])}
+    out = []
+    for head, batch in ((pair_tasks.PairClassifier, pairs), (pair_tasks.SpanSelector, spans)):
+        torch.manual_seed(0)
+        model = head(tiny_bert(device), dropout=0.0).to(device)
+        on_device = {k: v.to(device) for k, v in batch.items()}
+        scores = model(on_device)
+        out += [scores, model.loss(scores, on_device["targets"]), model.decode(scores)]
+        out += [pair_tasks.pair_accuracy(model, batch), pair_tasks.train_pairs(model, batch, steps=2, lr=1e-2)]
+    out.append(pair_tasks.reader_scores(tiny_bert(device), spans, VOCAB["[MASK]"]))
+    return out
+
+
 @case("experiments.start_here.train")
 def primer_training_loop(device):
     from dl4nlp.experiments import start_here

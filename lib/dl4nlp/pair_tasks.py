@@ -398,14 +398,16 @@ def span_accuracy(rows: Mapping[str, torch.Tensor], spans: torch.Tensor) -> floa
 
 @torch.no_grad()
 def reader_scores(model: Bert, rows: Mapping[str, torch.Tensor], mask_id: int) -> torch.Tensor:
-    """(N, T): the log-probability the masked LM gives, at the question's (first) ``[MASK]``, to each passage piece.
+    """(N, T), on the CPU: the log-probability the masked LM gives, at the question's (first) ``[MASK]``, to each
+    passage piece.
 
     ``NEGATIVE`` outside the passage. With these as start scores (and end
     scores of 0, spans of one piece) the pre-trained model answers cloze
-    questions before any fine-tuning.
+    questions before any fine-tuning. The rows may be on the CPU; the model runs on its own device.
     """
     check_type("model", model, Bert, "a dl4nlp.bert.Bert")
-    rows = _check_rows(rows)
+    device = model.token_embedding.weight.device
+    rows = {k: v.to(device) for k, v in _check_rows(rows).items()}
     masks = rows["ids"] == mask_id
     if not bool(masks.any(1).all()):
         missing = int((~masks.any(1)).nonzero()[0])
@@ -417,7 +419,7 @@ def reader_scores(model: Bert, rows: Mapping[str, torch.Tensor], mask_id: int) -
     hidden = model(rows["ids"], rows["segments"], rows["valid"])
     log_probs = torch.log_softmax(model.mlm_logits(hidden, masks), dim=-1)  # (N, V): one blank per row
     scores = log_probs.gather(1, rows["ids"])  # (N, T): each position's piece, scored at the blank
-    return scores.masked_fill(~rows["context"], NEGATIVE)
+    return scores.masked_fill(~rows["context"], NEGATIVE).cpu()
 
 
 def overlap_baseline(train: Sequence[PairExample], test: Sequence[PairExample]) -> float:
