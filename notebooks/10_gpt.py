@@ -32,7 +32,7 @@
 # - check your block against the library's and PyTorch's `nn.TransformerEncoderLayer`, post-LN and pre-LN, and write a pre-LN block yourself;
 # - measure gradient norms per layer for post-LN and pre-LN stacks as depth grows;
 # - derive the causal mask, predict which predictions a change can reach, and write one step of a KV cache;
-# - write a GPT yourself (multi-head causal attention, then the whole model with tied embeddings), train it beside the library's GPT from the same start, load one trained for longer, and sample from it with greedy, temperature, top-k and nucleus decoding (which you write).
+# - write a GPT yourself (multi-head causal attention, then the whole model with tied embeddings), train it beside the library's GPT from the same start, load one trained for longer, and sample from it with greedy, temperature, top-k and nucleus decoding through your own `generate` over a KV cache.
 #
 # **Prerequisites:** chapters 01 (residual connections), 08 (self-attention and multi-head attention) and 09 (positional encoding).
 #
