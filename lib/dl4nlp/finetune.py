@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import math
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -242,6 +242,37 @@ def fresh_copy(model: Bert, pretrained: bool = True) -> Bert:
     return Bert(copy.deepcopy(model.config)).to(_device(model))  # drawn on the CPU (the same weights everywhere)
 
 
+def _adamw_steps(params: list, loss_of: Callable[[list[int]], torch.Tensor], n: int, *, steps: int, lr: float,
+                 batch_size: int, seed: int, warmup: float) -> list[float]:  # fmt: skip
+    """BERT's fine-tuning loop, shared by ``fine_tune`` and ``pair_tasks.train_pairs``; the losses.
+
+    AdamW (weight decay 0.01) over ``params``, linear warm-up over ``warmup`` of
+    the steps then linear decay, gradients clipped to norm 1; each step takes
+    the next ``batch_size`` of ``n`` row indices shuffled epoch by epoch with
+    ``seed`` and minimises ``loss_of(rows)``.
+    """
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
+    ramp = max(1, round(warmup * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / ramp, max(0.0, (steps - s) / max(1, steps - ramp)))
+    )
+    rng = random.Random(seed)
+    order: list[int] = []
+    losses = []
+    for _ in range(steps):
+        if len(order) < min(batch_size, n):
+            order += rng.sample(range(n), n)  # epochs of shuffled rows
+        rows, order = order[:batch_size], order[batch_size:]
+        loss = loss_of(rows)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        schedule.step()
+        losses.append(loss.item())
+    return losses
+
+
 def fine_tune(
     model: nn.Module,
     ids: torch.Tensor,
@@ -276,29 +307,17 @@ def fine_tune(
     for p in model.encoder.parameters():
         p.requires_grad_(not freeze)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    ramp = max(1, round(warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / ramp, max(0.0, (steps - s) / max(1, steps - ramp)))
-    )
-    rng = random.Random(seed)
-    order: list[int] = []
-    losses = []
-    model.train()
-    for _ in range(steps):
-        if len(order) < min(batch_size, len(ids)):
-            order += rng.sample(range(len(ids)), len(ids))  # epochs of shuffled rows
-        rows, order = order[:batch_size], order[batch_size:]
+
+    def loss_of(rows: list[int]) -> torch.Tensor:
         T = int(valid[rows].sum(1).max())  # trim the padding of this batch
         scores = model(ids[rows, :T], valid[rows, :T])
         target = labels[rows] if labels.dim() == 1 else labels[rows, :T]
-        loss = F.cross_entropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1), ignore_index=IGNORE_INDEX)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        schedule.step()
-        losses.append(loss.item())
+        return F.cross_entropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1), ignore_index=IGNORE_INDEX)
+
+    model.train()
+    losses = _adamw_steps(
+        params, loss_of, len(ids), steps=steps, lr=lr, batch_size=batch_size, seed=seed, warmup=warmup
+    )
     model.eval()
     for p in model.parameters():
         p.requires_grad_(True)

@@ -58,6 +58,7 @@ from dl4nlp._checks import (
 )
 from dl4nlp.bert import Bert
 from dl4nlp.bpe import pre_tokenize
+from dl4nlp.finetune import _adamw_steps
 
 FUNCTION_WORDS = frozenset(
     "the and but for nor not yet with from into onto upon over under about after before then than that this these "
@@ -327,26 +328,15 @@ def train_pairs(model: nn.Module, rows: Mapping[str, torch.Tensor], *, steps: in
     check_number("warmup", warmup, 0, 1)
     device = model.head.weight.device
     rows = {k: v.to(device) for k, v in rows.items()}
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    ramp = max(1, round(warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / ramp, max(0.0, (steps - s) / max(1, steps - ramp)))
-    )
-    rng, order, losses, n = random.Random(seed), [], [], len(rows["ids"])
-    model.train()
-    for _ in range(steps):
-        if len(order) < min(batch_size, n):
-            order += rng.sample(range(n), n)
-        chosen, order = order[:batch_size], order[batch_size:]
+
+    def loss_of(chosen: list[int]) -> torch.Tensor:
         T = int(rows["valid"][chosen].sum(1).max())  # trim this batch's padding
         batch = {k: (v[chosen, :T] if v.dim() == 2 and k != "targets" else v[chosen]) for k, v in rows.items()}
-        loss = model.loss(model(batch), batch["targets"])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        losses.append(loss.item())
+        return model.loss(model(batch), batch["targets"])
+
+    model.train()
+    losses = _adamw_steps(list(model.parameters()), loss_of, len(rows["ids"]), steps=steps, lr=lr,
+                          batch_size=batch_size, seed=seed, warmup=warmup)  # fmt: skip
     model.eval()
     return losses
 
