@@ -64,6 +64,16 @@ def _():
     yield semantic("argv: no seeds", lambda: run(**{**good, "argv": no_seeds}), ("--seeds", "0"))
 
 
+@cases("dl4nlp.recipes.run_seeds")
+def _():
+    out = str(scratch() / "seeds.json")
+    run = recipes.seeded_table_run("x", "d", ["--out", out], seeds=1, seeds_help="s", resume_help="r")
+    good = dict(name="x", argv=["--out", out], run=run, spec={}, seed_row=lambda s: {"seed": s}, progress=str, what="w")
+    yield from vary(recipes.run_seeds, good, "run", [("a pair", (1, 2), "(1, 2)"), ("a list", list(run), "list")])
+    yield from vary(recipes.run_seeds, good, "seed_row", [("None", None, "None")])
+    yield from vary(recipes.run_seeds, good, "spec", [("a list", [], "list")])
+
+
 def _args(**values):
     return argparse.Namespace(**{**dict(threads=1, seed=0, device="cpu"), **values})
 

@@ -155,6 +155,47 @@ def seeded_table_run(
     return args, out, out.with_name(out.name + ".partial"), start(args)
 
 
+def run_seeds(
+    name: str,
+    argv: Optional[Sequence[str]],
+    run: tuple[argparse.Namespace, Path, Path, torch.device],
+    spec: Mapping[str, Any],
+    seed_row: Callable[[int], dict],
+    progress: Callable[[dict], str],
+    what: str,
+) -> dict:
+    """The body of a ``seeded_table_run`` recipe: ``seed_row(seed)`` for seeds 0 .. N-1, then the table written.
+
+    ``run`` is what ``seeded_table_run`` returned. With ``--resume`` the seeds finished in ``.partial`` (of the
+    same ``spec``) are kept; the state is saved after every seed and ``progress(row)`` printed. The table holds
+    ``what``, the ``spec``, the rows in seed order and the provenance; returns what was written.
+    """
+    check_str("name", name, nonempty=True)
+    check_type("run", run, tuple, "what seeded_table_run returned: (args, out, partial, device)")
+    if len(run) != 4 or not isinstance(run[0], argparse.Namespace):
+        raise TypeError(f"run must be what seeded_table_run returned: (args, out, partial, device); got {run!r}")
+    check_type("spec", spec, Mapping, "a mapping (the settings the table records)")
+    check_callable("seed_row", seed_row, "a function of the seed")
+    check_callable("progress", progress, "a function of a row")
+    check_str("what", what, nonempty=True)
+    args, out, partial, device = run
+    started = time.perf_counter()
+    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
+    done = {row["seed"]: row for row in rows}
+    for seed in range(args.seeds):
+        if seed not in done:
+            done[seed] = seed_row(seed)
+            save_rows(partial, spec, list(done.values()), elapsed + time.perf_counter() - started)
+            print(f"seed {seed}: {progress(done[seed])}", flush=True)
+    record = {
+        "what": what,
+        **spec,
+        "seeds": [done[seed] for seed in range(args.seeds)],
+        "provenance": table_provenance(name, argv, args, device, started, elapsed),
+    }
+    return write_table(out, record, partial)
+
+
 def provenance(
     *,
     command: str,

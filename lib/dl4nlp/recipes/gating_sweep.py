@@ -13,12 +13,11 @@ in ``OUT.partial`` (with the settings, checked on ``--resume``).
 
 from __future__ import annotations
 
-import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int, check_number
 from dl4nlp.experiments import lstm as experiment
-from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
+from dl4nlp.recipes import run_seeds, seeded_table_run
 
 NAME = "gating_sweep"
 
@@ -50,10 +49,9 @@ def seed_row(seed: int) -> dict:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
-    args, out, partial, device = seeded_table_run(
+    run = seeded_table_run(
         NAME, __doc__, argv, seeds=4, seeds_help="seeds 0 .. N-1", resume_help="keep the seeds finished in OUT.partial"
     )
-    started = time.perf_counter()
     spec = {
         "settings": [setting_key(lag, lr) for lag, lr in experiment.COMPARISON_SETTINGS],
         "models": list(experiment.COMPARISON_MODELS),
@@ -61,23 +59,18 @@ def main(argv: Optional[Sequence[str]] = None) -> dict:
         "steps": experiment.LAG_STEPS,
         "hidden": experiment.LAG_HIDDEN,
     }
-    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)
-    done = {row["seed"]: row for row in rows}
-    for seed in range(args.seeds):
-        if seed not in done:
-            done[seed] = seed_row(seed)
-            save_rows(partial, spec, list(done.values()), elapsed + time.perf_counter() - started)
-            print(f"seed {seed}: {done[seed]['comparison']} forget bias {done[seed]['forget_bias']}", flush=True)
-    record = {
-        "what": "notebook 04 over seeds: held-out accuracy on the long-lag task of chapter 03's tanh RNN with "
+    return run_seeds(
+        NAME,
+        argv,
+        run,
+        spec,
+        seed_row,
+        lambda row: f"{row['comparison']} forget bias {row['forget_bias']}",
+        "notebook 04 over seeds: held-out accuracy on the long-lag task of chapter 03's tanh RNN with "
         "W_h = I and IRNN against an LSTM and a GRU (32 units, 200 Adam steps, clipping at 1) at lag 50 with "
         "learning rates 3e-3 and 1e-2 and at lag 100 with 3e-3; and the lag-50 LSTM started with forget-gate "
         "biases -3, 0 and 3",
-        **spec,
-        "seeds": [done[seed] for seed in range(args.seeds)],
-        "provenance": table_provenance(NAME, argv, args, device, started, elapsed),
-    }
-    return write_table(out, record, partial)
+    )
 
 
 if __name__ == "__main__":

@@ -15,12 +15,11 @@ Resumable like ``rnn_seed_sweep``.
 
 from __future__ import annotations
 
-import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int
 from dl4nlp.experiments import rnn as experiment
-from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
+from dl4nlp.recipes import run_seeds, seeded_table_run
 
 NAME = "rnn_memory_by_lag"
 
@@ -39,27 +38,21 @@ def seed_row(seed: int) -> dict:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
-    args, out, partial, device = seeded_table_run(
+    run = seeded_table_run(
         NAME, __doc__, argv, seeds=1, seeds_help="seeds 0 .. N-1", resume_help="keep the seeds finished in OUT.partial"
     )
-    started = time.perf_counter()
     spec = {"lags": list(experiment.LAGS), "variants": list(experiment.VARIANTS), "steps": 200, "lr": 3e-3,
             "larger_lr": 1e-2}  # fmt: skip
-    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
-    done = {row["seed"]: row for row in rows}
-    for seed in range(args.seeds):
-        if seed not in done:
-            done[seed] = seed_row(seed)
-            save_rows(partial, spec, list(done.values()), elapsed + time.perf_counter() - started)
-            print(f"seed {seed}: {done[seed]['accuracy']}, IRNN at 1e-2 {done[seed]['irnn_larger_lr']:.3f}", flush=True)
-    record = {
-        "what": "notebook 03, section 6: held-out accuracy of three 32-unit RNNs (memory_by_lag) on the memory task "
+    return run_seeds(
+        NAME,
+        argv,
+        run,
+        spec,
+        seed_row,
+        lambda row: f"{row['accuracy']}, IRNN at 1e-2 {row['irnn_larger_lr']:.3f}",
+        "notebook 03, section 6: held-out accuracy of three 32-unit RNNs (memory_by_lag) on the memory task "
         "at each lag, and of the IRNN at lag 50 with learning rate 1e-2 (irnn_learning_rate)",
-        **spec,
-        "seeds": [done[seed] for seed in range(args.seeds)],
-        "provenance": table_provenance(NAME, argv, args, device, started, elapsed),
-    }
-    return write_table(out, record, partial)
+    )
 
 
 if __name__ == "__main__":

@@ -14,12 +14,11 @@ checked on ``--resume``); the wall time sums every session.
 
 from __future__ import annotations
 
-import time
 from typing import Optional, Sequence
 
 from dl4nlp._checks import check_int
 from dl4nlp.experiments import rnn as experiment
-from dl4nlp.recipes import resume_rows, save_rows, seeded_table_run, table_provenance, write_table
+from dl4nlp.recipes import run_seeds, seeded_table_run
 
 NAME = "rnn_seed_sweep"
 LAG = 50
@@ -45,28 +44,21 @@ def seed_row(seed: int) -> dict:
 
 def main(argv: Optional[Sequence[str]] = None) -> dict:
     """Run the seeds and write the table; returns what was written."""
-    args, out, partial, device = seeded_table_run(
+    run = seeded_table_run(
         NAME, __doc__, argv, seeds=32, seeds_help="seeds 0 .. N-1", resume_help="keep the seeds finished in OUT.partial"
     )
-    started = time.perf_counter()
     spec = {"lag": LAG, "variant": IRNN, "thresholds": {"solved": experiment.SOLVED, "clipped_final":
             experiment.CLIPPED_FINAL, "stuck": experiment.STUCK}}  # fmt: skip
-    rows, elapsed = resume_rows(partial, spec) if args.resume else ([], 0.0)  # another spec's: refused
-    done = {row["seed"]: row for row in rows}
-    for seed in range(args.seeds):
-        if seed not in done:
-            done[seed] = seed_row(seed)
-            save_rows(partial, spec, list(done.values()), elapsed + time.perf_counter() - started)
-            print(f"seed {seed}: IRNN {done[seed]['irnn_lag50']:.3f}, clipped "
-                  f"{[round(x, 2) for x in done[seed]['clipped_final']]}", flush=True)  # fmt: skip
-    record = {
-        "what": "notebook 03 over many seeds: the IRNN's held-out accuracy at lag 50 (memory_by_lag) and the "
+    return run_seeds(
+        NAME,
+        argv,
+        run,
+        spec,
+        seed_row,
+        lambda row: f"IRNN {row['irnn_lag50']:.3f}, clipped {[round(x, 2) for x in row['clipped_final']]}",
+        "notebook 03 over many seeds: the IRNN's held-out accuracy at lag 50 (memory_by_lag) and the "
         "clipping experiment's final losses (clipping: four models per seed, unclipped and clipped at norm 1)",
-        **spec,
-        "seeds": [done[seed] for seed in range(args.seeds)],
-        "provenance": table_provenance(NAME, argv, args, device, started, elapsed),
-    }
-    return write_table(out, record, partial)
+    )
 
 
 if __name__ == "__main__":
