@@ -825,7 +825,7 @@ for convention, label in labels.items():
 # agreement" with Hoffmann et al., and, "counter to a hypothesis of Hoffmann et al.",
 # that "careful learning rate decay is not essential" (abstract, arXiv 2406.19146).
 # The last-layer cost is what our counted FLOPs include and $6ND$ leaves out; the
-# optimizer tuning is what section 3 shows this sweep lacks.
+# optimizer tuning is what section 3 does for each size, on the first seed only (the second seed's `2x32` run shows what that leaves out).
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
 # @title Check: how compute is counted moves a; Chinchilla's convention gives 0.5
