@@ -84,3 +84,27 @@ def test_agreement_and_crossings_are_read_from_the_weights(monkeypatch):
     for c in crossings:
         source = T.tokenize(c.english, "en")
         assert source.index(c.first[0]) > source.index(c.second[0])
+    assert crossings and crossings == T.expected_crossings(english)  # peaks on the Dice words: the predicted ones
+    shared = perfect(None, english)
+    assert T.attention_agreement(None, english, alignments=shared) == agreement
+    assert T.crossing_alignments(None, english, alignments=shared) == crossings
+
+
+@pytest.mark.parametrize("name", T.CHECKPOINTS + T.ALIGNED_CHECKPOINTS)
+def test_the_recipe_reproduces_the_first_shipped_losses(name):
+    """The recipe re-run from a shipped translator's own recorded arguments gives its first five losses."""
+    from reproduction import TOLERANCE, check_rerun
+
+    from dl4nlp.checkpoint import read_provenance
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes import recorded_threads
+    from dl4nlp.recipes.translation import TranslationRecipe, train_translator
+
+    record = read_provenance(data_path(name))
+    assert record["command"].startswith("python -m dl4nlp.recipes.translation"), record["command"]
+    with recorded_threads(record):
+        recipe = TranslationRecipe(**{k: v for k, v in record["arguments"].items() if k != "threads"})
+        _, history = train_translator(recipe, progress=False, stop_after=5)
+    check_rerun(
+        name.removesuffix(".pt"), history.loss, record["results"]["loss"][:5], record, **TOLERANCE["translation"]
+    )

@@ -180,6 +180,9 @@ def corpus_scores(hypotheses: Sequence[str], english: Sequence[str]) -> dict[str
 
 
 CHECKPOINTS = ("seq2seq_eng_fra_seed0.pt", "seq2seq_eng_fra_seed1.pt", "seq2seq_eng_fra_seed2.pt")
+# The same model whose attention may weigh only the English words themselves (``Seq2SeqConfig.lexical``, with
+# punctuation and <eos> ``unattended``), 3,000 steps: the translators whose attention aligns (chapter 06, section 8).
+ALIGNED_CHECKPOINTS = tuple(f"seq2seq_eng_fra_aligned_seed{seed}.pt" for seed in range(3))
 
 
 def greedy_translations(model: Any, english: Sequence[str], max_len: int = 20) -> list[str]:
@@ -320,18 +323,30 @@ def reference_alignments(model: Any, english: Sequence[str], batch_size: int = 2
     return out
 
 
-def attention_agreement(model: Any, english: Sequence[str]) -> dict[str, float]:
+def _alignments_of(model: Any, english: list[str], alignments: Optional[Sequence[tuple]]) -> Sequence[tuple]:
+    """``alignments`` when given (one per sentence of ``english``), else ``reference_alignments(model, english)``."""
+    if alignments is None:
+        return reference_alignments(model, english)
+    check_type("alignments", alignments, (list, tuple), "reference_alignments(model, english): one per sentence")
+    if len(alignments) != len(english):
+        raise ValueError(f"alignments must hold one per sentence of english, {len(english)}; got {len(alignments)}")
+    return alignments
+
+
+def attention_agreement(model: Any, english: Sequence[str], *, alignments: Optional[Sequence[tuple]] = None) -> dict:
     """Where ``model``'s attention peaks while it writes the first reference of each test sentence.
 
     Over every French word of those references (punctuation and <eos> left out):
     ``on_punctuation``, the share whose attention peaks on a punctuation mark or
     <eos> of the source; and over the French words that have a ``dice_aligned``
     English word, ``on_aligned``, the share whose attention peaks on that word.
-    ``words`` and ``aligned_words`` are the two counts.
+    ``words`` and ``aligned_words`` are the two counts. ``alignments``, when
+    given, is ``reference_alignments(model, english)`` computed once and shared
+    with ``crossing_alignments``.
     """
     english = check_strings("english", english)
     words = aligned_words = on_punctuation = on_aligned = 0
-    for source, target, weights in reference_alignments(model, english):
+    for source, target, weights in _alignments_of(model, english, alignments):
         peaks = weights.argmax(-1).tolist()
         for t, word in enumerate(target[:-1]):
             if word in PUNCTUATION:
@@ -371,7 +386,20 @@ class Crossing:
             raise TypeError(f"adjacent must be a bool; got {self.adjacent!r}")
 
 
-def crossing_alignments(model: Any, english: Sequence[str]) -> list[Crossing]:
+def _first_crossing(sentence: str, source: list[str], target: list[str], aligned: list[tuple[int, int]]):
+    """The first crossing among ``aligned`` (French position, English position) pairs, adjacent swaps first."""
+    pairs = [(a, b) for a, b in itertools.combinations(aligned, 2) if a[1] > b[1]]
+    if not pairs:
+        return None
+    pairs.sort(key=lambda ab: (ab[1][0] - ab[0][0] != 1 or ab[0][1] - ab[1][1] != 1, ab[0][0]))
+    (t1, i1), (t2, i2) = pairs[0]
+    french = references("test")[sentence][0]
+    return Crossing(sentence, french, (source[i1], target[t1]), (source[i2], target[t2]), t2 - t1 == 1 and i1 - i2 == 1)
+
+
+def crossing_alignments(
+    model: Any, english: Sequence[str], *, alignments: Optional[Sequence[tuple]] = None
+) -> list[Crossing]:
     """Crossings in ``model``'s alignments of the first reference of each test sentence, adjacent swaps first.
 
     A French word is *aligned* when its attention peaks on the English word
@@ -379,24 +407,39 @@ def crossing_alignments(model: Any, english: Sequence[str]) -> list[Crossing]:
     associations agree). Two aligned French words at t1 < t2 *cross* when their
     English words come in the other order, i1 > i2 (as in "a red car" ->
     "une voiture rouge"). One crossing per sentence, the first found.
+    ``alignments``: as in ``attention_agreement``.
     """
     english = check_strings("english", english)
     found = []
-    for sentence, (source, target, weights) in zip(english, reference_alignments(model, english)):
+    for sentence, (source, target, weights) in zip(english, _alignments_of(model, english, alignments)):
         peaks = weights.argmax(-1).tolist()
         aligned = [(t, peaks[t]) for t, w in enumerate(target[:-1]) if dice_aligned(source[:-1], w) == peaks[t]]
-        pairs = [(a, b) for a, b in itertools.combinations(aligned, 2) if a[1] > b[1]]
-        if not pairs:
-            continue
-        pairs.sort(key=lambda ab: (ab[1][0] - ab[0][0] != 1 or ab[0][1] - ab[1][1] != 1, ab[0][0]))
-        (t1, i1), (t2, i2) = pairs[0]
-        found.append(
-            Crossing(
-                sentence,
-                references("test")[sentence][0],
-                (source[i1], target[t1]),
-                (source[i2], target[t2]),
-                t2 - t1 == 1 and i1 - i2 == 1,
-            )
-        )
+        crossing = _first_crossing(sentence, source, target, aligned)
+        if crossing is not None:
+            found.append(crossing)
+    return sorted(found, key=lambda c: not c.adjacent)
+
+
+def expected_crossings(english: Sequence[str]) -> list[Crossing]:
+    """The crossings the word associations themselves predict: ``crossing_alignments`` with ``dice_aligned`` as peaks.
+
+    Every French word of a test sentence's first reference that has a
+    ``dice_aligned`` English word counts as aligned there; a model's crossings
+    (``crossing_alignments``) are found only in these sentences.
+
+    >>> [c.english for c in expected_crossings(["I really like you."])]
+    ['I really like you.']
+    """
+    english = check_strings("english", english)
+    held_out, vocabs = references("test"), vocabularies()
+    missing = [e for e in english if e not in held_out]
+    if missing:
+        raise ValueError(f"english must be test sentences (ones with references); not in the test split: {missing[:3]}")
+    found = []
+    for sentence in english:
+        source, target = (text.split(" ") for text in vocabs.encode_pair(sentence, held_out[sentence][0]))
+        aligned = [(t, i) for t, w in enumerate(target) if (i := dice_aligned(source, w)) is not None]
+        crossing = _first_crossing(sentence, source, target, aligned)
+        if crossing is not None:
+            found.append(crossing)
     return sorted(found, key=lambda c: not c.adjacent)

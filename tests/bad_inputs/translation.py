@@ -98,6 +98,7 @@ def _():
     yield from vary(R.TranslationRecipe, {}, "steps", [("zero", 0, "0")])
     yield from vary(R.TranslationRecipe, {}, "lr", [("negative", -1.0, "-1")])
     yield from vary(R.TranslationRecipe, {}, "lexical", [("a string", "yes", "'yes'")])
+    yield from vary(R.TranslationRecipe, {}, "score", [("unknown", "cosine", "'cosine'")])
 
 
 @cases("dl4nlp.recipes.translation.train_translator")
@@ -180,11 +181,32 @@ def _():
 @cases("dl4nlp.translation.attention_agreement")
 def _():
     yield from vary(T.attention_agreement, {"model": _model()}, "english", [("one string", "I see.", "str")])
+    english = list(T.references("test"))[:2]
+    yield from vary(
+        T.attention_agreement,
+        {"model": _model(), "english": english},
+        "alignments",
+        [("one per sentence short", [("a", "b", None)], "2; got 1"), ("a string", "weights", "str")],
+    )
 
 
 @cases("dl4nlp.translation.crossing_alignments")
 def _():
     yield from vary(T.crossing_alignments, {"model": _model()}, "english", [("a number", 3, "int")])
+    english = list(T.references("test"))[:2]
+    yield from vary(
+        T.crossing_alignments, {"model": _model(), "english": english}, "alignments", [("a dict", {}, "dict")]
+    )
+
+
+@cases("dl4nlp.translation.expected_crossings")
+def _():
+    yield from vary(T.expected_crossings, {}, "english", [("one string", "I see.", "str")])
+    yield semantic(
+        "english: a training sentence, which has no held-out references",
+        lambda: T.expected_crossings(["Run!"]),
+        ("test sentences", "Run!"),
+    )
 
 
 @cases("dl4nlp.translation.Crossing")

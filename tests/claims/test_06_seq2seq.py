@@ -76,3 +76,24 @@ def test_every_shipped_translator_rests_its_attention_on_the_final_punctuation()
     for name in translation.CHECKPOINTS:
         agreement = translation.attention_agreement(Seq2Seq.load(data_path(name)), english)
         assert agreement["on_punctuation"] >= 0.985 and agreement["on_aligned"] <= 0.05, (name, agreement)
+
+
+def test_every_word_key_translator_aligns_and_crosses():
+    """Section 8's claims on the three translators whose attention weighs only the words (the notebook checks them)."""
+    from dl4nlp import translation
+    from dl4nlp.data import data_path
+    from dl4nlp.seq2seq import Seq2Seq
+
+    english = list(translation.references("test"))
+    expected = {c.english for c in translation.expected_crossings(english)}
+    assert len(expected) == 57
+    for seed, name in enumerate(translation.ALIGNED_CHECKPOINTS):
+        model = Seq2Seq.load(data_path(name))
+        shared = translation.reference_alignments(model, english)
+        agreement = translation.attention_agreement(model, english, alignments=shared)
+        crossings = translation.crossing_alignments(model, english, alignments=shared)
+        assert 0.6 <= agreement["on_aligned"] <= 0.72 and agreement["on_punctuation"] == 0.0, (name, agreement)
+        assert (len(crossings) >= 30) if seed == 0 else (1 <= len(crossings) <= 10), (name, len(crossings))
+        assert {c.english for c in crossings} <= expected, name
+    plain = Seq2Seq.load(data_path(translation.CHECKPOINTS[0]))
+    assert not translation.crossing_alignments(plain, english)

@@ -42,7 +42,7 @@ def test_the_length_normalisation_words_are_held_out_and_differ_by_seed():
     assert all(samples[0] != samples[seed] for seed in CLAIM_SEEDS)
 
 
-@pytest.mark.parametrize("checkpoint", translation.CHECKPOINTS)
+@pytest.mark.parametrize("checkpoint", translation.CHECKPOINTS + translation.ALIGNED_CHECKPOINTS)
 def test_decoding_claims_hold_for_every_shipped_translator(checkpoint):
     record = read_provenance(data_path(checkpoint))
     assert translation.decoding_claim(record), translation.decoding_claim_sentence(0, record)
