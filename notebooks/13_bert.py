@@ -905,26 +905,33 @@ nsp_live = pair_tasks.method_scores(nsp_train, nsp_test, {"pretrained": 0.003}, 
 print(f"does B follow A? fine-tuned {nsp_live['pretrained']:.3f}, shared words {nsp_live['baseline']:.3f}")
 
 # %%
-# Run beforehand (about 4 CPU-minutes): per task 3,840 training examples seen once (120 steps of 32),
-# the pre-trained model and the same architecture from scratch, two seeds, 500 test examples.
+# Run beforehand (about 10 minutes): per task 3,840 training examples seen once (120 steps of 32), the
+# pre-trained model and the same architecture from scratch, three seeds, 500 test examples. Each learning rate was
+# chosen on 500 validation examples (seed 0), from a grid in steps of about 3 extended until its best rate was inside.
 pair_results, pair_record = pair_tasks.load_results()
 pair_seeds = sorted({seed for _, seed, _ in pair_results})
+pair_grids = pair_record["results"]["grid"]["by_task"]
 for task in pair_tasks.TASKS:
     print(f"{task:>13}: " + "   ".join(
         f"{method} " + " / ".join(f"{pair_results[task, s, method]:.3f}" for s in pair_seeds)
         for method in ("pretrained", "scratch", "baseline")) + f"   (seeds {pair_seeds})")
+    for method, grid in pair_grids[task].items():
+        print(f"{'':15}{method:>10} learning rate -> validation accuracy: " + ", ".join(
+            f"{float(lr):g}{'*' if float(lr) == grid['chosen'] else ''} {acc:.3f}"
+            for lr, acc in grid["validation_accuracy"].items()))
 
 # %% [markdown]
-# **What it shows.** *Does B follow A?* Fine-tuned, the tiny BERT beats the
-# same model from scratch by more than 5 points on both seeds, and both beat
-# shared words. *Span selection* is harder: after one pass over 3,840
-# questions, from scratch stays below the baseline on both seeds; fine-tuned,
-# one seed learns to read (10 points above the baseline), the other does not.
-# The masked LM read as it is beats the baseline: the knowledge is there; a
-# new head needs more questions (SQuAD has over 100,000).
+# **What it shows.** Rates chosen on validation examples, each best inside its
+# grid (*). *Does B follow A?* Fine-tuned, the tiny BERT beats scratch by more
+# than 15 points on all three seeds; scratch beats shared words by 2 to 11.
+# *Span selection* is harder: after one pass over 3,840 questions, scratch
+# stays below the baseline on every seed; fine-tuned beats it on every seed, by
+# 4 to 16 points. The masked LM read as it is beats the baseline too: the
+# knowledge is there before the new head (SQuAD trains one on over 100,000
+# questions).
 
 # %% cellView="form" jupyter={"source_hidden": true} slideshow={"slide_type": "skip"} tags=["check"]
-# @title Check: sentence pairs and span selection (held-out paragraphs; both seeds, also in the claims tests)
+# @title Check: sentence pairs and span selection (held-out paragraphs; all three seeds, also in the claims tests)
 train_paragraphs = {tuple(map(tuple, d)) for d in data.documents["train"]}
 claim(f"no held-out paragraph is a pre-training paragraph ({len(data.documents['held_out']):,} and "
       f"{len(data.documents['train']):,})", not train_paragraphs & {tuple(map(tuple, d)) for d in data.documents["held_out"]})
@@ -937,17 +944,21 @@ claim(f"your best_span reads the masked LM better than the baseline: {reading:.3
       reading > reading_baseline + 0.03)
 claim(f"live, 20 steps: does B follow A? {nsp_live['pretrained']:.3f}, more than 10 points above shared words "
       f"({nsp_live['baseline']:.3f})", nsp_live["pretrained"] > nsp_live["baseline"] + 0.10)
+for task, by_method in pair_grids.items():
+    for method, grid in by_method.items():
+        rates = sorted(float(lr) for lr in grid["validation_accuracy"])
+        best = max(rates, key=lambda lr: grid["validation_accuracy"][str(lr)])
+        claim(f"{task}, {method}: the rate {best:g}, best on validation, lies inside its grid {rates}",
+              pair_record["results"]["grid"]["scored"] == "validation" and best == grid["chosen"]
+              and rates[0] < best < rates[-1])
 nsp_shipped = {m: [pair_results["next_sentence", s, m] for s in pair_seeds] for m in ("pretrained", "scratch", "baseline")}
 span_shipped = {m: [pair_results["span", s, m] for s in pair_seeds] for m in ("pretrained", "scratch", "baseline")}
-claim(f"does B follow A? fine-tuned beats scratch by more than 5 points on both seeds ({nsp_shipped['pretrained']} "
-      f"against {nsp_shipped['scratch']}), and scratch beats shared words ({nsp_shipped['baseline']})",
-      len(pair_seeds) == 2 and all(p > s + 0.05 and s > b + 0.05 for p, s, b in zip(*nsp_shipped.values())))
+claim(f"does B follow A? fine-tuned beats scratch by more than 15 points on all three seeds ({nsp_shipped['pretrained']} "
+      f"against {nsp_shipped['scratch']}), and scratch beats shared words ({nsp_shipped['baseline']}) by 2 to 11 points",
+      pair_seeds == [0, 1, 2] and all(p > s + 0.15 and b + 0.02 < s < b + 0.12 for p, s, b in zip(*nsp_shipped.values())))
 claim(f"span selection: from scratch {span_shipped['scratch']} stays below the baseline {span_shipped['baseline']} on "
-      f"both seeds, and fine-tuned {span_shipped['pretrained']} is at least as good as scratch on each",
-      all(s < b and p >= s for p, s, b in zip(*span_shipped.values())))
-claim("fine-tuned, one seed is more than 10 points above the baseline and the other below it",
-      sorted(p > b + 0.10 for p, b in zip(span_shipped["pretrained"], span_shipped["baseline"])) == [False, True]
-      and sum(p < b for p, b in zip(span_shipped["pretrained"], span_shipped["baseline"])) == 1)
+      f"every seed, and fine-tuned {span_shipped['pretrained']} beats it on every seed by 4 to 16 points",
+      all(s < b and 0.035 < p - b < 0.165 for p, s, b in zip(*span_shipped.values())))
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## 9. The three families and ELECTRA, on one sentence
@@ -1062,7 +1073,7 @@ claim(f"graded at 15 % of positions, ELECTRA falls from {electra_glue['ELECTRA']
 # - Telling dialogue from narration with equal steps, the pre-trained encoder beats the same model from scratch with up to 256 labels (a linear probe by more than 5 points on every seed, fine-tuning by more than 5 on average); at 512 labels the gain is under 4 points, and a bag of words is within 3 points throughout.
 # - Masked LM, causal LM, span corruption, text infilling and replaced-token detection differ in what is read, what is predicted, and where the loss is; ELECTRA's discriminator is graded at every position.
 # - Tagging parts of speech of web text, the fine-tuned tiny BERT beats the same model from scratch by more than 4 points and the majority tag per word at every budget (0.862 against 0.824 with 2,001 sentences); from scratch never reaches that baseline.
-# - On pairs, `[CLS] A [SEP] B [SEP]`: whether B follows A, fine-tuning beats scratch by more than 5 points (two seeds); for cloze spans, scratch stays below the baseline, fine-tuning beats it on one seed of two, the masked LM read directly beats it.
+# - On pairs, `[CLS] A [SEP] B [SEP]`: whether B follows A, fine-tuning beats scratch by more than 15 points (three seeds); for cloze spans, scratch stays below the baseline, fine-tuning beats it on every seed, as does the masked LM read directly.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## What comes next
@@ -1366,18 +1377,28 @@ quiz.show("13")
 #   The tiny BERT was pre-trained on Sherlock Holmes and TinyStories with a 4,096-piece vocabulary, not on web
 #   text: 1.3 % of the test set's word pieces are `[UNK]` (words with a character it never saw).
 #
-# - `pair_tasks.csv` (+ `.json`): `python -m dl4nlp.recipes.pair_tasks --out data/pair_tasks.csv` (seeds 0 and 1;
-#   run with `nice` as `--out /tmp/h13_recipe/pair_tasks.csv` and copied; 939 s of wall time, about 4.5
-#   CPU-minutes, on the heavily loaded shared 2-core machine). Both tasks are built by
-#   `dl4nlp.pair_tasks.task_sets` (seed 2026): 5,000 training examples from the first 90 % of the pre-training
-#   paragraphs, 500 validation examples from the last 10 %, 500 test examples from the held-out paragraphs. Each run
-#   draws 3,840 of the training examples with its seed and trains 120 steps of 32 (one epoch). The learning rates are
-#   the tagging task's validation choice (0.003 pre-trained, 0.001 from scratch), not tuned per pair task: a grid
-#   search did not fit the shared machine's budget, so "from scratch" may be a little handicapped. Before that, a
-#   first try with 1,000 cloze examples for 150 steps (five epochs) memorised them (0.95 on 300 of its training
-#   questions, 0.17 on 300 test questions): labels that cost nothing are better spent as examples than as epochs.
-#   Span selection is chaotic at this budget: seed 1's fine-tuned reader reaches 0.326, seed 0's 0.188 (the
-#   claims say only what holds on both seeds, and that exactly one of the two learns).
+# - `pair_tasks.csv` (+ `.json`): `python -m dl4nlp.recipes.pair_tasks --out data/pair_tasks.csv` (run with `nice`
+#   as `--out /tmp/k28_recipe2/pair_tasks.csv --threads 1` and copied; 589 s of wall time on the loaded shared
+#   2-core machine, interrupted once and resumed from its state file). Both tasks are built by
+#   `dl4nlp.pair_tasks.task_sets` (seed 2026): 5,000 training examples from the first 90 % of each book's
+#   pre-training paragraphs, 500 validation examples from the last 10 % of each book's, 500 test examples from the
+#   held-out paragraphs. Each run draws 3,840 of the training examples with its seed and trains 120 steps of 32 (one
+#   epoch). Learning rates: for each task and method, seed 0 trains at 0.003 or 0.001 (the tagging task's choice)
+#   and its neighbours in the ladder 1e-5, 3e-5, ..., 0.1, and the grid grows past whichever end scores best on
+#   validation until the best is inside: next sentence fine-tuned 0.0003 / **0.001** / 0.003 / 0.01 (0.852, 0.862,
+#   0.790, 0.644), from scratch 0.0003 / 0.001 / **0.003** / 0.01 (0.656, 0.666, 0.672, 0.496); span selection
+#   fine-tuned 0.001 / **0.003** / 0.01 (0.386, 0.434, 0.388), from scratch 0.0003 / **0.001** / 0.003 (0.380, 0.390,
+#   0.382). Test: seeds 0, 1, 2 at the chosen rates (seed 0's test score comes from the grid's model at that rate;
+#   the others' test scores are never kept). Not done: a grid per seed, and more epochs for span selection (not
+#   needed to beat its baseline now, and before that, a first try with 1,000 cloze examples for 150 steps, five
+#   epochs, memorised them: 0.95 on 300 of its training questions, 0.17 on 300 test questions). Span selection
+#   varies widely between seeds (fine-tuned 0.258 to 0.378); the claims say only what holds on all three.
+#   An earlier version used the tagging task's rates (0.003, 0.001) untuned, two seeds, and validation paragraphs
+#   from TinyStories alone; with those, fine-tuned span selection beat its baseline on one seed of two. A first run
+#   of the grid with that TinyStories-only validation chose 0.01 for fine-tuned span selection (0.334 on validation,
+#   0.326 at 0.001 and 0.003; its training pool also differed a little) and scored 0.172, 0.196, 0.194 on test,
+#   below the baseline's 0.218: the span result depends on the rate and the split, and its margin now (4 points on
+#   two of three seeds) is small.
 #
 # **How the claims are checked.** The thresholds live in `dl4nlp.experiments.bert` (`FEW_MARGIN` 0.05,
 # `CAUGHT_UP` 0.04, `SCRATCH_RISE` 0.15, `BAG_OF_WORDS_GAP` 0.03, `LIVE_MARGIN` 0.05, `CONTEXT_DROP` 0.10,

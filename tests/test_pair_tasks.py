@@ -98,3 +98,10 @@ def test_the_pair_classifier_reads_segments():
     losses = train_pairs(classifier, rows, steps=60, lr=1e-2, batch_size=4)
     assert sum(losses[-10:]) < sum(losses[:10])
     assert pair_accuracy(classifier, rows) in (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def test_the_recipe_starts_its_grid_at_the_nearest_rung_and_breaks_ties_towards_the_smaller_rate():
+    from dl4nlp.recipes.pair_tasks import LADDER, _best, _rung
+
+    assert LADDER[_rung(0.003)] == 0.003 and LADDER[_rung(0.0012)] == 0.001
+    assert _best({0.001: 0.5, 0.003: 0.7, 0.01: 0.7}) == 0.003

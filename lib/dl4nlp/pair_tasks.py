@@ -25,7 +25,8 @@ A *content word* is alphabetic, at least 3 letters long and not one of the
 ``FUNCTION_WORDS`` (articles, pronouns, auxiliaries, prepositions, conjunctions). Training, validation
 and test examples come from disjoint paragraphs: training and validation from
 the paragraphs the tiny BERT was pre-trained on (validation from the last
-``VALIDATION_SHARE`` of them), test from the held-out ones. ``pair_scores`` runs
+``VALIDATION_SHARE`` of each book's, so that it mixes both books as the test
+does), test from the held-out ones. ``pair_scores`` runs
 one seed of the comparison (``python -m dl4nlp.recipes.pair_tasks``). Taught in
 notebook 13.
 
@@ -67,7 +68,7 @@ FUNCTION_WORDS = frozenset(
     "shall should will would may might must his her hers him she they them their theirs you your yours our ours "
     "its itself himself herself themselves myself yourself one said says".split()
 )  # articles, pronouns, auxiliaries, prepositions, conjunctions: never a cloze answer
-VALIDATION_SHARE = 0.1  # the last 10 % of the pre-training paragraphs give the validation examples
+VALIDATION_SHARE = 0.1  # the last 10 % of each book's pre-training paragraphs give the validation examples
 MAX_SPAN = 8  # the longest answer ``best_span`` considers, in word pieces
 NEGATIVE = -1e4  # the start/end score of a position outside the context
 TASKS = ("next_sentence", "span")
@@ -104,9 +105,15 @@ def _documents(part: str) -> list[list[str]]:
 
     if part == "test":
         return pretraining_documents("held_out")
-    documents = pretraining_documents("train")
-    cut = round(len(documents) * (1 - VALIDATION_SHARE))
-    return documents[:cut] if part == "train" else documents[cut:]
+    from dl4nlp.dialogue import CORPORA, split
+
+    documents, out, first = pretraining_documents("train"), [], 0  # one document per paragraph, corpus by corpus
+    for corpus in CORPORA:  # the validation share of each corpus, so that validation mixes both like the test
+        n = len(split(corpus)["train"])
+        cut = first + round(n * (1 - VALIDATION_SHARE))
+        out += documents[first:cut] if part == "train" else documents[cut : first + n]
+        first += n
+    return out
 
 
 def next_sentence_sets(tokenizer: Any, sizes: Mapping[str, int], seed: int = 0, max_len: int = 64) -> dict:
@@ -533,7 +540,10 @@ RESULTS = "pair_tasks.csv"  # in data/, made by ``python -m dl4nlp.recipes.pair_
 
 
 def load_results(path: Optional[str] = None) -> tuple[dict, dict]:
-    """The shipped comparison as ``{(task, seed, method): accuracy}``, and its provenance (checksum verified)."""
+    """The shipped test comparison as ``{(task, seed, method): accuracy}``, and its provenance (checksum verified).
+
+    The provenance's ``results`` hold the learning-rate grid (``grid``, validation accuracies) and the chosen rates.
+    """
     from dl4nlp.checkpoint import load_table
     from dl4nlp.data import data_path
 
@@ -542,4 +552,5 @@ def load_results(path: Optional[str] = None) -> tuple[dict, dict]:
     missing = [k for k in ("task", "seed", "method", "accuracy") if k not in rows[0]]
     if missing:
         raise ValueError(f"path must be a table like data/{RESULTS}; it lacks the columns {missing}")
-    return {(r["task"], int(r["seed"]), r["method"]): float(r["accuracy"]) for r in rows}, provenance
+    test = [r for r in rows if r.get("split", "test") == "test"]  # the learning-rate grid's rows are validation
+    return {(r["task"], int(r["seed"]), r["method"]): float(r["accuracy"]) for r in test}, provenance
