@@ -105,3 +105,23 @@ def test_the_recipe_starts_its_grid_at_the_nearest_rung_and_breaks_ties_towards_
 
     assert LADDER[_rung(0.003)] == 0.003 and LADDER[_rung(0.0012)] == 0.001
     assert _best({0.001: 0.5, 0.003: 0.7, 0.01: 0.7}) == 0.003
+
+
+def test_the_recipe_reproduces_a_shipped_test_row():
+    """One shipped row of data/pair_tasks.csv (next sentence, seed 1, fine-tuned at its chosen rate) re-run."""
+    import csv
+    import json
+
+    from reproduction import TOLERANCE, check_rerun
+
+    from dl4nlp.data import data_path
+    from dl4nlp.recipes import recorded_threads
+    from dl4nlp.recipes.pair_tasks import STEPS, _train_and_score
+
+    record = json.loads(data_path("pair_tasks.json").read_text())
+    with open(data_path("pair_tasks.csv"), newline="") as f:
+        row = next(r for r in csv.DictReader(f) if (r["task"], r["split"], r["seed"], r["method"])
+                   == ("next_sentence", "test", "1", "pretrained"))  # fmt: skip
+    with recorded_threads(record):
+        again = _train_and_score("next_sentence", 1, "pretrained", float(row["lr"]), STEPS)["test"]
+    check_rerun("pair_tasks", round(again, 6), float(row["accuracy"]), record, **TOLERANCE["pair_tasks"])
