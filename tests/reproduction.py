@@ -50,6 +50,7 @@ TOLERANCE: dict[str, dict[str, float]] = {
     "reverser_budget": FIRST_LOSSES,  # 4.4e-8 (accuracies equal, final loss after 100 steps)
     "translation": FIRST_LOSSES,  # 7.6e-8 (the first five losses of the six shipped translators)
     "bert_learning_curve": {"abs": 0.016},  # 0.0016: one test sentence of 640 after fine-tuning
+    "pos_tagging_curve": {"abs": 0.01},  # 0 (the 32-sentence row of seed 0 on 1,000 test sentences, three methods)
     "pair_tasks": {"abs": 0.02},  # 0 (one fine-tuned next-sentence row of 500 test pairs; 10 pairs allowed)
     "scaling_sweep": {"rel": 1e-2},  # 9.5e-4: the 13-point curve of a 512-step run and its end-of-run scores
     # The IRNN and the clipping runs are chaotic (a clipped run ended at 7e-7 shipped, 1.26 under SSE4 kernels):

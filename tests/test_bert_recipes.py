@@ -184,3 +184,17 @@ def test_mask_sweep_resumes_by_unit_and_keeps_only_the_rows_asked_for(tmp_path, 
     assert record["results"]["losses"]["1.0,1"] == [9.0, 8.0] and len(record["results"]["losses"]["0.5,1"]) == 2
     assert "losses" not in rows[0]  # the CSV keeps its columns; the losses go to the provenance
     assert not out.with_name(".sweep.rows.json").exists()
+
+
+def test_the_pos_tagging_recipe_reproduces_its_smallest_budget():
+    """The tagging curve's 32-sentence row of seed 0 (all three methods at the chosen rates), re-run."""
+    from dl4nlp.experiments.bert import pos_scores
+    from dl4nlp.recipes import recorded_threads
+
+    rows, record = load_table(data_path("pos_tagging_curve.csv"))
+    shipped = {r["method"]: float(r["accuracy"]) for r in rows
+               if (r["task"], r["budget"], r["seed"]) == ("test", "32", "0")}  # fmt: skip
+    with recorded_threads(record):
+        again = pos_scores(0, 32, record["results"]["chosen_learning_rates"], scored="test")
+    again = {method: round(value, 6) for method, value in again.items()}
+    check_rerun("pos_tagging_curve", again, shipped, record, **TOLERANCE["pos_tagging_curve"])
