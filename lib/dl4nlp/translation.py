@@ -41,7 +41,7 @@ MIN_COUNT = 3
 UNK = "<unk>"
 LANGUAGES = ("en", "fr")
 SPLITS = ("train", "test")
-MODEL_ERROR_SHARE = 0.8  # chapter 07: at least this share of a beam of 8's wrong outputs are model errors
+MODEL_ERROR_SHARE = 0.99  # chapter 07: at least this share of a beam of 8's wrong outputs are model errors
 BEAM_BLEU_CHANGE_MAX = 2.0  # and a beam of 4 changes corpus BLEU by at most this many points
 _WORDS = {
     "en": re.compile(r"\w+(?:['’]\w+)*|[^\w\s]"),  # "don't" stays one word
