@@ -495,7 +495,6 @@ def method_scores(train: Sequence[PairExample], test: Sequence[PairExample], lea
                   steps: int, seed: int = 0) -> dict[str, float]:  # fmt: skip
     """Test accuracy of each method of ``learning_rates`` trained on ``train`` (``pair_scores``), and the baseline's."""
     from dl4nlp.bert import load_pretrained
-    from dl4nlp.finetune import fresh_copy
 
     train = check_sequence("train", train, what="a list of PairExample")
     test = check_sequence("test", test, what="a list of PairExample")
@@ -504,21 +503,35 @@ def method_scores(train: Sequence[PairExample], test: Sequence[PairExample], lea
         check_number(f"learning_rates[{method!r}]", lr, 0, low_open=True)
     check_int("steps", steps)
     check_int("seed", seed, low=0)
-    task = "span" if isinstance(getattr(train[0], "target", None), tuple) else "next_sentence"
     model, tokenizer = load_pretrained()
     train_rows, test_rows = encode_pairs(train, tokenizer), encode_pairs(test, tokenizer)
     out = {}
     for method, lr in learning_rates.items():
-        torch.manual_seed(seed)
-        encoder = fresh_copy(model, pretrained=method == "pretrained")
-        head = PairClassifier(encoder) if task == "next_sentence" else SpanSelector(encoder)
-        train_pairs(head, train_rows, steps=steps, lr=lr, seed=seed)
+        head = _trained_head(model, train, train_rows, method, lr, steps, seed)
         out[method] = pair_accuracy(head, test_rows)
-    if task == "next_sentence":
-        out["baseline"] = overlap_baseline(train, test)
-    else:
-        out["baseline"] = frequent_word_baseline(test, tokenizer)
+    out["baseline"] = _baseline(train, test, tokenizer)
     return out
+
+
+def _is_span(examples: Sequence[PairExample]) -> bool:
+    return isinstance(getattr(examples[0], "target", None), tuple)
+
+
+def _trained_head(model: Any, train: Sequence[PairExample], train_rows: Any, method: str, lr: float, steps: int,
+                  seed: int) -> nn.Module:  # fmt: skip
+    """The pair head on ``model``'s weights (``pretrained``) or fresh ones (``scratch``), trained on ``train_rows``."""
+    from dl4nlp.finetune import fresh_copy
+
+    torch.manual_seed(seed)
+    encoder = fresh_copy(model, pretrained=method == "pretrained")
+    head = SpanSelector(encoder) if _is_span(train) else PairClassifier(encoder)
+    train_pairs(head, train_rows, steps=steps, lr=lr, seed=seed)
+    return head
+
+
+def _baseline(train: Sequence[PairExample], scored: Sequence[PairExample], tokenizer: Any) -> float:
+    """The task's baseline on ``scored``: shared content words (next sentence) or the most frequent one (span)."""
+    return frequent_word_baseline(scored, tokenizer) if _is_span(train) else overlap_baseline(train, scored)
 
 
 POOL, SCORED = 5000, 500  # training examples built per task; validation and test examples built per task

@@ -101,6 +101,21 @@ def references(split: str = "test") -> dict[str, list[str]]:
     return out
 
 
+def held_out_references(english: Sequence[str]) -> dict[str, list[str]]:
+    """``references('test')``, after checking that every sentence of ``english`` is a test sentence (has references).
+
+    >>> first = list(references("test"))[0]
+    >>> held_out_references([first])[first][0]  # its first French translation
+    'Va !'
+    """
+    english = check_strings("english", english)
+    held_out = references("test")
+    missing = [e for e in english if e not in held_out]
+    if missing:
+        raise ValueError(f"english must be test sentences (ones with references); not in the test split: {missing[:3]}")
+    return held_out
+
+
 @dataclass(frozen=True)
 class TranslationVocabs:
     """The source (English) and target (French) vocabularies, ``<unk>`` included."""
@@ -168,10 +183,7 @@ def corpus_scores(hypotheses: Sequence[str], english: Sequence[str]) -> dict[str
     english = check_strings("english", english)
     if len(hypotheses) != len(english):
         raise ValueError(f"hypotheses and english must have the same length; got {len(hypotheses)} and {len(english)}")
-    refs = references("test")
-    missing = [e for e in english if e not in refs]
-    if missing:
-        raise ValueError(f"english must be test sentences; not in the test split: {missing[:3]}")
+    refs = held_out_references(english)
     width = max(len(refs[e]) for e in english)
     streams = [[refs[e][i] if i < len(refs[e]) else None for e in english] for i in range(width)]
     bleu = sacrebleu.metrics.BLEU(lowercase=True).corpus_score(list(hypotheses), streams)
@@ -305,10 +317,7 @@ def reference_alignments(model: Any, english: Sequence[str], batch_size: int = 2
 
     english = check_strings("english", english)
     check_int("batch_size", batch_size)
-    held_out = references("test")
-    missing = [e for e in english if e not in held_out]
-    if missing:
-        raise ValueError(f"english must be test sentences (ones with references); not in the test split: {missing[:3]}")
+    held_out = held_out_references(english)
     vocabs = vocabularies()
     device = next(model.parameters()).device
     out = []
@@ -431,10 +440,7 @@ def expected_crossings(english: Sequence[str]) -> list[Crossing]:
     ['I really like you.']
     """
     english = check_strings("english", english)
-    held_out, vocabs = references("test"), vocabularies()
-    missing = [e for e in english if e not in held_out]
-    if missing:
-        raise ValueError(f"english must be test sentences (ones with references); not in the test split: {missing[:3]}")
+    held_out, vocabs = held_out_references(english), vocabularies()
     found = []
     for sentence in english:
         source, target = (text.split(" ") for text in vocabs.encode_pair(sentence, held_out[sentence][0]))

@@ -199,6 +199,16 @@ def _():
     )
 
 
+@cases("dl4nlp.translation.held_out_references")
+def _():
+    yield from vary(T.held_out_references, {}, "english", [("one string", "I see.", "str")])
+    yield semantic(
+        "english: a training sentence, which has no held-out references",
+        lambda: T.held_out_references(["Run!"]),
+        ("test sentences", "Run!"),
+    )
+
+
 @cases("dl4nlp.translation.expected_crossings")
 def _():
     yield from vary(T.expected_crossings, {}, "english", [("one string", "I see.", "str")])

@@ -57,8 +57,6 @@ import sys
 import time
 from typing import Any, Optional, Sequence
 
-import torch
-
 from dl4nlp.bert import SHIPPED
 from dl4nlp.checkpoint import check_output, save_table, sha256sum
 from dl4nlp.data import data_path
@@ -93,32 +91,16 @@ def _best(grid: dict) -> float:
 def _train_and_score(task: str, seed: int, method: str, lr: float, steps: int) -> dict:
     """``{validation, test, baseline_validation, baseline_test}``: one method trained once on the seed's draw."""
     from dl4nlp.bert import load_pretrained
-    from dl4nlp.finetune import fresh_copy
-    from dl4nlp.pair_tasks import (
-        PairClassifier,
-        SpanSelector,
-        encode_pairs,
-        frequent_word_baseline,
-        overlap_baseline,
-        pair_accuracy,
-        task_sets,
-        train_pairs,
-    )
+    from dl4nlp.pair_tasks import _baseline, _trained_head, encode_pairs, pair_accuracy, task_sets
 
     pool, evaluated = task_sets(task)
     train = random.Random(seed).sample(pool, BUDGET)  # as pair_scores draws them
     model, tokenizer = load_pretrained()
-    torch.manual_seed(seed)
-    encoder = fresh_copy(model, pretrained=method == "pretrained")
-    head = PairClassifier(encoder) if task == "next_sentence" else SpanSelector(encoder)
-    train_pairs(head, encode_pairs(train, tokenizer), steps=steps, lr=lr, seed=seed)
+    head = _trained_head(model, train, encode_pairs(train, tokenizer), method, lr, steps, seed)
     out = {}
     for part in ("validation", "test"):
         out[part] = pair_accuracy(head, encode_pairs(evaluated[part], tokenizer))
-        if task == "next_sentence":
-            out[f"baseline_{part}"] = overlap_baseline(train, evaluated[part])
-        else:
-            out[f"baseline_{part}"] = frequent_word_baseline(evaluated[part], tokenizer)
+        out[f"baseline_{part}"] = _baseline(train, evaluated[part], tokenizer)
     return out
 
 
@@ -172,7 +154,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # 1. the rates on the validation examples, seed grid_seed
     grids = {task: {} for task in TASKS}
     chosen = {task: {} for task in TASKS}
-    chosen_steps = {task: {} for task in TASKS}
     for task in TASKS:
         for method in METHODS:
             grid, best, inside = bracket(LADDER, _rung(start_rates[method]),
@@ -180,13 +161,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             grids[task][method] = {"validation_accuracy": {str(lr): a for lr, a in grid.items()}, "chosen": best,
                                    "inside": inside}  # fmt: skip
             print(task, method, "grid", grid, "chosen", best, "(inside)" if inside else "(AT AN EDGE)", flush=True)
-            chosen[task][method], chosen_steps[task][method] = best, STEPS
+            chosen[task][method] = best
 
     # 2. the test examples at the chosen rates and steps, every seed
     for task in TASKS:
         for seed in seeds:
             for method in METHODS:
-                lr, steps = chosen[task][method], chosen_steps[task][method]
+                lr, steps = chosen[task][method], STEPS
                 if found(task=task, split="test", seed=seed, method=method):
                     continue
                 cached = found(task=task, split="grid_test", seed=seed, method=method, lr=lr, steps=steps)
@@ -219,7 +200,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 "by_task": grids,
             },
             "chosen_learning_rates": chosen,
-            "chosen_steps": chosen_steps,
+            "chosen_steps": {task: dict.fromkeys(METHODS, STEPS) for task in TASKS},  # one epoch throughout
             "budget": BUDGET,
             "steps_per_epoch": STEPS,
             "scored": SCORED,

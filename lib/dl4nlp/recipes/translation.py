@@ -87,6 +87,7 @@ from dl4nlp.translation import (
     corpus_scores,
     crossing_alignments,
     detokenize,
+    held_out_references,
     punctuation_ids,
     references,
     training_pairs,
@@ -227,10 +228,7 @@ def _verdict(model: Seq2Seq, english: str, refs: list[str], beam_size: int, best
 def evaluate(model: Seq2Seq, english: Sequence[str]) -> dict[str, dict[str, float]]:
     """For each beam size: corpus BLEU, chrF, and right / search-error / model-error counts on ``english``."""
     english = check_strings("english", english)
-    held_out = references("test")
-    unknown = [e for e in english if e not in held_out]
-    if unknown:
-        raise ValueError(f"english must be test sentences (they have references); got {unknown[:3]}")
+    held_out = held_out_references(english)
     out, best_ref = {}, {}  # the references' log-probabilities do not depend on the beam: computed once
     for k in BEAM_SIZES:
         judged = [_verdict(model, e, held_out[e], k, best_ref) for e in english]
