@@ -230,9 +230,9 @@ claim(f"the step-by-step loss with the true previous characters ({total / count:
 # hidden) and the previous token $y_{t-1}$ (output to input). A network whose
 # *only* recurrence went through its outputs could be trained with teacher
 # forcing with no sequential computation at all, but it would be strictly less
-# expressive (Goodfellow, Bengio and Courville, 2016, sections 10.2 and
-# 10.2.1): its outputs are trained to equal the targets, so they are unlikely
-# to carry whatever else about the past the next step needs. The hidden state is what lets the decoder
+# expressive (Goodfellow, Bengio and Courville, 2016, section 10.2.1): its
+# outputs are trained to equal the targets, so they are unlikely to carry
+# whatever else about the past the next step needs. The hidden state is what lets the decoder
 # remember more than it has written.
 
 # %% [markdown] slideshow={"slide_type": "slide"}
@@ -1090,7 +1090,7 @@ claim("the three heat maps of word keys show a negation, another swap and a long
 # - K. Xu et al., *Show, attend and tell: neural image caption generation with visual attention*, ICML (2015).
 # - P. Koehn, R. Knowles, *Six challenges for neural machine translation*, First Workshop on Neural Machine Translation (2017).
 # - G. Tang, R. Sennrich, J. Nivre, *Understanding neural machine translation by simplification: the case of encoder-free models*, RANLP (2019).
-# - I. Goodfellow, Y. Bengio, A. Courville, *Deep Learning*, MIT Press (2016), sections 10.2 and 10.2.1 (output recurrence and teacher forcing).
+# - I. Goodfellow, Y. Bengio, A. Courville, *Deep Learning*, MIT Press (2016), section 10.2.1 (output recurrence and teacher forcing).
 
 # %% [markdown] slideshow={"slide_type": "slide"}
 # ## Going further
